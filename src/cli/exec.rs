@@ -1,0 +1,48 @@
+//! `cudaenv exec [--version SPEC] -- CMD [ARGS…]`: run a command activated.
+//!
+//! The child gets the caller's environment with the activation applied, and
+//! replaces this process (`execvp`), so signals and exit status are the
+//! command's own.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+
+use super::Env;
+use crate::activate;
+use crate::env_vars;
+use crate::error::{Error, ExitCode, Result};
+use crate::select;
+use crate::spec::Spec;
+use crate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Run with this version instead of the selected one.
+    #[arg(long = "version", short = 'V', value_name = "SPEC")]
+    pub spec: Option<Spec>,
+    /// The command and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<OsString>,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
+    let delta = activate::plan(&env.ctx, &Store::new(env.ctx.root()), &active)?;
+    let mut vars = env.ctx.vars().clone();
+    delta.apply(&mut vars);
+    let (program, rest) = args.command.split_first().expect("clap requires a command");
+    // PATH lookup must use the activated PATH, not ours: resolve it explicitly.
+    let path = vars.get(std::ffi::OsStr::new(env_vars::PATH));
+    let resolved = activate::find_in_path(program, path).unwrap_or_else(|| program.into());
+    let mut cmd = std::process::Command::new(resolved);
+    cmd.arg0(program).args(rest).env_clear().envs(&vars);
+    let err = cmd.exec();
+    Err(match err.kind() {
+        std::io::ErrorKind::NotFound => Error::CommandNotFound {
+            command: program.to_string_lossy().into_owned(),
+            version: active.name(),
+            available_in: Vec::new(),
+        },
+        _ => Error::Other(format!("cannot run `{}`: {err}", program.to_string_lossy())),
+    })
+}

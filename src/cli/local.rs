@@ -1,0 +1,66 @@
+//! `cudaenv local [SPEC] [--unset]`: the per-directory pin (.cuda-version).
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::select;
+use crate::spec::Spec;
+use crate::store::Store;
+use crate::ui;
+use crate::version_file;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The spec to pin; without it, print the pin that applies here.
+    pub spec: Option<Spec>,
+    /// Remove .cuda-version from the current directory.
+    #[arg(long, conflicts_with = "spec")]
+    pub unset: bool,
+    /// Pin even if no installed version matches yet.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let path = env.ctx.cwd().join(version_file::FILE_NAME);
+    if args.unset {
+        match std::fs::remove_file(&path) {
+            Ok(()) => env.printer.info(format!("removed {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => env
+                .printer
+                .info(format!("no {} here", version_file::FILE_NAME)),
+            Err(e) => return Err(Error::io("cannot remove", &path)(e)),
+        }
+        return Ok(ExitCode::Success);
+    }
+    match args.spec {
+        Some(spec) => {
+            warn_if_missing(env, &spec, args.force);
+            version_file::write(&path, &spec)?;
+            env.printer
+                .success(format!("pinned {spec} in {}", path.display()));
+        }
+        None => match version_file::find(env.ctx.cwd())? {
+            Some(p) => ui::outln(&p.spec)?,
+            None => {
+                return Err(Error::Other(format!(
+                    "no {} in {} or any parent directory",
+                    version_file::FILE_NAME,
+                    env.ctx.cwd().display()
+                )));
+            }
+        },
+    }
+    Ok(ExitCode::Success)
+}
+
+/// A pin to something not installed is allowed (a project may be pinned before
+/// the install), but the user hears about it.
+pub(super) fn warn_if_missing(env: &Env, spec: &Spec, quiet: bool) {
+    if quiet {
+        return;
+    }
+    if let Ok(None) = select::resolve(&Store::new(env.ctx.root()), spec) {
+        env.printer.warn(format!("`{spec}` is not installed yet"));
+        env.printer.hint(format!("run `cudaenv install {spec}`"));
+    }
+}

@@ -1,0 +1,118 @@
+//! The command line: one file per subcommand (its clap `Args` and its `run`).
+//!
+//! `main` decides between the two roles of the binary — `cudaenv` itself, or a
+//! shim named after a CUDA tool (dispatching on `argv[0]`, as rustup's proxies
+//! do) — runs the command, and maps errors to exit codes in one place.
+
+use clap::{Parser, Subcommand};
+
+use crate::context::Context;
+use crate::error::{Error, ExitCode, Result};
+use crate::ui::{self, Printer};
+
+mod env;
+mod exec;
+mod global;
+mod local;
+mod prefix;
+mod root;
+mod shell;
+mod version;
+mod versions;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "cudaenv",
+    version,
+    about = "Side-by-side CUDA toolkit + cuDNN stacks, pinned per project",
+    long_about = "cudaenv keeps CUDA toolkit + cuDNN stacks side by side under $CUDAENV_ROOT (default ~/.cudaenv), \
+                  pins one per project in a .cuda-version file, and activates it through shims, `cudaenv exec`, \
+                  generated activation code and a shell hook.",
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Print less: no progress bars and no informational messages.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List installed versions; `*` marks the active one.
+    Versions(versions::Args),
+    /// Show the active version and what selected it.
+    Version(version::Args),
+    /// Pin a version for this directory (writes .cuda-version).
+    Local(local::Args),
+    /// Set or show the global version ($CUDAENV_ROOT/version).
+    Global(global::Args),
+    /// Print code that selects a version for the current shell only.
+    Shell(shell::Args),
+    /// Print the directory of the active (or given) version.
+    Prefix(prefix::Args),
+    /// Print $CUDAENV_ROOT.
+    Root(root::Args),
+    /// Run a command with a version activated.
+    Exec(exec::Args),
+    /// Print the activation code for a version.
+    Env(env::Args),
+}
+
+/// Everything a command needs: the outside world and how to talk to the user.
+pub struct Env {
+    pub ctx: Context,
+    pub printer: Printer,
+}
+
+pub fn main() -> std::process::ExitCode {
+    let code = match run_cli() {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                ExitCode::Success
+            } else {
+                ui::report_error(&err);
+                err.exit_code()
+            }
+        }
+    };
+    std::process::ExitCode::from(code.code())
+}
+
+fn run_cli() -> Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::Success
+                }
+                _ => ExitCode::Usage,
+            });
+        }
+    };
+    let env = Env {
+        ctx: Context::from_process()?,
+        printer: Printer::new(cli.quiet),
+    };
+    match cli.command {
+        Command::Versions(a) => versions::run(&env, a),
+        Command::Version(a) => version::run(&env, a),
+        Command::Local(a) => local::run(&env, a),
+        Command::Global(a) => global::run(&env, a),
+        Command::Shell(a) => shell::run(&env, a),
+        Command::Prefix(a) => prefix::run(&env, a),
+        Command::Root(a) => root::run(&env, a),
+        Command::Exec(a) => exec::run(&env, a),
+        Command::Env(a) => env::run(&env, a),
+    }
+}
+
+fn is_broken_pipe(err: &Error) -> bool {
+    matches!(err, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+}

@@ -1,0 +1,26 @@
+//! `cudaenv prefix [SPEC]`: where a version's tree is.
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::select::{self, Active};
+use crate::spec::Spec;
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A version spec; default: the active version.
+    pub spec: Option<Spec>,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
+    match active {
+        Active::Version(v) => ui::outln(v.prefix().display())?,
+        Active::System => {
+            return Err(Error::Other(
+                "the system toolkit is not managed by cudaenv, so it has no prefix".into(),
+            ));
+        }
+    }
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,89 @@
+//! `cudaenv versions`: the installed versions, the active one marked.
+
+use serde::Serialize;
+
+use super::Env;
+use crate::error::{ExitCode, Result};
+use crate::select::{self, Active};
+use crate::store::{Kind, Store};
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print names only, one per line (for scripts).
+    #[arg(long)]
+    pub bare: bool,
+    /// Machine-readable output.
+    #[arg(long, conflicts_with = "bare")]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    cuda: Option<String>,
+    cudnn: Option<String>,
+    kind: Kind,
+    source: String,
+    prefix: String,
+    active: bool,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let store = Store::new(env.ctx.root());
+    let installed = store.list()?;
+    // A broken pin must not hide the list; it just marks nothing active.
+    let active = select::active(&env.ctx).ok();
+    let active_name = active.as_ref().map(|(_, a)| a.name());
+    let rows: Vec<Row> = installed
+        .iter()
+        .map(|v| Row {
+            name: v.name.to_string(),
+            cuda: v.cuda().map(|c| c.to_string()),
+            cudnn: v.cudnn().map(|c| c.to_string()),
+            kind: v.meta.kind,
+            source: v.meta.source.clone(),
+            prefix: v.prefix().display().to_string(),
+            active: active_name.as_deref() == Some(v.name.as_str()),
+        })
+        .collect();
+    if args.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            active: Option<String>,
+            origin: Option<String>,
+            versions: &'a [Row],
+        }
+        ui::out_json(&Out {
+            active: active_name.clone(),
+            origin: active.as_ref().map(|(s, _)| s.origin.to_string()),
+            versions: &rows,
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    if args.bare {
+        for r in &rows {
+            ui::outln(&r.name)?;
+        }
+        return Ok(ExitCode::Success);
+    }
+    let system_active = matches!(active, Some((_, Active::System)));
+    let mark = |on: bool| if on { "*" } else { " " };
+    let mut text = format!("{} system\n", mark(system_active));
+    for r in &rows {
+        let mut line = format!("{} {}", mark(r.active), r.name);
+        if r.kind == Kind::Linked {
+            line.push_str(&format!(" -> {}", r.prefix));
+        }
+        if let (true, Some((sel, _))) = (r.active, &active) {
+            line.push_str(&format!(" (set by {})", sel.origin));
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    ui::out(text.as_bytes())?;
+    if rows.is_empty() {
+        env.printer.hint("no versions installed yet; try `cudaenv install 12.4+cudnn9` or `cudaenv link NAME PATH`");
+    }
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,43 @@
+//! Every environment variable cudaenv reads or writes, named once.
+//!
+//! Code elsewhere refers to these constants instead of spelling the names, so a
+//! reader can see here, in one place, the whole environment surface of the tool
+//! (and `docs/environment.md` documents each of them).
+
+// --- cudaenv's own configuration ---------------------------------------------
+
+/// Where versions, shims, the cache and the global version file live (default `~/.cudaenv`).
+pub const CUDAENV_ROOT: &str = "CUDAENV_ROOT";
+/// The version selected for this shell; set by `cudaenv shell`, highest priority.
+pub const CUDAENV_VERSION: &str = "CUDAENV_VERSION";
+/// Directory to start the `.cuda-version` search from instead of the working directory.
+pub const CUDAENV_DIR: &str = "CUDAENV_DIR";
+/// Download cache location (default `$CUDAENV_ROOT/cache`).
+pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
+/// Python package index for the PyPI source (overrides pip's configuration).
+pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
+/// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
+pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
+/// Guards shims against finding themselves on PATH (recursion counter).
+pub const CUDAENV_SHIM_DEPTH: &str = "CUDAENV_SHIM_DEPTH";
+
+// --- Read from the user's environment ----------------------------------------
+
+pub const HOME: &str = "HOME";
+pub const PATH: &str = "PATH";
+pub const NO_COLOR: &str = "NO_COLOR";
+pub const SHELL: &str = "SHELL";
+/// pip's index setting, honoured so that mirrors configured for pip just work.
+pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
+pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+
+// --- Written by activation -----------------------------------------------------
+
+pub const LD_LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
+pub const CUDA_HOME: &str = "CUDA_HOME";
+pub const CUDA_PATH: &str = "CUDA_PATH";
+pub const CUDA_ROOT: &str = "CUDA_ROOT";
+pub const CUDNN_PATH: &str = "CUDNN_PATH";
+pub const CUDNN_HOME: &str = "CUDNN_HOME";
+/// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
+pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";

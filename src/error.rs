@@ -1,0 +1,185 @@
+//! The library's error type and the exit codes it maps to.
+//!
+//! Errors carry the values a user needs (the file, the URL, expected and actual
+//! hashes) and know their own `hint`: the one thing to do next. They are printed
+//! once, at the top of the binary (`cli::report_error`), as `error:` + the chain
+//! of causes + `hint:`. Exit codes are deliberately few; each is documented in
+//! `docs/exit-codes.md` and stable for scripts.
+
+use std::path::PathBuf;
+
+/// Process exit codes. Values are part of the public interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    Success = 0,
+    /// Something failed that is not one of the more specific cases below.
+    Failure = 1,
+    /// The command line, a spec or a version file is malformed.
+    Usage = 2,
+    /// The selected or requested version is not installed.
+    NotInstalled = 3,
+    /// Downloaded or unpacked bytes failed verification, or an archive is hostile.
+    Integrity = 4,
+    /// A network or mirror problem (after retries), or `--offline` with a cold cache.
+    Network = 5,
+    /// Another cudaenv holds a lock that is needed and `--no-wait` was given.
+    Locked = 6,
+    /// The requested release or component does not exist in any source.
+    NotAvailable = 7,
+    /// `verify`: no NVIDIA driver could be loaded.
+    NoDriver = 10,
+    /// `verify`: the driver is older than the runtime needs.
+    DriverTooOld = 11,
+    /// `verify`: the GPU's architecture cannot run this toolkit.
+    ArchUnsupported = 12,
+    /// `verify`: no GPU is visible (CUDA_VISIBLE_DEVICES or none present).
+    NoDevice = 13,
+    /// `verify`: a library the stack should provide could not be loaded.
+    LibraryMissing = 14,
+    /// `verify`: a computation ran but produced wrong results.
+    WrongResult = 15,
+    /// `doctor` found at least one error-level problem.
+    DoctorErrors = 16,
+    /// Interrupted by a signal (SIGINT): 128 + 2, as shells report it.
+    Interrupted = 130,
+}
+
+impl ExitCode {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("invalid version spec `{input}`: {reason}")]
+    InvalidSpec { input: String, reason: String },
+
+    #[error("invalid version file {}, line {line}: {reason}", path.display())]
+    InvalidVersionFile {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+
+    #[error("version `{spec}` is not installed{}", origin.as_ref().map(|o| format!(" (selected by {o})")).unwrap_or_default())]
+    NotInstalled {
+        spec: String,
+        origin: Option<String>,
+        installed: Vec<String>,
+    },
+
+    #[error("no CUDA runtime found under {}", path.display())]
+    NoRuntimeAt { path: PathBuf },
+
+    #[error("a version named `{name}` already exists")]
+    AlreadyExists { name: String },
+
+    #[error("`{name}` is not a valid version name: {reason}")]
+    InvalidName { name: String, reason: String },
+
+    #[error("the path {} cannot be used in {variable}: {reason}", path.display())]
+    UnrepresentablePath {
+        path: PathBuf,
+        variable: &'static str,
+        reason: &'static str,
+    },
+
+    #[error("command `{command}` not found in version `{version}`")]
+    CommandNotFound {
+        command: String,
+        version: String,
+        available_in: Vec<String>,
+    },
+
+    #[error("cannot determine the home directory; set HOME or CUDAENV_ROOT")]
+    NoHome,
+
+    #[error("aborted: {0}")]
+    Aborted(String),
+
+    #[error("interrupted")]
+    Interrupted,
+
+    #[error("{context}: {}", path.display())]
+    Io {
+        context: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{0}")]
+    Other(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with what was being done and to which path.
+    pub fn io(
+        context: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io {
+            context,
+            path,
+            source,
+        }
+    }
+
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Error::InvalidSpec { .. }
+            | Error::InvalidVersionFile { .. }
+            | Error::InvalidName { .. }
+            | Error::UnrepresentablePath { .. } => ExitCode::Usage,
+            Error::NotInstalled { .. } | Error::CommandNotFound { .. } => ExitCode::NotInstalled,
+            Error::Interrupted => ExitCode::Interrupted,
+            Error::NoRuntimeAt { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoHome
+            | Error::Aborted(_)
+            | Error::Io { .. }
+            | Error::Other(_) => ExitCode::Failure,
+        }
+    }
+
+    /// What the user should do next, when there is something useful to say.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::InvalidSpec { .. } => Some(
+                "a spec looks like `12.4`, `12.4.1`, `11.2+cudnn8.1`, `system`, or the name of a linked version"
+                    .into(),
+            ),
+            Error::InvalidVersionFile { path, .. } => Some(format!(
+                "the file should hold one spec such as `12.4+cudnn9.1`; fix or remove {}",
+                path.display()
+            )),
+            Error::NotInstalled { spec, installed, .. } => {
+                let mut h = format!("run `cudaenv install {spec}` to install it");
+                if !installed.is_empty() {
+                    h.push_str(&format!("; installed: {}", installed.join(", ")));
+                }
+                Some(h)
+            }
+            Error::NoRuntimeAt { .. } => Some(
+                "point `cudaenv link` at a CUDA toolkit (e.g. /usr/local/cuda-12.4) or a Python environment's site-packages/nvidia directory"
+                    .into(),
+            ),
+            Error::AlreadyExists { name } => Some(format!(
+                "pick another name, or remove it first with `cudaenv uninstall {name}`"
+            )),
+            Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => Some(format!(
+                "it exists in: {}; select one of those with `cudaenv local` or `cudaenv shell`",
+                available_in.join(", ")
+            )),
+            Error::UnrepresentablePath { .. } => {
+                Some("set CUDAENV_ROOT to a directory whose path has no `:` or newline".into())
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! cudaenv: side-by-side CUDA toolkit + cuDNN stacks, pinned per project.
+//!
+//! Layers, from the bottom up (lower layers never import higher ones):
+//! - `spec`, `version_file`: what users write, parsed once into types;
+//! - `store`: `$CUDAENV_ROOT` on disk — versions, metadata, locks, atomic commits;
+//! - `select`: which version is active here and why;
+//! - `activate`: the environment a version needs, as data;
+//! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
+//! - `cli`: one file per subcommand, the only layer that talks to the terminal
+//!   (through `ui`).
+//!
+//! The shim path (`shims` → `select` → `activate` → `store`) touches no network
+//! or progress code, so it stays small and fast.
+
+pub mod activate;
+pub mod cli;
+pub mod context;
+pub mod env_vars;
+pub mod error;
+pub mod select;
+pub mod shell;
+pub mod spec;
+pub mod store;
+pub mod toolkit;
+pub mod ui;
+pub mod version_file;
+
+pub use context::Context;
+pub use error::{Error, ExitCode, Result};

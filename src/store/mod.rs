@@ -1,0 +1,341 @@
+//! The store: `$CUDAENV_ROOT` on disk.
+//!
+//! ```text
+//! $CUDAENV_ROOT/
+//!   version                 global version file (one spec)
+//!   versions/<name>/        one CUDA stack per directory
+//!     .cudaenv/meta.toml    what it is (CUDA, cuDNN, components, origin)
+//!     .cudaenv/complete     marker, written last: only then does it count
+//!     bin/ lib64/ include/  the tree (installed) — absent for linked versions
+//!   versions/.staging/      installs in progress (never listed)
+//!   versions/.locks/        one lock file per version name
+//!   shims/                  one shim per executable of any version
+//!   cache/                  downloads, content-addressed
+//! ```
+//!
+//! A version becomes visible in one `rename` of a finished staging directory
+//! whose marker is already written, so a reader never sees half an install and a
+//! crash leaves at most an orphan under `.staging/` (removed by the next install).
+//! Linked versions hold only metadata pointing at a tree outside the root;
+//! removing one removes that metadata, never the linked tree.
+//!
+//! The store knows nothing of sources: installers hand it finished trees.
+
+mod meta;
+
+pub use meta::{Component, Kind, Metadata};
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::spec::{StackSpec, Version, VersionName};
+
+pub const META_DIR: &str = ".cudaenv";
+pub const META_FILE: &str = "meta.toml";
+pub const COMPLETE_MARKER: &str = "complete";
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+}
+
+/// A complete version found in the store.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    pub name: VersionName,
+    /// `versions/<name>`.
+    pub dir: PathBuf,
+    pub meta: Metadata,
+}
+
+impl Installed {
+    /// The top of the tree: the version directory itself, or the linked path.
+    pub fn prefix(&self) -> PathBuf {
+        match &self.meta.prefix {
+            Some(p) => p.clone(),
+            None => self.dir.clone(),
+        }
+    }
+
+    fn under_prefix(&self, rel: &[PathBuf]) -> Vec<PathBuf> {
+        let prefix = self.prefix();
+        rel.iter()
+            .map(|d| {
+                if d.is_absolute() {
+                    d.clone()
+                } else {
+                    prefix.join(d)
+                }
+            })
+            .collect()
+    }
+
+    /// Directories to put first on PATH.
+    pub fn bin_dirs(&self) -> Vec<PathBuf> {
+        self.under_prefix(&self.meta.bin_dirs)
+    }
+
+    /// Directories to put first on LD_LIBRARY_PATH.
+    pub fn lib_dirs(&self) -> Vec<PathBuf> {
+        self.under_prefix(&self.meta.lib_dirs)
+    }
+
+    /// What CUDA_HOME should point at, when the tree has a toolkit layout.
+    pub fn cuda_home(&self) -> Option<PathBuf> {
+        self.meta
+            .home
+            .as_ref()
+            .map(|h| self.under_prefix(std::slice::from_ref(h)).remove(0))
+    }
+
+    /// What CUDNN_PATH should point at, when a cuDNN is present.
+    pub fn cudnn_home(&self) -> Option<PathBuf> {
+        self.meta
+            .cudnn_home
+            .as_ref()
+            .map(|h| self.under_prefix(std::slice::from_ref(h)).remove(0))
+    }
+
+    pub fn cuda(&self) -> Option<&Version> {
+        self.meta.cuda.as_ref()
+    }
+
+    pub fn cudnn(&self) -> Option<&Version> {
+        self.meta.cudnn.as_ref()
+    }
+
+    /// Does this version satisfy a stack spec, by its recorded versions?
+    pub fn satisfies(&self, spec: &StackSpec) -> bool {
+        self.cuda().is_some_and(|c| spec.matches(c, self.cudnn()))
+    }
+}
+
+impl Store {
+    pub fn new(root: impl Into<PathBuf>) -> Store {
+        Store { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn versions_dir(&self) -> PathBuf {
+        self.root.join("versions")
+    }
+
+    pub fn shims_dir(&self) -> PathBuf {
+        self.root.join("shims")
+    }
+
+    pub fn global_version_file(&self) -> PathBuf {
+        self.root.join("version")
+    }
+
+    pub fn version_dir(&self, name: &VersionName) -> PathBuf {
+        self.versions_dir().join(name.as_str())
+    }
+
+    fn staging_dir(&self) -> PathBuf {
+        self.versions_dir().join(".staging")
+    }
+
+    fn locks_dir(&self) -> PathBuf {
+        self.versions_dir().join(".locks")
+    }
+
+    /// A complete version by exact name, or `None`.
+    pub fn get(&self, name: &VersionName) -> Result<Option<Installed>> {
+        let dir = self.version_dir(name);
+        let marker = dir.join(META_DIR).join(COMPLETE_MARKER);
+        if !marker.is_file() {
+            return Ok(None);
+        }
+        let meta = Metadata::read(&dir.join(META_DIR).join(META_FILE))?;
+        Ok(Some(Installed {
+            name: name.clone(),
+            dir,
+            meta,
+        }))
+    }
+
+    /// Every complete version, sorted by CUDA then cuDNN version, then name.
+    ///
+    /// Entries that are not valid names, lack the marker or have unreadable
+    /// metadata are skipped: they are not versions (a crash leftover, or
+    /// something a user put there by hand).
+    pub fn list(&self) -> Result<Vec<Installed>> {
+        let dir = self.versions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("cannot list versions in", &dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(Error::io("cannot list versions in", &dir))?;
+            let Some(name) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| VersionName::parse(n).ok())
+            else {
+                continue;
+            };
+            if let Ok(Some(v)) = self.get(&name) {
+                out.push(v);
+            }
+        }
+        out.sort_by(|a, b| (a.cuda(), a.cudnn(), &a.name).cmp(&(b.cuda(), b.cudnn(), &b.name)));
+        Ok(out)
+    }
+
+    /// Starts building a new version. Nothing is visible until `commit`.
+    pub fn stage(&self, name: &VersionName) -> Result<Staging> {
+        let staging = self.staging_dir();
+        std::fs::create_dir_all(&staging).map_err(Error::io("cannot create", &staging))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("{name}.."))
+            .tempdir_in(&staging)
+            .map_err(Error::io("cannot create a staging directory in", &staging))?;
+        Ok(Staging {
+            tmp,
+            target: self.version_dir(name),
+            name: name.clone(),
+        })
+    }
+
+    /// Takes the exclusive per-version lock, waiting for another holder.
+    ///
+    /// Uses the OS's advisory lock on an open file, so a holder killed with
+    /// SIGKILL releases it immediately (the kernel closes the descriptor).
+    pub fn lock(&self, name: &VersionName) -> Result<VersionLock> {
+        let (file, path) = self.lock_file(name)?;
+        file.lock().map_err(Error::io("cannot lock", &path))?;
+        Ok(VersionLock { _file: file })
+    }
+
+    /// Takes the per-version lock if nobody holds it; `None` when someone does.
+    pub fn try_lock(&self, name: &VersionName) -> Result<Option<VersionLock>> {
+        let (file, path) = self.lock_file(name)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(VersionLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::io("cannot lock", path)(e)),
+        }
+    }
+
+    fn lock_file(&self, name: &VersionName) -> Result<(File, PathBuf)> {
+        let dir = self.locks_dir();
+        std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("cannot open lock file", &path))?;
+        Ok((file, path))
+    }
+
+    /// Removes a version (for a linked one: only cudaenv's metadata).
+    ///
+    /// The directory is first renamed out of `versions/` so the version
+    /// disappears atomically; the bytes are deleted after. Symlinks inside are
+    /// removed as links, never followed.
+    pub fn remove(&self, name: &VersionName) -> Result<()> {
+        let dir = self.version_dir(name);
+        let staging = self.staging_dir();
+        std::fs::create_dir_all(&staging).map_err(Error::io("cannot create", &staging))?;
+        let trash = staging.join(format!("{name}..removing-{}", std::process::id()));
+        std::fs::rename(&dir, &trash).map_err(Error::io("cannot remove", &dir))?;
+        std::fs::remove_dir_all(&trash).map_err(Error::io("cannot delete", &trash))?;
+        Ok(())
+    }
+
+    /// Deletes leftovers of interrupted installs and removals.
+    ///
+    /// Staging directories are named `<name>..<random>` (a name never contains
+    /// `..`); one is only deleted when that version's lock can be taken without
+    /// waiting, i.e. no live process is still working on it.
+    pub fn clean_staging(&self) -> Result<()> {
+        let staging = self.staging_dir();
+        let Ok(entries) = std::fs::read_dir(&staging) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(name) = file_name
+                .to_str()
+                .and_then(|n| n.split_once(".."))
+                .and_then(|(n, _)| VersionName::parse(n).ok())
+            else {
+                continue;
+            };
+            if let Some(_lock) = self.try_lock(&name)? {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Held for as long as a version is being installed or removed.
+#[derive(Debug)]
+pub struct VersionLock {
+    _file: File,
+}
+
+/// A version under construction in `versions/.staging/`.
+///
+/// Dropping it without `commit` deletes everything it holds.
+#[derive(Debug)]
+pub struct Staging {
+    tmp: tempfile::TempDir,
+    target: PathBuf,
+    name: VersionName,
+}
+
+impl Staging {
+    /// Where the tree goes (`bin/`, `lib64/`, …).
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    pub fn name(&self) -> &VersionName {
+        &self.name
+    }
+
+    /// Writes the metadata, then the marker, syncs, and renames the tree into
+    /// place. Fails if a version of that name already exists.
+    pub fn commit(self, meta: &Metadata) -> Result<Installed> {
+        let meta_dir = self.path().join(META_DIR);
+        std::fs::create_dir_all(&meta_dir).map_err(Error::io("cannot create", &meta_dir))?;
+        meta.write(&meta_dir.join(META_FILE))?;
+        let marker = meta_dir.join(COMPLETE_MARKER);
+        let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
+        f.sync_all().map_err(Error::io("cannot sync", &marker))?;
+        if self.target.exists() {
+            return Err(Error::AlreadyExists {
+                name: self.name.to_string(),
+            });
+        }
+        let staged = self.tmp.keep();
+        if let Err(e) = std::fs::rename(&staged, &self.target) {
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(Error::io(
+                "cannot move the new version into place at",
+                &self.target,
+            )(e));
+        }
+        if let Some(parent) = self.target.parent()
+            && let Ok(d) = File::open(parent)
+        {
+            let _ = d.sync_all();
+        }
+        Ok(Installed {
+            name: self.name,
+            dir: self.target,
+            meta: meta.clone(),
+        })
+    }
+}

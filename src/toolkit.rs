@@ -1,0 +1,1 @@
+//! Inspecting a CUDA tree on disk (placeholder, filled by the link work).

@@ -1,0 +1,227 @@
+//! Reading and writing `.cuda-version` files (and the global version file).
+//!
+//! These files arrive from cloned repositories, so they are untrusted input.
+//! The reader is deliberately narrow:
+//! - only regular files are read (a FIFO, a device such as `/dev/zero` behind a
+//!   symlink, or a directory is an error, never a hang); the file is opened
+//!   non-blocking and checked with `fstat` on the open descriptor;
+//! - at most `MAX_BYTES` are read;
+//! - the content must be UTF-8 (a leading BOM, CRLF line ends and surrounding
+//!   whitespace are tolerated), comments start with `#`;
+//! - exactly one spec, parsed by `Spec::parse`; the value is never used as a
+//!   path, so `../../x`, `/etc` or `$(…)` are simply invalid specs.
+//!
+//! Errors name the file and the line.
+
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::spec::Spec;
+
+/// The per-project file name.
+pub const FILE_NAME: &str = ".cuda-version";
+/// Larger files are refused: a real one is a single short line.
+pub const MAX_BYTES: u64 = 4096;
+
+/// A spec read from a file, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pinned {
+    pub spec: Spec,
+    pub path: PathBuf,
+    pub line: usize,
+}
+
+fn invalid(path: &Path, line: usize, reason: impl Into<String>) -> Error {
+    Error::InvalidVersionFile {
+        path: path.to_path_buf(),
+        line,
+        reason: reason.into(),
+    }
+}
+
+/// Reads and parses a version file.
+pub fn read(path: &Path) -> Result<Pinned> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| invalid(path, 0, format!("cannot open it: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| invalid(path, 0, format!("cannot stat it: {e}")))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(invalid(path, 0, format!("it is {what}")));
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(invalid(
+            path,
+            0,
+            format!(
+                "it is {} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::new();
+    read_capped(file, &mut bytes).map_err(|e| invalid(path, 0, format!("cannot read it: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(invalid(
+            path,
+            0,
+            format!("it is larger than {MAX_BYTES} bytes"),
+        ));
+    }
+    parse(&bytes, path)
+}
+
+fn read_capped(file: File, out: &mut Vec<u8>) -> std::io::Result<()> {
+    file.take(MAX_BYTES + 1).read_to_end(out).map(|_| ())
+}
+
+/// Parses the content of a version file; `path` is only used in messages.
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Pinned> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        invalid(path, line, "it is not valid UTF-8")
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut found: Option<Pinned> = None;
+    for (i, raw) in text.split('\n').enumerate() {
+        let lineno = i + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw).trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.contains('\0') {
+            return Err(invalid(path, lineno, "it contains a NUL byte"));
+        }
+        if let Some(first) = &found {
+            return Err(invalid(
+                path,
+                lineno,
+                format!(
+                    "a second version `{}` follows `{}` on line {}; a version file holds exactly one",
+                    line.escape_debug(),
+                    first.spec,
+                    first.line
+                ),
+            ));
+        }
+        let spec = Spec::parse_reason(line).map_err(|reason| {
+            invalid(
+                path,
+                lineno,
+                format!("`{}` is not a version spec: {reason}", line.escape_debug()),
+            )
+        })?;
+        found = Some(Pinned {
+            spec,
+            path: path.to_path_buf(),
+            line: lineno,
+        });
+    }
+    found.ok_or_else(|| {
+        invalid(
+            path,
+            1,
+            "it names no version (it is empty or holds only comments)",
+        )
+    })
+}
+
+/// Looks for `.cuda-version` in `start` and each parent directory.
+///
+/// Returns the first one found. Anything at that name that is not a readable,
+/// valid version file is an error rather than being skipped, so a broken pin
+/// is never silently replaced by a parent's.
+pub fn find(start: &Path) -> Result<Option<Pinned>> {
+    for dir in start.ancestors() {
+        let candidate = dir.join(FILE_NAME);
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(_) => return read(&candidate).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(invalid(&candidate, 0, format!("cannot look at it: {e}")));
+            }
+            Err(_) => continue,
+        }
+    }
+    Ok(None)
+}
+
+/// Writes `spec` to `path` atomically (temporary file + rename), so a reader
+/// never sees a half-written file.
+pub fn write(path: &Path, spec: &Spec) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create directory", dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".cuda-version.")
+        .tempfile_in(dir)
+        .map_err(Error::io("cannot create a temporary file in", dir))?;
+    use std::io::Write;
+    writeln!(tmp, "{spec}").map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot write", path)(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &[u8]) -> Result<Pinned> {
+        parse(s, Path::new("/x/.cuda-version"))
+    }
+
+    #[test]
+    fn accepts_tolerated_forms() {
+        for ok in [
+            &b"12.4\n"[..],
+            b"12.4",
+            b"\xef\xbb\xbf12.4\r\n",
+            b"# pinned for tf\n\n  12.4  \n",
+            b"12.4\r\n# trailing comment\r\n",
+        ] {
+            assert_eq!(p(ok).unwrap().spec.to_string(), "12.4", "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_hostile_forms_with_line() {
+        let e = p(b"# c\n../../x\n").unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidVersionFile { line: 2, .. }),
+            "{e}"
+        );
+        for bad in [
+            &b""[..],
+            b"   \n",
+            b"# only\n",
+            b"12.4\n11.8\n",
+            b"12.4\0",
+            b"\xff\xfe",
+            b"$(id)",
+            b"`id`",
+            b"12.4;rm -rf ~",
+            b"/etc",
+            b"~/x",
+            b"12.*",
+            b"..",
+        ] {
+            let e = p(bad).unwrap_err();
+            assert!(e.to_string().contains("/x/.cuda-version"), "{e}");
+        }
+    }
+}
