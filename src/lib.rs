@@ -18,6 +18,7 @@ pub mod context;
 pub mod env_vars;
 pub mod error;
 pub mod select;
+pub mod sources;
 pub mod shell;
 pub mod spec;
 pub mod store;

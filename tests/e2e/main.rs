@@ -1,0 +1,6 @@
+//! End-to-end tests: the real `cudaenv` binary, a temporary HOME and
+//! CUDAENV_ROOT, real shells, the real dynamic loader, and loopback servers.
+//!
+//! One test binary (modules below) keeps link time down on small machines.
+
+mod common;
