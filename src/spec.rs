@@ -215,6 +215,12 @@ impl VersionName {
     }
 }
 
+impl Serialize for VersionName {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
 impl fmt::Display for VersionName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -265,7 +271,10 @@ impl Spec {
             return stack.map(Spec::Stack);
         }
         if !input.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            return Err("a spec starts with a CUDA version (`12.4`) or a letter (a linked version's name)".into());
+            return Err(
+                "a spec starts with a CUDA version (`12.4`) or a letter (a linked version's name)"
+                    .into(),
+            );
         }
         VersionName::parse(input).map(Spec::Name)
     }
@@ -325,7 +334,10 @@ mod tests {
     fn parses_system_and_names() {
         assert_eq!(Spec::parse("system").unwrap(), Spec::System);
         assert!(matches!(Spec::parse("sys-cuda_13").unwrap(), Spec::Name(_)));
-        assert!(matches!(Spec::parse("cuda-12.4-local").unwrap(), Spec::Name(_)));
+        assert!(matches!(
+            Spec::parse("cuda-12.4-local").unwrap(),
+            Spec::Name(_)
+        ));
         assert!(Spec::parse("12.4-local").is_err());
     }
 
