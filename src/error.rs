@@ -95,6 +95,9 @@ pub enum Error {
         available_in: Vec<String>,
     },
 
+    #[error("shim `{command}` called itself {depth} times in a row")]
+    ShimRecursion { command: String, depth: u32 },
+
     #[error("cannot determine the home directory; set HOME or CUDAENV_ROOT")]
     NoHome,
 
@@ -141,6 +144,7 @@ impl Error {
             Error::NoRuntimeAt { .. }
             | Error::AlreadyExists { .. }
             | Error::NoHome
+            | Error::ShimRecursion { .. }
             | Error::Aborted(_)
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
@@ -175,6 +179,11 @@ impl Error {
             Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => Some(format!(
                 "it exists in: {}; select one of those with `cudaenv local` or `cudaenv shell`",
                 available_in.join(", ")
+            )),
+            Error::ShimRecursion { command, .. } => Some(format!(
+                "something between the shim and the real `{command}` runs `{command}` again \
+                 (a wrapper script, or a PATH that leads back to the shims); {} counts the nesting",
+                crate::env_vars::CUDAENV_SHIM_DEPTH
             )),
             Error::UnrepresentablePath { .. } => {
                 Some("set CUDAENV_ROOT to a directory whose path has no `:` or newline".into())

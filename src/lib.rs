@@ -6,6 +6,7 @@
 //! - `select`: which version is active here and why;
 //! - `activate`: the environment a version needs, as data;
 //! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
+//! - `shims`: the binary playing each CUDA tool, and `rehash`, which makes them;
 //! - `cli`: one file per subcommand, the only layer that talks to the terminal
 //!   (through `ui`).
 //!
@@ -19,6 +20,7 @@ pub mod env_vars;
 pub mod error;
 pub mod select;
 pub mod shell;
+pub mod shims;
 pub mod sources;
 pub mod spec;
 pub mod store;

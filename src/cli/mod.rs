@@ -15,6 +15,7 @@ mod exec;
 mod global;
 mod local;
 mod prefix;
+mod rehash;
 mod root;
 mod shell;
 mod version;
@@ -60,6 +61,8 @@ pub enum Command {
     Exec(exec::Args),
     /// Print the activation code for a version.
     Env(env::Args),
+    /// Rebuild the shims (one per executable of every installed version).
+    Rehash(rehash::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -69,7 +72,21 @@ pub struct Env {
 }
 
 pub fn main() -> std::process::ExitCode {
-    let code = match run_cli() {
+    let mut args = std::env::args_os();
+    let argv0 = args.next().unwrap_or_default();
+    let name = std::path::Path::new(&argv0)
+        .file_name()
+        .unwrap_or_default()
+        .to_owned();
+    let result = if is_cudaenv(&name) {
+        run_cli()
+    } else {
+        // Playing a CUDA tool: no argument parsing, no terminal setup.
+        let rest: Vec<_> = args.collect();
+        Context::from_process()
+            .and_then(|ctx| crate::shims::run(&ctx, &name, &rest).map(|never| match never {}))
+    };
+    let code = match result {
         Ok(code) => code,
         Err(err) => {
             if is_broken_pipe(&err) {
@@ -110,7 +127,14 @@ fn run_cli() -> Result<ExitCode> {
         Command::Root(a) => root::run(&env, a),
         Command::Exec(a) => exec::run(&env, a),
         Command::Env(a) => env::run(&env, a),
+        Command::Rehash(a) => rehash::run(&env, a),
     }
+}
+
+/// `cudaenv`, or a renamed copy of it (`cudaenv-x86_64-linux`); anything else
+/// is the name of a shim.
+fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
+    name.is_empty() || std::os::unix::ffi::OsStrExt::as_bytes(name).starts_with(b"cudaenv")
 }
 
 fn is_broken_pipe(err: &Error) -> bool {

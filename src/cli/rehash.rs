@@ -1,0 +1,25 @@
+//! `cudaenv rehash`: rebuild the shims directory.
+//!
+//! Install, uninstall and link run this themselves; the command is for a store
+//! changed by hand, or shims left pointing at an older cudaenv binary.
+
+use super::Env;
+use crate::error::{ExitCode, Result};
+use crate::shims;
+use crate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
+    let store = Store::new(env.ctx.root());
+    let r = shims::rehash(&store)?;
+    env.printer.success(format!(
+        "{} shims in {} ({} added, {} removed)",
+        r.shims.len(),
+        store.shims_dir().display(),
+        r.added.len(),
+        r.removed.len()
+    ));
+    Ok(ExitCode::Success)
+}

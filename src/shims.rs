@@ -1,0 +1,368 @@
+//! Shims: one entry in `$CUDAENV_ROOT/shims/` per executable of any version.
+//!
+//! A shim is the cudaenv binary itself under another name (a hard link, or a
+//! symbolic link where the root is on another file system). When the binary
+//! starts under a name that is not `cudaenv…`, `cli::main` hands control to
+//! [`run`], which resolves the version exactly as `cudaenv exec` does and
+//! replaces itself with the real program from that version's `bin` directories,
+//! with the version's environment applied. There is no shell script in the
+//! path, so a shim costs one extra `execve` and a few small file reads.
+//!
+//! [`rehash`] makes the directory match the installed versions: it adds missing
+//! shims, replaces ones that no longer point at this binary (after an upgrade)
+//! and removes stale ones. Every change is an atomic `rename` of a link made
+//! under a temporary name, so a concurrent lookup sees either the old or the
+//! new shim, never a missing one; and rehashes are serialized by an advisory
+//! lock on `shims/.lock`, so any number of them may run at once (install,
+//! uninstall and link all run one). The directory belongs to cudaenv: entries
+//! that are not shims of an installed version are removed; dot-files hold its
+//! own state (`.lock`, and `.generation`, rewritten by every rehash so that the
+//! shell hook notices installs and removals without asking the binary).
+//!
+//! A shim must never find itself: a shim of the `system` selection looks the
+//! command up on PATH while skipping every file that is this very binary
+//! (compared by device and inode, so a shims directory reached through a
+//! symlink or listed twice is still skipped), and `CUDAENV_SHIM_DEPTH` counts
+//! nested shim invocations so that a loop through some other wrapper stops
+//! with an error instead of forking forever.
+
+use std::collections::BTreeSet;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+use crate::activate;
+use crate::context::Context;
+use crate::env_vars;
+use crate::error::{Error, Result};
+use crate::select::{self, Active};
+use crate::store::{Installed, Store};
+
+/// The file whose content changes with every rehash (read by the shell hook).
+pub const GENERATION_FILE: &str = ".generation";
+const LOCK_FILE: &str = ".lock";
+/// Nested shim invocations allowed before we call it a loop.
+pub const MAX_DEPTH: u32 = 16;
+
+/// What a rehash changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rehash {
+    /// Every shim now present, sorted.
+    pub shims: Vec<OsString>,
+    /// Shims created or replaced.
+    pub added: Vec<OsString>,
+    /// Stale entries removed.
+    pub removed: Vec<OsString>,
+}
+
+/// Makes `$CUDAENV_ROOT/shims/` hold exactly one shim per executable name
+/// found in any installed version, each a link to the running binary.
+pub fn rehash(store: &Store) -> Result<Rehash> {
+    let exe = std::env::current_exe().map_err(Error::io(
+        "cannot find the running executable",
+        "/proc/self/exe",
+    ))?;
+    rehash_with(store, &exe)
+}
+
+/// [`rehash`] with the binary to link given explicitly.
+pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
+    let dir = store.shims_dir();
+    std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(Error::io("cannot open lock file", &lock_path))?;
+    lock.lock().map_err(Error::io("cannot lock", &lock_path))?;
+
+    let exe_meta = std::fs::metadata(exe).map_err(Error::io("cannot read", exe))?;
+    let wanted = executable_names(&store.list()?);
+    let mut report = Rehash::default();
+
+    for name in &wanted {
+        let shim = dir.join(name);
+        if is_link_to(&shim, exe, &exe_meta) {
+            continue;
+        }
+        let tmp = dir.join(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            name.to_string_lossy()
+        ));
+        let _ = std::fs::remove_file(&tmp);
+        if std::fs::hard_link(exe, &tmp).is_err() {
+            std::os::unix::fs::symlink(exe, &tmp).map_err(Error::io("cannot create shim", &tmp))?;
+        }
+        if let Err(e) = std::fs::rename(&tmp, &shim) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io("cannot install shim", &shim)(e));
+        }
+        report.added.push(name.clone());
+    }
+
+    let entries = std::fs::read_dir(&dir).map_err(Error::io("cannot list", &dir))?;
+    for entry in entries {
+        let entry = entry.map_err(Error::io("cannot list", &dir))?;
+        let name = entry.file_name();
+        if name.as_bytes().starts_with(b".") || wanted.contains(&name) {
+            continue;
+        }
+        let path = entry.path();
+        // A directory here was not made by us; leave it rather than recurse.
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(Error::io("cannot remove stale shim", &path))?;
+        report.removed.push(name);
+    }
+
+    write_generation(&dir)?;
+    report.shims = wanted.into_iter().collect();
+    drop(lock);
+    Ok(report)
+}
+
+/// Every executable name in any version's bin directories that can be a shim.
+fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
+    let mut names = BTreeSet::new();
+    for v in versions {
+        for bin in v.bin_dirs() {
+            let Ok(entries) = std::fs::read_dir(&bin) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if shimmable(&name) && is_executable(&entry.path()) {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Dot-files are our state, and a name starting with `cudaenv` would make the
+/// shim run as cudaenv itself.
+fn shimmable(name: &OsStr) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty() && !b.starts_with(b".") && !b.starts_with(b"cudaenv")
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Is `shim` already a hard link to `exe`, or a symlink naming it?
+fn is_link_to(shim: &Path, exe: &Path, exe_meta: &std::fs::Metadata) -> bool {
+    match std::fs::symlink_metadata(shim) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::read_link(shim).is_ok_and(|t| t == exe),
+        Ok(m) => m.dev() == exe_meta.dev() && m.ino() == exe_meta.ino(),
+        Err(_) => false,
+    }
+}
+
+fn write_generation(dir: &Path) -> Result<()> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let stamp = format!(
+        "{}.{:09}-{}\n",
+        now.as_secs(),
+        now.subsec_nanos(),
+        std::process::id()
+    );
+    let path = dir.join(GENERATION_FILE);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".generation.")
+        .tempfile_in(dir)
+        .map_err(Error::io("cannot create a temporary file in", dir))?;
+    std::io::Write::write_all(&mut tmp, stamp.as_bytes())
+        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    let _ = tmp
+        .as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644));
+    tmp.persist(&path)
+        .map_err(|e| Error::io("cannot write", &path)(e.error))?;
+    Ok(())
+}
+
+/// Runs as the shim for `command`: never returns unless something failed.
+pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::convert::Infallible> {
+    let depth = ctx
+        .var(env_vars::CUDAENV_SHIM_DEPTH)
+        .and_then(|d| d.parse::<u32>().ok())
+        .unwrap_or(0);
+    if depth >= MAX_DEPTH {
+        return Err(Error::ShimRecursion {
+            command: command.to_string_lossy().into_owned(),
+            depth,
+        });
+    }
+    let store = Store::new(ctx.root());
+    let (_, active) = select::active(ctx)?;
+    let delta = activate::plan(ctx, &store, &active)?;
+    let mut vars = ctx.vars().clone();
+    delta.apply(&mut vars);
+    vars.insert(
+        env_vars::CUDAENV_SHIM_DEPTH.into(),
+        (depth + 1).to_string().into(),
+    );
+
+    let program = match &active {
+        Active::Version(v) => v
+            .bin_dirs()
+            .iter()
+            .map(|d| d.join(command))
+            .find(|p| is_executable(p)),
+        Active::System => find_not_self(command, ctx.var_os(env_vars::PATH)),
+    };
+    let Some(program) = program else {
+        return Err(Error::CommandNotFound {
+            command: command.to_string_lossy().into_owned(),
+            version: active.name(),
+            available_in: store
+                .list()?
+                .iter()
+                .filter(|v| v.bin_dirs().iter().any(|d| is_executable(&d.join(command))))
+                .map(|v| v.name.to_string())
+                .collect(),
+        });
+    };
+    let err = std::process::Command::new(&program)
+        .arg0(command)
+        .args(args)
+        .env_clear()
+        .envs(&vars)
+        .exec();
+    Err(Error::Io {
+        context: "cannot run",
+        path: program,
+        source: err,
+    })
+}
+
+/// The first executable `command` on `path` that is not this binary.
+fn find_not_self(command: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
+    let me = std::fs::metadata("/proc/self/exe").ok();
+    path?
+        .as_bytes()
+        .split(|&b| b == b':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(OsStr::from_bytes(d)).join(command))
+        .find(|candidate| match std::fs::metadata(candidate) {
+            Ok(m) => {
+                m.is_file()
+                    && m.permissions().mode() & 0o111 != 0
+                    && !me
+                        .as_ref()
+                        .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
+            }
+            Err(_) => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::VersionName;
+    use crate::store::{Kind, Metadata};
+
+    fn version(store: &Store, name: &str, tools: &[&str]) {
+        let st = store.stage(&VersionName::parse(name).unwrap()).unwrap();
+        let bin = st.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for t in tools {
+            let p = bin.join(t);
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::write(bin.join("README"), "not executable").unwrap();
+        let mut meta = Metadata::new(Kind::Installed, "test");
+        meta.bin_dirs = vec!["bin".into()];
+        st.commit(&meta).unwrap();
+    }
+
+    fn names(v: &[OsString]) -> Vec<&str> {
+        v.iter().map(|s| s.to_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn rehash_adds_keeps_and_removes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("root"));
+        let exe = tmp.path().join("cudaenv");
+        std::fs::write(&exe, "binary").unwrap();
+        version(&store, "a", &["nvcc", "ptxas", "cudaenv-evil"]);
+        version(&store, "b", &["nvcc", "ncu"]);
+
+        let r = rehash_with(&store, &exe).unwrap();
+        assert_eq!(names(&r.shims), ["ncu", "nvcc", "ptxas"]);
+        assert_eq!(names(&r.added), ["ncu", "nvcc", "ptxas"]);
+        let gen1 = std::fs::read(store.shims_dir().join(GENERATION_FILE)).unwrap();
+
+        // Nothing changed: nothing rewritten.
+        let r = rehash_with(&store, &exe).unwrap();
+        assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
+        assert_ne!(
+            gen1,
+            std::fs::read(store.shims_dir().join(GENERATION_FILE)).unwrap()
+        );
+
+        store.remove(&VersionName::parse("b").unwrap()).unwrap();
+        std::fs::write(store.shims_dir().join("leftover"), "x").unwrap();
+        let r = rehash_with(&store, &exe).unwrap();
+        assert_eq!(names(&r.removed).len(), 2);
+        assert!(names(&r.removed).contains(&"ncu") && names(&r.removed).contains(&"leftover"));
+        let mut left: Vec<_> = std::fs::read_dir(store.shims_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        left.sort();
+        assert_eq!(left, ["nvcc", "ptxas"]);
+        let m = std::fs::metadata(store.shims_dir().join("nvcc")).unwrap();
+        assert_eq!(m.ino(), std::fs::metadata(&exe).unwrap().ino());
+    }
+
+    #[test]
+    fn rehash_replaces_shims_of_an_old_binary() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("root"));
+        let exe = tmp.path().join("cudaenv");
+        std::fs::write(&exe, "old").unwrap();
+        version(&store, "a", &["nvcc"]);
+        rehash_with(&store, &exe).unwrap();
+        // An upgrade writes a new file at the same path (a new inode).
+        std::fs::remove_file(&exe).unwrap();
+        std::fs::write(&exe, "new").unwrap();
+        let r = rehash_with(&store, &exe).unwrap();
+        assert_eq!(names(&r.added), ["nvcc"]);
+        assert_eq!(
+            std::fs::read(store.shims_dir().join("nvcc")).unwrap(),
+            b"new"
+        );
+    }
+
+    #[test]
+    fn parallel_rehashes_agree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("root"));
+        let exe = tmp.path().join("cudaenv");
+        std::fs::write(&exe, "binary").unwrap();
+        version(&store, "a", &["nvcc", "ptxas", "cuobjdump"]);
+        std::thread::scope(|s| {
+            for _ in 0..32 {
+                s.spawn(|| rehash_with(&store, &exe).unwrap());
+            }
+        });
+        let r = rehash_with(&store, &exe).unwrap();
+        assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
+        assert_eq!(names(&r.shims), ["cuobjdump", "nvcc", "ptxas"]);
+    }
+}
