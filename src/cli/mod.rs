@@ -58,6 +58,9 @@ pub enum Command {
     /// Print $CUDAENV_ROOT.
     Root(root::Args),
     /// Run a command with a version activated.
+    // `exec --version SPEC` is the interface; clap's propagated `--version`
+    // flag would clash with it (a debug assertion panics on every `exec`).
+    #[command(disable_version_flag = true)]
     Exec(exec::Args),
     /// Print the activation code for a version.
     Env(env::Args),
