@@ -4,3 +4,4 @@
 //! One test binary (modules below) keeps link time down on small machines.
 
 mod common;
+mod reliability;

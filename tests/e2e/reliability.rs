@@ -1,0 +1,13 @@
+//! The reliability and security battery (see `docs/RELIABILITY.md`).
+//!
+//! Each submodule pins one class of failure that installers and version
+//! managers have historically shipped bugs in: hostile `.cuda-version` files,
+//! awkward root paths turned into shell code, and so on. The helpers here are
+//! what every case needs to prove "nothing changed": a snapshot of a directory
+//! tree taken before and after, and a way to run the binary with a deadline so a
+//! hang is a failure rather than a stuck suite.
+
+mod bad_version_file;
+mod quoting;
+mod regressions;
+pub mod support;
