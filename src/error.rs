@@ -101,6 +101,33 @@ pub enum Error {
     #[error("cannot determine the home directory; set HOME or CUDAENV_ROOT")]
     NoHome,
 
+    #[error("{archive}{}: {reason}", entry.as_ref().map(|e| format!(", member `{e}`")).unwrap_or_default())]
+    BadArchive {
+        archive: String,
+        entry: Option<String>,
+        reason: String,
+    },
+
+    #[error("sha256 mismatch for {url}: expected {expected}, got {actual}")]
+    HashMismatch {
+        url: String,
+        expected: String,
+        actual: String,
+    },
+
+    #[error("download failed: {url}: {reason}")]
+    Network { url: String, reason: String },
+
+    #[error("--offline: {file} is not in the download cache")]
+    Offline { file: String, url: String },
+
+    #[error("{what} is not available{}", source_name.as_ref().map(|s| format!(" from {s}")).unwrap_or_default())]
+    NotAvailable {
+        what: String,
+        source_name: Option<String>,
+        hint: Option<String>,
+    },
+
     #[error("aborted: {0}")]
     Aborted(String),
 
@@ -141,6 +168,9 @@ impl Error {
             | Error::UnrepresentablePath { .. } => ExitCode::Usage,
             Error::NotInstalled { .. } | Error::CommandNotFound { .. } => ExitCode::NotInstalled,
             Error::Interrupted => ExitCode::Interrupted,
+            Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
+            Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
+            Error::NotAvailable { .. } => ExitCode::NotAvailable,
             Error::NoRuntimeAt { .. }
             | Error::AlreadyExists { .. }
             | Error::NoHome
@@ -188,6 +218,22 @@ impl Error {
             Error::UnrepresentablePath { .. } => {
                 Some("set CUDAENV_ROOT to a directory whose path has no `:` or newline".into())
             }
+            Error::BadArchive { .. } => Some(
+                "the archive was rejected as unsafe or corrupt and nothing was installed; if it comes from a mirror, check the mirror"
+                    .into(),
+            ),
+            Error::HashMismatch { .. } => Some(
+                "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
+                    .into(),
+            ),
+            Error::Network { .. } => Some(
+                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the package index (CUDAENV_PYPI_INDEX, PIP_INDEX_URL); run again to resume"
+                    .into(),
+            ),
+            Error::Offline { url, .. } => Some(format!(
+                "run once without --offline to download it ({url})"
+            )),
+            Error::NotAvailable { hint, .. } => hint.clone(),
             _ => None,
         }
     }

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod context;
 pub mod env_vars;
 pub mod error;
+pub mod registry;
 pub mod select;
 pub mod shell;
 pub mod shims;
@@ -26,6 +27,7 @@ pub mod spec;
 pub mod store;
 pub mod toolkit;
 pub mod ui;
+pub mod unpack;
 pub mod version_file;
 
 pub use context::Context;
