@@ -41,6 +41,9 @@ pub enum ExitCode {
     WrongResult = 15,
     /// `doctor` found at least one error-level problem.
     DoctorErrors = 16,
+    /// The command to run or look up does not exist in the active version
+    /// (`which`, `exec`): 127, as shells report "command not found".
+    CommandNotFound = 127,
     /// Interrupted by a signal (SIGINT): 128 + 2, as shells report it.
     Interrupted = 130,
 }
@@ -72,8 +75,14 @@ pub enum Error {
         installed: Vec<String>,
     },
 
-    #[error("no CUDA runtime found under {}", path.display())]
+    #[error("no CUDA runtime (libcudart.so) found under {}", path.display())]
     NoRuntimeAt { path: PathBuf },
+
+    #[error("{} does not exist", path.display())]
+    PathNotFound { path: PathBuf },
+
+    #[error("refusing to {action} without confirmation: standard input is not a terminal")]
+    ConfirmationRequired { action: String },
 
     #[error("a version named `{name}` already exists")]
     AlreadyExists { name: String },
@@ -165,14 +174,17 @@ impl Error {
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
             | Error::InvalidName { .. }
-            | Error::UnrepresentablePath { .. } => ExitCode::Usage,
-            Error::NotInstalled { .. } | Error::CommandNotFound { .. } => ExitCode::NotInstalled,
+            | Error::UnrepresentablePath { .. }
+            | Error::NoRuntimeAt { .. }
+            | Error::PathNotFound { .. }
+            | Error::ConfirmationRequired { .. } => ExitCode::Usage,
+            Error::NotInstalled { .. } => ExitCode::NotInstalled,
+            Error::CommandNotFound { .. } => ExitCode::CommandNotFound,
             Error::Interrupted => ExitCode::Interrupted,
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
-            Error::NoRuntimeAt { .. }
-            | Error::AlreadyExists { .. }
+            Error::AlreadyExists { .. }
             | Error::NoHome
             | Error::ShimRecursion { .. }
             | Error::Aborted(_)
@@ -206,6 +218,9 @@ impl Error {
             Error::AlreadyExists { name } => Some(format!(
                 "pick another name, or remove it first with `cudaenv uninstall {name}`"
             )),
+            Error::ConfirmationRequired { .. } => {
+                Some("pass `-y` (`--yes`) to confirm from a script".into())
+            }
             Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => Some(format!(
                 "it exists in: {}; select one of those with `cudaenv local` or `cudaenv shell`",
                 available_in.join(", ")
@@ -215,8 +230,11 @@ impl Error {
                  (a wrapper script, or a PATH that leads back to the shims); {} counts the nesting",
                 crate::env_vars::CUDAENV_SHIM_DEPTH
             )),
+            Error::CommandNotFound { command, .. } => Some(format!(
+                "no installed version provides `{command}`; a toolkit's compiler tools need a `devel` or `full` install"
+            )),
             Error::UnrepresentablePath { .. } => {
-                Some("set CUDAENV_ROOT to a directory whose path has no `:` or newline".into())
+                Some("use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)".into())
             }
             Error::BadArchive { .. } => Some(
                 "the archive was rejected as unsafe or corrupt and nothing was installed; if it comes from a mirror, check the mirror"

@@ -41,7 +41,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         std::io::ErrorKind::NotFound => Error::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
-            available_in: Vec::new(),
+            available_in: super::which::available_in(&Store::new(env.ctx.root()), program)
+                .unwrap_or_default(),
         },
         _ => Error::Other(format!("cannot run `{}`: {err}", program.to_string_lossy())),
     })

@@ -13,13 +13,16 @@ use crate::ui::{self, Printer};
 mod env;
 mod exec;
 mod global;
+mod link;
 mod local;
 mod prefix;
 mod rehash;
 mod root;
 mod shell;
+mod uninstall;
 mod version;
 mod versions;
+mod which;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -29,7 +32,6 @@ mod versions;
     long_about = "cudaenv keeps CUDA toolkit + cuDNN stacks side by side under $CUDAENV_ROOT (default ~/.cudaenv), \
                   pins one per project in a .cuda-version file, and activates it through shims, `cudaenv exec`, \
                   generated activation code and a shell hook.",
-    propagate_version = true,
     max_term_width = 100
 )]
 pub struct Cli {
@@ -66,6 +68,12 @@ pub enum Command {
     Env(env::Args),
     /// Rebuild the shims (one per executable of every installed version).
     Rehash(rehash::Args),
+    /// Adopt an existing CUDA toolkit or Python NVIDIA-wheel tree without copying it.
+    Link(link::Args),
+    /// Remove a version (for a link: only cudaenv's record of it).
+    Uninstall(uninstall::Args),
+    /// Print the full path of a command in the active version.
+    Which(which::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -131,6 +139,9 @@ fn run_cli() -> Result<ExitCode> {
         Command::Exec(a) => exec::run(&env, a),
         Command::Env(a) => env::run(&env, a),
         Command::Rehash(a) => rehash::run(&env, a),
+        Command::Link(a) => link::run(&env, a),
+        Command::Uninstall(a) => uninstall::run(&env, a),
+        Command::Which(a) => which::run(&env, a),
     }
 }
 
@@ -140,6 +151,30 @@ fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
     name.is_empty() || std::os::unix::ffi::OsStrExt::as_bytes(name).starts_with(b"cudaenv")
 }
 
+/// Brings the shims up to date after the set of versions changed. The change
+/// itself has already succeeded, so a failure here is a warning with the fix,
+/// not an error that would suggest the link or removal did not happen.
+pub(crate) fn rehash_after_change(env: &Env, store: &crate::store::Store) {
+    if let Err(e) = crate::shims::rehash(store) {
+        env.printer
+            .warn(format!("the shims could not be updated: {e}"));
+        env.printer.hint("run `cudaenv rehash`");
+    }
+}
+
 fn is_broken_pipe(err: &Error) -> bool {
     matches!(err, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap checks its definition only when a command is parsed; this checks
+    /// every subcommand at once (a duplicate `--version` once slipped through).
+    #[test]
+    fn command_line_definition_is_valid() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -63,10 +63,17 @@ impl Installed {
         rel.iter()
             .map(|d| {
                 if d.is_absolute() {
-                    d.clone()
-                } else {
-                    prefix.join(d)
+                    return d.clone();
                 }
+                // `.` (or empty) is the prefix itself: no trailing `/.` in PATH or CUDA_HOME.
+                let mut p = prefix.clone();
+                for c in d.components() {
+                    match c {
+                        std::path::Component::CurDir => {}
+                        other => p.push(other),
+                    }
+                }
+                p
             })
             .collect()
     }
@@ -190,6 +197,10 @@ impl Store {
     }
 
     /// Starts building a new version. Nothing is visible until `commit`.
+    ///
+    /// The caller must hold the version's lock (`lock`) until the commit, or
+    /// `clean_staging` in another process may take the staging directory for
+    /// an orphan.
     pub fn stage(&self, name: &VersionName) -> Result<Staging> {
         let staging = self.staging_dir();
         std::fs::create_dir_all(&staging).map_err(Error::io("cannot create", &staging))?;
@@ -314,14 +325,21 @@ impl Staging {
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;
-        if self.target.exists() {
+        if self.target.symlink_metadata().is_ok() {
             return Err(Error::AlreadyExists {
                 name: self.name.to_string(),
             });
         }
         let staged = self.tmp.keep();
-        if let Err(e) = std::fs::rename(&staged, &self.target) {
+        // rename(2) would silently replace an empty directory that appeared
+        // meanwhile; RENAME_NOREPLACE makes "already exists" an error instead.
+        if let Err(e) = rename_noreplace(&staged, &self.target) {
             let _ = std::fs::remove_dir_all(&staged);
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                return Err(Error::AlreadyExists {
+                    name: self.name.to_string(),
+                });
+            }
             return Err(Error::io(
                 "cannot move the new version into place at",
                 &self.target,
@@ -337,5 +355,42 @@ impl Staging {
             dir: self.target,
             meta: meta.clone(),
         })
+    }
+}
+
+/// `rename` that fails with `AlreadyExists` instead of replacing the target.
+/// Falls back to a checked plain rename where the file system lacks
+/// `RENAME_NOREPLACE` (the caller holds the version lock, so the check is not racy
+/// against other cudaenv processes).
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    };
+    let (f, t) = (c(from)?, c(to)?);
+    // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them like rename(2).
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            f.as_ptr(),
+            libc::AT_FDCWD,
+            t.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) => {
+            if to.symlink_metadata().is_ok() {
+                return Err(std::io::ErrorKind::AlreadyExists.into());
+            }
+            std::fs::rename(from, to)
+        }
+        _ => Err(err),
     }
 }

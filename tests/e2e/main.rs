@@ -4,4 +4,5 @@
 //! One test binary (modules below) keeps link time down on small machines.
 
 mod common;
+mod core;
 mod reliability;

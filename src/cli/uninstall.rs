@@ -1,0 +1,93 @@
+//! `cudaenv uninstall NAME [-y]`: remove a version.
+//!
+//! Installed versions are deleted; for linked ones only cudaenv's metadata
+//! goes, never the linked tree. The name must be exact (no prefix matching:
+//! deleting is not the place to guess). Asks first on a terminal; from a
+//! script `-y` is required, so a pipe can never answer "yes" by accident.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::select;
+use crate::spec::VersionName;
+use crate::store::{Kind, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The exact name of the version (as `cudaenv versions` prints it).
+    pub name: String,
+    /// Do not ask for confirmation.
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let name = VersionName::parse(&args.name).map_err(|reason| Error::InvalidName {
+        name: args.name.escape_debug().to_string(),
+        reason,
+    })?;
+    let store = Store::new(env.ctx.root());
+    let not_installed = |store: &Store| -> Result<Error> {
+        Ok(Error::NotInstalled {
+            spec: name.to_string(),
+            origin: None,
+            installed: store
+                .list()?
+                .into_iter()
+                .map(|v| v.name.to_string())
+                .collect(),
+        })
+    };
+    let Some(version) = store.get(&name)? else {
+        return Err(not_installed(&store)?);
+    };
+
+    let what = match version.meta.kind {
+        Kind::Linked => format!(
+            "the link `{name}` (only cudaenv's record; {} is left untouched)",
+            version.prefix().display()
+        ),
+        Kind::Installed => format!("`{name}` and its files in {}", version.dir.display()),
+    };
+    if let Ok((selection, active)) = select::active(&env.ctx)
+        && active.name() == name.as_str()
+    {
+        env.printer.warn(format!(
+            "`{name}` is the active version here (set by {})",
+            selection.origin
+        ));
+    }
+    if !args.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Error::ConfirmationRequired {
+                action: format!("remove {what}"),
+            });
+        }
+        if !confirm(&format!("Remove {what}?"))? {
+            return Err(Error::Aborted("nothing was removed".into()));
+        }
+    }
+
+    let _lock = store.lock(&name)?;
+    // Someone may have removed it while we asked.
+    if store.get(&name)?.is_none() {
+        return Err(not_installed(&store)?);
+    }
+    store.remove(&name)?;
+    super::rehash_after_change(env, &store);
+    env.printer.success(format!("removed {what}"));
+    Ok(ExitCode::Success)
+}
+
+fn confirm(question: &str) -> Result<bool> {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question} [y/N] ");
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(Error::io("cannot read the answer from", "standard input"))?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}

@@ -1,0 +1,76 @@
+//! `cudaenv which CMD`: the full path of CMD in the active version.
+//!
+//! When the active version lacks it, the error names the installed versions
+//! that have it, so "nvcc: not found" turns into something to do.
+
+use std::ffi::{OsStr, OsString};
+
+use super::Env;
+use crate::activate;
+use crate::env_vars;
+use crate::error::{Error, ExitCode, Result};
+use crate::select::{self, Active};
+use crate::store::Store;
+use crate::toolkit;
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A command name such as `nvcc` or `ptxas`.
+    pub command: OsString,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let cmd = args.command.as_os_str();
+    if cmd.is_empty() || std::os::unix::ffi::OsStrExt::as_bytes(cmd).contains(&b'/') {
+        return Err(Error::InvalidName {
+            name: cmd.to_string_lossy().into_owned(),
+            reason: "give a command name, not a path".into(),
+        });
+    }
+    let store = Store::new(env.ctx.root());
+    let (_, active) = select::active(&env.ctx)?;
+    let found = match &active {
+        Active::Version(v) => toolkit::find_command(&v.bin_dirs(), cmd),
+        Active::System => system_which(env, &store, cmd)?,
+    };
+    if let Some(path) = found {
+        ui::outln(path.display())?;
+        return Ok(ExitCode::Success);
+    }
+    Err(Error::CommandNotFound {
+        command: cmd.to_string_lossy().into_owned(),
+        version: active.name(),
+        available_in: available_in(&store, cmd)?,
+    })
+}
+
+/// The installed versions whose bin directories hold `cmd`.
+pub(super) fn available_in(store: &Store, cmd: &OsStr) -> Result<Vec<String>> {
+    Ok(store
+        .list()?
+        .into_iter()
+        .filter(|v| toolkit::find_command(&v.bin_dirs(), cmd).is_some())
+        .map(|v| v.name.to_string())
+        .collect())
+}
+
+/// With `system` active: search PATH without cudaenv's versions and shims
+/// (a shim would only lead back to cudaenv).
+fn system_which(env: &Env, store: &Store, cmd: &OsStr) -> Result<Option<std::path::PathBuf>> {
+    let delta = activate::plan(&env.ctx, store, &Active::System)?;
+    let mut vars = env.ctx.vars().clone();
+    delta.apply(&mut vars);
+    let shims = store.shims_dir();
+    let path: Option<OsString> = vars.get(OsStr::new(env_vars::PATH)).map(|p| {
+        let kept: Vec<&[u8]> = std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())
+            .split(|&b| b == b':')
+            .filter(|d| {
+                std::path::Path::new(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(d))
+                    != shims
+            })
+            .collect();
+        <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&kept.join(&b':')).to_owned()
+    });
+    Ok(activate::find_in_path(cmd, path.as_ref()))
+}
