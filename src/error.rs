@@ -151,6 +151,18 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    #[error("invalid manifest {what}: {reason}")]
+    BadManifest { what: String, reason: String },
+
+    #[error("{url} has no pinned sha256, so its download cannot be verified")]
+    Unverified { url: String },
+
+    #[error("invalid runfile {}: {reason}", path.display())]
+    BadRunfile { path: PathBuf, reason: String },
+
+    #[error("invalid configuration {}: {reason}", path.display())]
+    Config { path: PathBuf, reason: String },
+
     #[error("{0}")]
     Other(String),
 }
@@ -177,7 +189,11 @@ impl Error {
             | Error::UnrepresentablePath { .. }
             | Error::NoRuntimeAt { .. }
             | Error::PathNotFound { .. }
-            | Error::ConfirmationRequired { .. } => ExitCode::Usage,
+            | Error::ConfirmationRequired { .. }
+            | Error::Config { .. } => ExitCode::Usage,
+            Error::BadManifest { .. } | Error::Unverified { .. } | Error::BadRunfile { .. } => {
+                ExitCode::Integrity
+            }
             Error::NotInstalled { .. } => ExitCode::NotInstalled,
             Error::CommandNotFound { .. } => ExitCode::CommandNotFound,
             Error::Interrupted => ExitCode::Interrupted,
@@ -252,6 +268,14 @@ impl Error {
                 "run once without --offline to download it ({url})"
             )),
             Error::NotAvailable { hint, .. } => hint.clone(),
+            Error::Unverified { .. } => Some(
+                "pass --allow-unverified to accept a download that no pinned hash can check".into(),
+            ),
+            Error::BadRunfile { .. } | Error::BadManifest { .. } => Some(
+                "nothing was installed; the file may be corrupt or tampered with: check the mirror (CUDAENV_NVIDIA_MIRROR) that served it"
+                    .into(),
+            ),
+            Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
             _ => None,
         }
     }

@@ -15,6 +15,7 @@
 
 pub mod activate;
 pub mod cli;
+pub mod config;
 pub mod context;
 pub mod env_vars;
 pub mod error;

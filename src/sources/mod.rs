@@ -9,6 +9,46 @@
 
 use crate::spec::{Version, VersionName};
 
+pub mod legacy;
+pub mod nvidia;
+pub mod resolve;
+
+/// The platform an artifact is built for, named as NVIDIA's manifests name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Platform {
+    LinuxX86_64,
+    /// Arm64 servers (`aarch64`), "server base system architecture".
+    LinuxSbsa,
+    WindowsX86_64,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 3] = [
+        Platform::LinuxX86_64,
+        Platform::LinuxSbsa,
+        Platform::WindowsX86_64,
+    ];
+
+    /// The machine cudaenv runs on, if NVIDIA ships CUDA for it.
+    pub fn current() -> Option<Platform> {
+        match (std::env::consts::OS, std::env::consts::ARCH) {
+            ("linux", "x86_64") => Some(Platform::LinuxX86_64),
+            ("linux", "aarch64") => Some(Platform::LinuxSbsa),
+            ("windows", "x86_64") => Some(Platform::WindowsX86_64),
+            _ => None,
+        }
+    }
+
+    /// The key in NVIDIA's manifests (`linux-x86_64`).
+    pub fn manifest_key(self) -> &'static str {
+        match self {
+            Platform::LinuxX86_64 => "linux-x86_64",
+            Platform::LinuxSbsa => "linux-sbsa",
+            Platform::WindowsX86_64 => "windows-x86_64",
+        }
+    }
+}
+
 /// Which source an artifact comes from.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum,
@@ -89,8 +129,14 @@ pub enum Layout {
     /// A legacy cuDNN archive: `cuda/include` → `include`, `cuda/lib64` → `lib64`.
     LegacyCudnn,
     /// A runfile payload: take these directories (relative to the payload
-    /// root), each merged into the tree.
-    Runfile { members: Vec<String> },
+    /// root), each merged into the tree as a toolkit component
+    /// (`targets/<triple>/{lib,include}` → `lib64/`, `include/`). Every
+    /// `members` entry must exist in the payload; `optional` ones are taken
+    /// when present (directory names changed between releases).
+    Runfile {
+        members: Vec<String>,
+        optional: Vec<String>,
+    },
 }
 
 /// One file to fetch and unpack.

@@ -27,6 +27,8 @@
 //! to: the installer gives each artifact its own. Writing regular files only
 //! needs `&self`, so formats that can (zip) write many files in parallel.
 
+pub mod runfile;
+pub mod tar;
 pub mod zip;
 
 use std::collections::{BTreeMap, HashMap};
@@ -410,12 +412,20 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
             }
             &parts[1..]
         }
-        Layout::Runfile { members } => {
-            let m = members.iter().find_map(|m| {
+        Layout::Runfile { members, optional } => {
+            let m = members.iter().chain(optional).find_map(|m| {
                 let mp: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();
                 (parts.len() > mp.len() && parts[..mp.len()] == mp[..]).then_some(mp.len())
             })?;
-            &parts[m..]
+            let rest = &parts[m..];
+            // A runfile component keeps its libraries and headers under
+            // `targets/<triple>/{lib,include}` (with `lib64`/`include` links
+            // to them, which the runfile unpacker skips): flatten to the tree.
+            if rest.len() > 3 && rest[0] == "targets" && matches!(rest[2], "lib" | "include") {
+                &rest[2..]
+            } else {
+                rest
+            }
         }
     };
     if rest.is_empty() || rest.iter().any(|p| p.is_empty()) {
@@ -495,7 +505,22 @@ mod tests {
         );
         let rf = Layout::Runfile {
             members: vec!["builds/cuda_cudart".into()],
+            optional: vec!["builds/cuda_cccl".into()],
         };
+        assert_eq!(
+            map_path(
+                &rf,
+                Path::new("builds/cuda_cudart/targets/x86_64-linux/lib/libcudart.so.11.0")
+            ),
+            Some("lib64/libcudart.so.11.0".into())
+        );
+        assert_eq!(
+            map_path(
+                &rf,
+                Path::new("builds/cuda_cccl/targets/x86_64-linux/include/thrust/x.h")
+            ),
+            Some("include/thrust/x.h".into())
+        );
         assert_eq!(
             map_path(&rf, Path::new("builds/cuda_cudart/lib64/libcudart.so.11.0")),
             Some("lib64/libcudart.so.11.0".into())

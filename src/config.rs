@@ -1,0 +1,207 @@
+//! `$CUDAENV_ROOT/config.toml`: settings that outlive one command.
+//!
+//! ```toml
+//! nvidia-mirror = "https://mirror.example.org/nvidia"   # or file:///srv/nvidia
+//! pypi-index = "https://pypi.example.org/simple"
+//!
+//! [sources]
+//! order = ["pypi", "nvidia", "legacy"]       # for --source auto (the default order)
+//! [sources.component]
+//! cudnn = ["nvidia", "legacy", "pypi"]       # per component, overrides `order`
+//! ```
+//!
+//! Environment variables win over the file (`CUDAENV_NVIDIA_MIRROR`,
+//! `CUDAENV_PYPI_INDEX`), so a one-off command can override a setting. A
+//! missing file means defaults; a malformed one is an error naming the file,
+//! never silently ignored. Unknown keys are rejected so typos show up.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use crate::context::Context;
+use crate::env_vars;
+use crate::error::{Error, Result};
+use crate::sources::SourceKind;
+use crate::sources::nvidia::DEFAULT_BASE;
+use crate::sources::resolve::SourceOrder;
+
+pub const FILE_NAME: &str = "config.toml";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
+    pub nvidia_mirror: Option<String>,
+    /// The Python package index for the PyPI source.
+    pub pypi_index: Option<String>,
+    #[serde(default)]
+    pub sources: SourcesConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourcesConfig {
+    pub order: Option<Vec<SourceKind>>,
+    #[serde(default)]
+    pub component: BTreeMap<String, Vec<SourceKind>>,
+}
+
+impl Config {
+    pub fn path(ctx: &Context) -> PathBuf {
+        ctx.root().join(FILE_NAME)
+    }
+
+    /// Reads the file, or the defaults when there is none.
+    pub fn load(ctx: &Context) -> Result<Config> {
+        let path = Self::path(ctx);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(Error::io("cannot read", &path)(e)),
+        };
+        let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
+            path: path.clone(),
+            reason: e.message().to_string(),
+        })?;
+        if let Some(m) = &config.nvidia_mirror {
+            check_base(m).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("nvidia-mirror: {reason}"),
+            })?;
+        }
+        for (what, list) in config
+            .sources
+            .order
+            .iter()
+            .map(|l| ("order".to_string(), l))
+            .chain(
+                config
+                    .sources
+                    .component
+                    .iter()
+                    .map(|(k, l)| (format!("component.{k}"), l)),
+            )
+        {
+            if list.is_empty() {
+                return Err(Error::Config {
+                    path: path.clone(),
+                    reason: format!("sources.{what} is empty"),
+                });
+            }
+        }
+        Ok(config)
+    }
+
+    /// The base URL for NVIDIA downloads: `CUDAENV_NVIDIA_MIRROR`, else the
+    /// config key, else NVIDIA's host. No trailing slash.
+    pub fn nvidia_base(&self, ctx: &Context) -> Result<String> {
+        if let Some(m) = ctx.var(env_vars::CUDAENV_NVIDIA_MIRROR) {
+            check_base(m).map_err(|reason| Error::Config {
+                path: PathBuf::from(format!("${}", env_vars::CUDAENV_NVIDIA_MIRROR)),
+                reason,
+            })?;
+            return Ok(m.trim_end_matches('/').to_string());
+        }
+        Ok(self
+            .nvidia_mirror
+            .as_deref()
+            .unwrap_or(DEFAULT_BASE)
+            .trim_end_matches('/')
+            .to_string())
+    }
+
+    /// The per-component source order for `--source auto`.
+    pub fn source_order(&self) -> SourceOrder {
+        let mut order = SourceOrder::default();
+        if let Some(o) = &self.sources.order {
+            order.default = o.clone();
+        }
+        order.per_component = self.sources.component.clone();
+        order
+    }
+}
+
+/// A mirror is an `http://`, `https://` or `file://` URL (a directory laid out
+/// like NVIDIA's server). Anything else is a mistake worth reporting.
+fn check_base(s: &str) -> std::result::Result<(), String> {
+    let ok = ["https://", "http://", "file:///"]
+        .iter()
+        .any(|p| s.starts_with(p) && s.len() > p.len());
+    if !ok {
+        return Err(format!(
+            "`{}` is not an http(s):// or file:/// URL",
+            s.escape_debug()
+        ));
+    }
+    if s.contains(char::is_whitespace) || s.contains('?') || s.contains('#') {
+        return Err(format!(
+            "`{}` has characters a base URL may not have",
+            s.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx_with(root: &std::path::Path, vars: &[(&str, &str)]) -> Context {
+        let mut env = BTreeMap::new();
+        env.insert("HOME".into(), root.as_os_str().to_owned());
+        env.insert("CUDAENV_ROOT".into(), root.as_os_str().to_owned());
+        for (k, v) in vars {
+            env.insert((*k).into(), (*v).into());
+        }
+        Context::new(env, root.to_path_buf()).unwrap()
+    }
+
+    #[test]
+    fn defaults_file_and_env_precedence() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        let c = Config::load(&ctx).unwrap();
+        assert_eq!(c.nvidia_base(&ctx).unwrap(), DEFAULT_BASE);
+        assert_eq!(c.source_order(), SourceOrder::default());
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "nvidia-mirror = \"file:///srv/nvidia/\"\n[sources]\norder = [\"nvidia\", \"legacy\"]\n[sources.component]\ncudnn = [\"legacy\"]\n",
+        )
+        .unwrap();
+        let c = Config::load(&ctx).unwrap();
+        assert_eq!(c.nvidia_base(&ctx).unwrap(), "file:///srv/nvidia");
+        let o = c.source_order();
+        assert_eq!(o.default, vec![SourceKind::Nvidia, SourceKind::Legacy]);
+        assert_eq!(o.per_component["cudnn"], vec![SourceKind::Legacy]);
+        let ctx = ctx_with(
+            tmp.path(),
+            &[("CUDAENV_NVIDIA_MIRROR", "http://127.0.0.1:9/nv")],
+        );
+        assert_eq!(c.nvidia_base(&ctx).unwrap(), "http://127.0.0.1:9/nv");
+    }
+
+    #[test]
+    fn rejects_bad_files_and_mirrors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        for bad in [
+            "nvidia-miror = \"https://x\"\n",
+            "nvidia-mirror = \"ftp://x\"\n",
+            "nvidia-mirror = \"/srv/nvidia\"\n",
+            "[sources]\norder = [\"conda\"]\n",
+            "[sources]\norder = []\n",
+            "not toml",
+        ] {
+            std::fs::write(tmp.path().join(FILE_NAME), bad).unwrap();
+            assert!(
+                matches!(Config::load(&ctx), Err(Error::Config { .. })),
+                "{bad:?}"
+            );
+        }
+        std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_NVIDIA_MIRROR", "mirror.local")]);
+        assert!(Config::default().nvidia_base(&ctx).is_err());
+    }
+}

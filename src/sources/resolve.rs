@@ -1,0 +1,541 @@
+//! Choosing, per component, which source serves it, and building the plan.
+//!
+//! `--source auto` (the default) walks an order of sources for each component
+//! and takes the first that has it for the chosen CUDA release; `--source X`
+//! uses X alone. The order is configurable (`[sources]` in
+//! `$CUDAENV_ROOT/config.toml`, see `config`), globally and per component:
+//!
+//! ```toml
+//! [sources]
+//! order = ["pypi", "nvidia", "legacy"]      # the default
+//! [sources.component]
+//! cudnn = ["nvidia", "legacy", "pypi"]
+//! ```
+//!
+//! The CUDA release is the newest one matching the spec that any allowed
+//! source has. Components that resolve to the same runfile share one artifact
+//! (its `members` are merged), so a runfile is fetched and parsed once.
+//!
+//! The PyPI source plugs in through `Offerer`; this module knows only the
+//! NVIDIA redist and legacy sources directly.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::legacy::{self, LegacySource};
+use super::nvidia::{self, Catalog, NvidiaSource};
+use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
+use crate::error::{Error, Result};
+use crate::spec::{StackSpec, Version, VersionName};
+
+const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests";
+
+/// What the user asked for with `--source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SourceChoice {
+    /// Per component, the first source in the configured order that has it.
+    #[default]
+    Auto,
+    Pypi,
+    Nvidia,
+    Legacy,
+}
+
+/// The per-component source order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceOrder {
+    pub default: Vec<SourceKind>,
+    pub per_component: BTreeMap<String, Vec<SourceKind>>,
+}
+
+impl Default for SourceOrder {
+    fn default() -> Self {
+        SourceOrder {
+            default: vec![SourceKind::Pypi, SourceKind::Nvidia, SourceKind::Legacy],
+            per_component: BTreeMap::new(),
+        }
+    }
+}
+
+impl SourceOrder {
+    pub fn for_component(&self, name: &str, choice: SourceChoice) -> Vec<SourceKind> {
+        match choice {
+            SourceChoice::Auto => self
+                .per_component
+                .get(name)
+                .unwrap_or(&self.default)
+                .clone(),
+            SourceChoice::Pypi => vec![SourceKind::Pypi],
+            SourceChoice::Nvidia => vec![SourceKind::Nvidia],
+            SourceChoice::Legacy => vec![SourceKind::Legacy],
+        }
+    }
+
+    /// Every source any component may use.
+    fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKindOrd> {
+        match choice {
+            SourceChoice::Auto => self
+                .default
+                .iter()
+                .chain(self.per_component.values().flatten())
+                .map(|k| SourceKindOrd(*k))
+                .collect(),
+            other => self
+                .for_component("", other)
+                .into_iter()
+                .map(SourceKindOrd)
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct SourceKindOrd(SourceKind);
+
+impl PartialOrd for SourceKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SourceKind {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+/// A source that is not built into this module (PyPI) offers what it has.
+pub trait Offerer {
+    fn kind(&self) -> SourceKind;
+    /// CUDA releases it can install (full versions).
+    fn cuda_releases(&self) -> Result<Vec<Version>>;
+    /// The artifact for one component of a release, if it has it.
+    fn component(
+        &self,
+        release: &Version,
+        name: &str,
+        profile: Profile,
+    ) -> Result<Option<Artifact>>;
+    /// The newest cuDNN matching `spec` for `cuda`.
+    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
+}
+
+/// Everything resolution needs.
+pub struct Resolver<'a> {
+    pub catalog: &'a Catalog,
+    pub base: String,
+    pub platform: Platform,
+    pub order: SourceOrder,
+    pub choice: SourceChoice,
+    pub allow_unverified: bool,
+    pub others: Vec<&'a dyn Offerer>,
+}
+
+impl Resolver<'_> {
+    fn nvidia(&self) -> NvidiaSource<'_> {
+        NvidiaSource {
+            catalog: self.catalog,
+            base: self.base.clone(),
+            platform: self.platform,
+        }
+    }
+
+    fn legacy(&self) -> LegacySource {
+        LegacySource {
+            base: self.base.clone(),
+            platform: self.platform,
+            allow_unverified: self.allow_unverified,
+        }
+    }
+
+    fn other(&self, kind: SourceKind) -> Option<&dyn Offerer> {
+        self.others.iter().copied().find(|o| o.kind() == kind)
+    }
+
+    /// The newest CUDA release matching `spec` that an allowed source has.
+    pub fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
+        let mut best: Option<Version> = None;
+        for SourceKindOrd(kind) in self.order.all(self.choice) {
+            let found = match kind {
+                SourceKind::Nvidia => self.catalog.find_cuda(spec, self.platform).map(|(v, _)| v),
+                SourceKind::Legacy => self.legacy().find_cuda(spec).map(|r| r.cuda.clone()),
+                SourceKind::Pypi => match self.other(kind) {
+                    Some(o) => o
+                        .cuda_releases()?
+                        .into_iter()
+                        .filter(|v| v.matches(spec))
+                        .max(),
+                    None => None,
+                },
+            };
+            if let Some(v) = found
+                && best.as_ref().is_none_or(|b| v > *b)
+            {
+                best = Some(v);
+            }
+        }
+        Ok(best)
+    }
+
+    /// The components a profile wants for `release`: from its NVIDIA manifest
+    /// when there is one, else the legacy runfile's list.
+    fn wanted(&self, release: &Version, profile: Profile) -> Vec<String> {
+        if let Some((_, r)) = self
+            .catalog
+            .cuda_releases(self.platform)
+            .into_iter()
+            .find(|(v, _)| v == release)
+        {
+            return nvidia::profile_components(r, profile, self.platform);
+        }
+        LegacySource::members(release, profile).2
+    }
+
+    /// Resolves a stack spec into a plan.
+    pub fn plan(&self, spec: &StackSpec, profile: Profile) -> Result<Plan> {
+        let cuda = self
+            .find_cuda(&spec.cuda)?
+            .ok_or_else(|| Error::NotAvailable {
+                what: format!("CUDA {} for {}", spec.cuda, self.platform.manifest_key()),
+                source_name: Some(self.choice_name().into()),
+                hint: Some(LS_REMOTE_HINT.into()),
+            })?;
+        let wanted = self.wanted(&cuda, profile);
+        let nv_release = self
+            .catalog
+            .cuda_releases(self.platform)
+            .into_iter()
+            .find(|(v, _)| *v == cuda)
+            .map(|(_, r)| r);
+        let runfile = self.legacy().find_cuda(&cuda).filter(|r| r.cuda == cuda);
+        let mut artifacts: Vec<Artifact> = Vec::new();
+        let mut legacy_names: Vec<String> = Vec::new();
+        let mut missing = Vec::new();
+        for name in &wanted {
+            let mut served = false;
+            for kind in self.order.for_component(name, self.choice) {
+                match kind {
+                    SourceKind::Nvidia => {
+                        if let Some(r) = nv_release {
+                            let mut a = self
+                                .nvidia()
+                                .cuda_artifacts(r, std::slice::from_ref(name))?;
+                            if let Some(a) = a.remove(name) {
+                                artifacts.push(a);
+                                served = true;
+                            }
+                        }
+                    }
+                    SourceKind::Legacy => {
+                        if runfile.is_some()
+                            && LegacySource::members(&cuda, Profile::Full).2.contains(name)
+                        {
+                            legacy_names.push(name.clone());
+                            served = true;
+                        }
+                    }
+                    SourceKind::Pypi => {
+                        if let Some(o) = self.other(kind)
+                            && let Some(a) = o.component(&cuda, name, profile)?
+                        {
+                            artifacts.push(a);
+                            served = true;
+                        }
+                    }
+                }
+                if served {
+                    break;
+                }
+            }
+            if !served {
+                missing.push(name.clone());
+            }
+        }
+        if let Some(r) = runfile
+            && !legacy_names.is_empty()
+        {
+            let mut a = self.legacy().cuda_artifact(r, profile)?;
+            if let Layout::Runfile { members, optional } = &mut a.layout {
+                let (_, _, all_names) = LegacySource::members(&cuda, Profile::Full);
+                // 10.x runfiles have one directory for everything: keep it whole.
+                if all_names != ["toolkit"] {
+                    let keep: BTreeSet<String> =
+                        legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
+                    members.retain(|m| keep.contains(m));
+                    optional.retain(|m| keep.contains(m));
+                }
+            }
+            artifacts.push(a);
+        }
+        if missing.iter().any(|m| m == "cudart") || artifacts.is_empty() {
+            return Err(Error::NotAvailable {
+                what: format!(
+                    "CUDA {cuda} ({} profile: {})",
+                    profile.name(),
+                    missing.join(", ")
+                ),
+                source_name: Some(self.choice_name().into()),
+                hint: Some(LS_REMOTE_HINT.into()),
+            });
+        }
+        let mut notes = Vec::new();
+        if !missing.is_empty() {
+            notes.push(format!(
+                "not available from the chosen sources, left out: {}",
+                missing.join(", ")
+            ));
+        }
+        let cudnn = match &spec.cudnn {
+            None => None,
+            Some(want) => {
+                let mut found = None;
+                for kind in self.order.for_component("cudnn", self.choice) {
+                    found = match kind {
+                        SourceKind::Nvidia => self.nvidia().cudnn_artifact(want, &cuda)?,
+                        SourceKind::Legacy => self.legacy().cudnn_artifact(want, &cuda)?,
+                        SourceKind::Pypi => match self.other(kind) {
+                            Some(o) => o.cudnn(want, &cuda)?,
+                            None => None,
+                        },
+                    };
+                    if found.is_some() {
+                        break;
+                    }
+                }
+                let (v, a) = found.ok_or_else(|| Error::NotAvailable {
+                    what: format!(
+                        "cuDNN {want} for CUDA {cuda} on {}",
+                        self.platform.manifest_key()
+                    ),
+                    source_name: Some(self.choice_name().into()),
+                    hint: Some(LS_REMOTE_HINT.into()),
+                })?;
+                artifacts.push(a);
+                Some(v)
+            }
+        };
+        Ok(Plan {
+            name: VersionName::for_stack(&cuda, cudnn.as_ref()),
+            cuda,
+            cudnn,
+            profile,
+            artifacts,
+            notes,
+        })
+    }
+
+    fn choice_name(&self) -> &'static str {
+        match self.choice {
+            SourceChoice::Auto => "any configured source",
+            SourceChoice::Pypi => "PyPI",
+            SourceChoice::Nvidia => "NVIDIA's redist manifests",
+            SourceChoice::Legacy => "the legacy source (runfiles, old cuDNN archives)",
+        }
+    }
+
+    /// Every CUDA release and which built-in sources serve it, oldest first.
+    pub fn remote_cuda(&self) -> Vec<(Version, Vec<SourceKind>)> {
+        let mut map: BTreeMap<Version, Vec<SourceKind>> = BTreeMap::new();
+        let allowed = self.order.all(self.choice);
+        if allowed.contains(&SourceKindOrd(SourceKind::Nvidia)) {
+            for (v, _) in self.catalog.cuda_releases(self.platform) {
+                map.entry(v).or_default().push(SourceKind::Nvidia);
+            }
+        }
+        if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
+            for r in legacy::cuda_releases(self.platform) {
+                if r.cuda >= Version::from_parts(&[10, 1]) {
+                    map.entry(r.cuda.clone())
+                        .or_default()
+                        .push(SourceKind::Legacy);
+                }
+            }
+        }
+        if let Some(o) = self.other(SourceKind::Pypi)
+            && allowed.contains(&SourceKindOrd(SourceKind::Pypi))
+            && let Ok(vs) = o.cuda_releases()
+        {
+            for v in vs {
+                map.entry(v).or_default().push(SourceKind::Pypi);
+            }
+        }
+        map.into_iter().collect()
+    }
+
+    /// Every cuDNN build in the built-in sources: version, source, CUDA majors.
+    pub fn remote_cudnn(&self) -> Vec<(Version, SourceKind, Vec<String>)> {
+        let allowed = self.order.all(self.choice);
+        let mut out: BTreeMap<(Version, &'static str), (SourceKind, BTreeSet<String>)> =
+            BTreeMap::new();
+        if allowed.contains(&SourceKindOrd(SourceKind::Nvidia)) {
+            for major in 10..=13 {
+                for (v, _, _) in self.catalog.cudnn_builds(major, self.platform) {
+                    out.entry((v, "nvidia"))
+                        .or_insert((SourceKind::Nvidia, BTreeSet::new()))
+                        .1
+                        .insert(format!("cuda{major}"));
+                }
+            }
+        }
+        if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
+            for a in legacy::cudnn_releases(self.platform) {
+                out.entry((a.version.clone(), "legacy"))
+                    .or_insert((SourceKind::Legacy, BTreeSet::new()))
+                    .1
+                    .insert(format!("cuda{}-{}", a.cuda_min, a.cuda_max));
+            }
+        }
+        out.into_iter()
+            .map(|((v, _), (k, set))| (v, k, set.into_iter().collect()))
+            .collect()
+    }
+}
+
+fn legacy_dir(name: &str) -> Option<String> {
+    let (req, opt, names) = LegacySource::members(&Version::from_parts(&[11]), Profile::Full);
+    let dirs: Vec<String> = req.into_iter().chain(opt).collect();
+    names
+        .iter()
+        .position(|n| n == name)
+        .map(|i| dirs[i].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Spec;
+
+    fn stack(s: &str) -> StackSpec {
+        match Spec::parse(s).unwrap() {
+            Spec::Stack(s) => s,
+            _ => unreachable!(),
+        }
+    }
+
+    fn resolver(cat: &Catalog, choice: SourceChoice) -> Resolver<'_> {
+        Resolver {
+            catalog: cat,
+            base: "http://mirror".into(),
+            platform: Platform::LinuxX86_64,
+            order: SourceOrder::default(),
+            choice,
+            allow_unverified: false,
+            others: vec![],
+        }
+    }
+
+    #[test]
+    fn tensorflow_stack_comes_from_the_legacy_source() {
+        let cat = Catalog {
+            releases: nvidia::embedded().to_vec(),
+            skipped: vec![],
+        };
+        let plan = resolver(&cat, SourceChoice::Auto)
+            .plan(&stack("11.2+cudnn8.1"), Profile::Runtime)
+            .unwrap();
+        assert_eq!(plan.name.as_str(), "11.2.2+cudnn8.1.1.33");
+        assert_eq!(plan.artifacts.len(), 2);
+        assert!(
+            plan.artifacts
+                .iter()
+                .all(|a| a.source == SourceKind::Legacy)
+        );
+        let Layout::Runfile { members, .. } = &plan.artifacts[0].layout else {
+            panic!()
+        };
+        assert_eq!(members.len(), 8, "{members:?}");
+    }
+
+    #[test]
+    fn redist_stack_and_forced_sources() {
+        let cat = Catalog {
+            releases: nvidia::embedded().to_vec(),
+            skipped: vec![],
+        };
+        let plan = resolver(&cat, SourceChoice::Auto)
+            .plan(&stack("12.4.1+cudnn9.1"), Profile::Devel)
+            .unwrap();
+        assert_eq!(plan.name.as_str(), "12.4.1+cudnn9.1.1.17");
+        assert!(
+            plan.artifacts
+                .iter()
+                .all(|a| a.source == SourceKind::Nvidia)
+        );
+        assert!(plan.artifacts.iter().any(|a| a.component == "nvcc"));
+        assert!(plan.artifacts.iter().any(|a| a.component == "cudnn"));
+        // Forcing legacy for a redist-only release fails clearly.
+        let err = resolver(&cat, SourceChoice::Legacy)
+            .plan(&stack("12.4"), Profile::Runtime)
+            .unwrap_err();
+        assert!(matches!(err, Error::NotAvailable { .. }), "{err}");
+        // Forcing nvidia for 11.2 fails; the legacy source alone serves it.
+        assert!(
+            resolver(&cat, SourceChoice::Nvidia)
+                .plan(&stack("11.2"), Profile::Runtime)
+                .is_err()
+        );
+        assert!(
+            resolver(&cat, SourceChoice::Legacy)
+                .plan(&stack("11.2"), Profile::Runtime)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn per_component_order_is_honoured() {
+        let cat = Catalog {
+            releases: nvidia::embedded().to_vec(),
+            skipped: vec![],
+        };
+        let mut r = resolver(&cat, SourceChoice::Auto);
+        // 11.4.1 is runfile-only; 11.4.2+ is in both, but cuDNN 8.2 only in legacy.
+        r.order
+            .per_component
+            .insert("cudnn".into(), vec![SourceKind::Legacy, SourceKind::Nvidia]);
+        let plan = r.plan(&stack("11.4+cudnn8"), Profile::Runtime).unwrap();
+        let cudnn = plan
+            .artifacts
+            .iter()
+            .find(|a| a.component == "cudnn")
+            .unwrap();
+        assert_eq!(cudnn.source, SourceKind::Legacy);
+        r.order
+            .per_component
+            .insert("cudnn".into(), vec![SourceKind::Nvidia, SourceKind::Legacy]);
+        let plan = r.plan(&stack("11.4+cudnn8"), Profile::Runtime).unwrap();
+        let cudnn = plan
+            .artifacts
+            .iter()
+            .find(|a| a.component == "cudnn")
+            .unwrap();
+        assert_eq!(cudnn.source, SourceKind::Nvidia);
+    }
+
+    #[test]
+    fn listing_names_the_sources() {
+        let cat = Catalog {
+            releases: nvidia::embedded().to_vec(),
+            skipped: vec![],
+        };
+        let r = resolver(&cat, SourceChoice::Auto);
+        let list = r.remote_cuda();
+        let find = |s: &str| {
+            list.iter()
+                .find(|(v, _)| v.to_string() == s)
+                .map(|(_, k)| k.clone())
+        };
+        assert_eq!(find("11.2.2"), Some(vec![SourceKind::Legacy]));
+        assert_eq!(find("12.4.1"), Some(vec![SourceKind::Nvidia]));
+        assert_eq!(find("10.0.130"), None);
+        let cudnn = r.remote_cudnn();
+        assert!(
+            cudnn
+                .iter()
+                .any(|(v, k, _)| v.to_string() == "8.1.1.33" && *k == SourceKind::Legacy)
+        );
+        assert!(
+            cudnn
+                .iter()
+                .any(|(v, k, _)| v.to_string() == "9.1.0.70" && *k == SourceKind::Nvidia)
+        );
+    }
+}
