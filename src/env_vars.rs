@@ -29,6 +29,8 @@ pub const NO_COLOR: &str = "NO_COLOR";
 pub const SHELL: &str = "SHELL";
 /// pip's index setting, honoured so that mirrors configured for pip just work.
 pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
+/// pip's configuration file, read for `[global] index-url` before the usual locations.
+pub const PIP_CONFIG_FILE: &str = "PIP_CONFIG_FILE";
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
 
 // --- Written by activation -----------------------------------------------------

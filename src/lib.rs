@@ -19,6 +19,8 @@ pub mod config;
 pub mod context;
 pub mod env_vars;
 pub mod error;
+pub mod fetch;
+pub mod install;
 pub mod registry;
 pub mod select;
 pub mod shell;

@@ -2,6 +2,8 @@
 //! stderr is a terminal and `NO_COLOR` is unset (anstream strips styles
 //! otherwise). Errors are printed here, once, as `error:` + causes + `hint:`.
 
+pub mod progress;
+
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};

@@ -7,6 +7,8 @@
 //! (`install`) fetches, verifies, unpacks and commits a plan without knowing
 //! which source produced it. Sources never touch the store.
 
+pub mod pypi;
+
 use crate::spec::{Version, VersionName};
 
 pub mod legacy;

@@ -1,0 +1,565 @@
+//! Downloads: concurrent, verified while they stream, resumable, cached by content.
+//!
+//! Every artifact is stored once in the download cache as
+//! `downloads/<sha256>-<file name>`; a file only gets that name after its bytes
+//! hashed to the expected value, so anything found there is good and a
+//! reinstall needs no network. While downloading, bytes go to `….part`
+//! (kept on failure, so the next attempt or the next run resumes with a
+//! `Range` request; a server that answers `200` to a range gets a fresh start).
+//!
+//! Large files are fetched as several ranges at once (one connection is
+//! rarely the fastest way to move a gigabyte); the hash is then computed by a
+//! thread that follows the contiguous prefix of finished chunks, so verifying
+//! costs no extra pass at the end. Small files, unknown sizes and servers that
+//! ignore ranges use one stream, hashed as it arrives.
+//!
+//! Connection errors, timeouts, truncated bodies and 5xx answers are retried
+//! with exponential backoff; a hash mismatch is never retried (the `.part` is
+//! deleted and the error says what was expected and what arrived). A per-file
+//! lock (`….lock`, an OS advisory lock) makes concurrent installs of the same
+//! artifact download it once: the second waits, then finds it in the cache.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+
+use crate::error::{Error, Result};
+use crate::sources::Artifact;
+
+/// Files at least this large are fetched as parallel ranges.
+const PARALLEL_MIN: u64 = 48 << 20;
+/// The size of one range.
+const CHUNK: u64 = 16 << 20;
+/// Attempts per request before giving up.
+const ATTEMPTS: u32 = 5;
+
+/// How long work reports itself. The library only knows this trait; the
+/// terminal implementation lives in `ui`.
+pub trait Progress: Send + Sync {
+    /// A new line of work (an artifact) with its size when known.
+    fn add(&self, label: &str, total: Option<u64>) -> usize;
+    /// Bytes done on line `id`.
+    fn advance(&self, id: usize, bytes: u64);
+    /// Rewinds line `id` (a download restarted from zero).
+    fn reset(&self, id: usize);
+    /// What line `id` is doing now (`downloading`, `unpacking`, `cached`).
+    fn status(&self, id: usize, status: &str);
+    /// Line `id` is done.
+    fn finish(&self, id: usize);
+}
+
+/// Progress that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn add(&self, _: &str, _: Option<u64>) -> usize {
+        0
+    }
+    fn advance(&self, _: usize, _: u64) {}
+    fn reset(&self, _: usize) {}
+    fn status(&self, _: usize, _: &str) {}
+    fn finish(&self, _: usize) {}
+}
+
+/// The download cache: `<cache>/downloads` and the unpacked `<cache>/pkgs`.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn downloads(&self) -> PathBuf {
+        self.dir.join("downloads")
+    }
+
+    pub fn pkgs(&self) -> PathBuf {
+        self.dir.join("pkgs")
+    }
+
+    /// The cache key of an artifact: its sha256, or for an unverified one a
+    /// hash of its URL (so it is still found again, never trusted as content).
+    pub fn key(a: &Artifact) -> String {
+        match &a.sha256 {
+            Some(h) => h.to_ascii_lowercase(),
+            None => format!("url-{}", hex(&Sha256::digest(a.url.as_bytes()))),
+        }
+    }
+
+    /// Where a verified download lives.
+    pub fn file_for(&self, a: &Artifact) -> PathBuf {
+        self.downloads()
+            .join(format!("{}-{}", Self::key(a), safe_file_name(&a.file_name)))
+    }
+}
+
+/// A file name as a single harmless path component.
+fn safe_file_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    s.trim_start_matches('.').chars().take(150).collect()
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Downloads artifacts into the cache.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    cache: Cache,
+    offline: bool,
+    connections: Arc<Semaphore>,
+    progress: Arc<dyn Progress>,
+    /// Base delay between retries (shortened by tests through the context).
+    backoff: Duration,
+}
+
+/// Builds the HTTP client every source uses: rustls, HTTP/2 when offered,
+/// proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY (reqwest's
+/// default reads them from the process environment).
+pub fn client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(20))
+        .read_timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
+}
+
+enum Attempt {
+    /// Worth another try (network trouble, 5xx, truncated body).
+    Retry(String),
+    /// Final.
+    Fail(Error),
+}
+
+impl Fetcher {
+    pub fn new(
+        client: reqwest::Client,
+        cache: Cache,
+        offline: bool,
+        jobs: usize,
+        progress: Arc<dyn Progress>,
+    ) -> Fetcher {
+        Fetcher {
+            client,
+            cache,
+            offline,
+            connections: Arc::new(Semaphore::new(jobs.max(1))),
+            progress,
+            backoff: Duration::from_millis(500),
+        }
+    }
+
+    pub fn with_backoff(mut self, d: Duration) -> Fetcher {
+        self.backoff = d;
+        self
+    }
+
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    pub fn progress(&self) -> &Arc<dyn Progress> {
+        &self.progress
+    }
+
+    /// Returns the verified file for `a`, downloading it unless cached.
+    /// `line` is the artifact's progress line.
+    pub async fn fetch(&self, a: &Artifact, line: usize) -> Result<PathBuf> {
+        let dest = self.cache.file_for(a);
+        if dest.is_file() {
+            self.progress.status(line, "cached");
+            return Ok(dest);
+        }
+        if self.offline {
+            return Err(Error::Offline {
+                file: a.file_name.clone(),
+                url: a.url.clone(),
+            });
+        }
+        let dir = self.cache.downloads();
+        std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
+        let lock_path = dest.with_extension("lock");
+        let lock = lock_file(&lock_path).await?;
+        if dest.is_file() {
+            self.progress.status(line, "cached");
+            drop(lock);
+            return Ok(dest);
+        }
+        let part = PathBuf::from(format!("{}.part", dest.display()));
+        let result = self.download(a, &part, line).await;
+        match result {
+            Ok(actual) => {
+                if let Some(expected) = &a.sha256
+                    && !actual.eq_ignore_ascii_case(expected)
+                {
+                    let _ = std::fs::remove_file(&part);
+                    return Err(Error::HashMismatch {
+                        url: a.url.clone(),
+                        expected: expected.clone(),
+                        actual,
+                    });
+                }
+                std::fs::rename(&part, &dest).map_err(Error::io("cannot move into the cache", &dest))?;
+                drop(lock);
+                Ok(dest)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Downloads into `part` (resuming what is there) and returns the sha256.
+    async fn download(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
+        let have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
+        let size = a.size;
+        if let Some(s) = size
+            && have > s
+        {
+            let _ = std::fs::remove_file(part);
+        }
+        self.progress.status(line, "downloading");
+        if let Some(s) = size
+            && s >= PARALLEL_MIN
+            && have == 0
+        {
+            match self.download_ranges(a, part, s, line).await {
+                Ok(h) => return Ok(h),
+                Err(RangeFallback::Ignored) => {
+                    let _ = std::fs::remove_file(part);
+                    self.progress.reset(line);
+                }
+                Err(RangeFallback::Error(e)) => return Err(e),
+            }
+        }
+        self.download_stream(a, part, line).await
+    }
+
+    /// One stream, appended to `part`, hashed as it arrives.
+    async fn download_stream(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
+        let mut delay = self.backoff;
+        let mut last = String::new();
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+            }
+            match self.stream_once(a, part, line).await {
+                Ok(h) => return Ok(h),
+                Err(Attempt::Fail(e)) => return Err(e),
+                Err(Attempt::Retry(why)) => last = why,
+            }
+        }
+        Err(Error::Network {
+            url: a.url.clone(),
+            reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
+        })
+    }
+
+    async fn stream_once(&self, a: &Artifact, part: &Path, line: usize) -> Result<String, Attempt> {
+        let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
+        let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
+        let _permit = self.connections.acquire().await.expect("semaphore is never closed");
+        let mut req = self.client.get(&a.url);
+        if have > 0 {
+            req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
+        }
+        let resp = req.send().await.map_err(|e| Attempt::Retry(describe(&e)))?;
+        let status = resp.status();
+        if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            return Err(Attempt::Retry(format!("server answered {status}")));
+        }
+        if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
+            // What we have is not a prefix the server recognises: start over.
+            let _ = std::fs::remove_file(part);
+            return Err(Attempt::Retry("resume refused; restarting".into()));
+        }
+        if !status.is_success() {
+            return Err(Attempt::Fail(Error::Network {
+                url: a.url.clone(),
+                reason: format!("server answered {status}"),
+            }));
+        }
+        let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
+        let mut hasher = Sha256::new();
+        let mut file = if resumed {
+            // Hash what we already have, then append.
+            let mut f = File::open(part).map_err(io)?;
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let n = f.read(&mut buf).map_err(io)?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+            std::fs::OpenOptions::new().append(true).open(part).map_err(io)?
+        } else {
+            // Fresh start (also when the server ignored our Range).
+            have = 0;
+            self.progress.reset(line);
+            File::create(part).map_err(io)?
+        };
+        self.progress.advance(line, have);
+        let expected_len = resp.content_length().map(|l| l + have).or(a.size);
+        let mut stream = resp.bytes_stream();
+        let mut got = have;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| Attempt::Retry(describe(&e)))?;
+            hasher.update(&chunk);
+            std::io::Write::write_all(&mut file, &chunk).map_err(io)?;
+            got += chunk.len() as u64;
+            self.progress.advance(line, chunk.len() as u64);
+            if a.size.is_some_and(|s| got > s) {
+                let _ = std::fs::remove_file(part);
+                return Err(Attempt::Fail(Error::Network {
+                    url: a.url.clone(),
+                    reason: format!("the server sent more than the {} bytes the index announced", a.size.unwrap_or(0)),
+                }));
+            }
+        }
+        if let Some(want) = expected_len
+            && got < want
+        {
+            return Err(Attempt::Retry(format!("connection closed after {got} of {want} bytes")));
+        }
+        if let Some(want) = a.size
+            && got != want
+        {
+            return Err(Attempt::Retry(format!("got {got} bytes, the index announced {want}")));
+        }
+        Ok(hex(&hasher.finalize()))
+    }
+
+    /// Several ranges at once into a preallocated `part`; a thread hashes the
+    /// contiguous prefix as chunks complete.
+    async fn download_ranges(
+        &self,
+        a: &Artifact,
+        part: &Path,
+        size: u64,
+        line: usize,
+    ) -> Result<String, RangeFallback> {
+        let file = Arc::new(
+            File::create(part)
+                .and_then(|f| f.set_len(size).map(|_| f))
+                .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?,
+        );
+        let n = size.div_ceil(CHUNK) as usize;
+        let state = Arc::new(Chunks {
+            done: Mutex::new((vec![false; n], false)),
+            cv: Condvar::new(),
+        });
+        let hasher = {
+            let file = file.clone();
+            let state = state.clone();
+            std::thread::spawn(move || hash_following(&file, size, &state))
+        };
+        let mut tasks = futures_util::stream::iter((0..n).map(|i| {
+            let file = file.clone();
+            let state = state.clone();
+            async move {
+                let start = i as u64 * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let r = self.range_with_retries(a, &file, start, end, line).await;
+                if r.is_ok() {
+                    let mut g = state.done.lock().expect("poisoned");
+                    g.0[i] = true;
+                    state.cv.notify_all();
+                }
+                r
+            }
+        }))
+        .buffer_unordered(8);
+        let mut failure = None;
+        while let Some(r) = tasks.next().await {
+            if let Err(e) = r {
+                failure = Some(e);
+                break;
+            }
+        }
+        drop(tasks);
+        {
+            let mut g = state.done.lock().expect("poisoned");
+            g.1 = failure.is_some();
+            state.cv.notify_all();
+        }
+        let digest = hasher.join().ok().flatten();
+        if let Some(e) = failure {
+            let _ = std::fs::remove_file(part);
+            return Err(e);
+        }
+        digest.ok_or_else(|| RangeFallback::Error(Error::io("cannot read", part)(std::io::Error::other("hashing failed"))))
+    }
+
+    async fn range_with_retries(
+        &self,
+        a: &Artifact,
+        file: &File,
+        start: u64,
+        end: u64,
+        line: usize,
+    ) -> Result<(), RangeFallback> {
+        let mut delay = self.backoff;
+        let mut last = String::new();
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+            }
+            let _permit = self.connections.acquire().await.expect("semaphore is never closed");
+            let resp = match self
+                .client
+                .get(&a.url)
+                .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1))
+                .send()
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    last = describe(&e);
+                    continue;
+                }
+            };
+            let status = resp.status();
+            if status == reqwest::StatusCode::OK {
+                return Err(RangeFallback::Ignored);
+            }
+            if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+                last = format!("server answered {status}");
+                continue;
+            }
+            if status != reqwest::StatusCode::PARTIAL_CONTENT {
+                return Err(RangeFallback::Error(Error::Network {
+                    url: a.url.clone(),
+                    reason: format!("server answered {status}"),
+                }));
+            }
+            let mut pos = start;
+            let mut stream = resp.bytes_stream();
+            let mut broken = None;
+            while let Some(chunk) = stream.next().await {
+                match chunk {
+                    Ok(c) => {
+                        if pos + c.len() as u64 > end {
+                            return Err(RangeFallback::Ignored);
+                        }
+                        file.write_all_at(&c, pos)
+                            .map_err(|e| RangeFallback::Error(Error::Other(format!("cannot write download: {e}"))))?;
+                        pos += c.len() as u64;
+                        self.progress.advance(line, c.len() as u64);
+                    }
+                    Err(e) => {
+                        broken = Some(describe(&e));
+                        break;
+                    }
+                }
+            }
+            if pos == end {
+                return Ok(());
+            }
+            // The chunk restarts from its beginning (progress may overcount a little).
+            last = broken.unwrap_or_else(|| format!("range ended after {} of {} bytes", pos - start, end - start));
+        }
+        Err(RangeFallback::Error(Error::Network {
+            url: a.url.clone(),
+            reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
+        }))
+    }
+}
+
+enum RangeFallback {
+    /// The server does not honour ranges: use one stream instead.
+    Ignored,
+    Error(Error),
+}
+
+struct Chunks {
+    /// (finished chunks, aborted)
+    done: Mutex<(Vec<bool>, bool)>,
+    cv: Condvar,
+}
+
+/// Hashes `file` chunk by chunk as the contiguous prefix becomes available.
+fn hash_following(file: &File, size: u64, state: &Chunks) -> Option<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let n = size.div_ceil(CHUNK) as usize;
+    for i in 0..n {
+        {
+            let mut g = state.done.lock().ok()?;
+            while !g.0[i] {
+                if g.1 {
+                    return None;
+                }
+                g = state.cv.wait(g).ok()?;
+            }
+        }
+        let mut pos = i as u64 * CHUNK;
+        let end = (pos + CHUNK).min(size);
+        while pos < end {
+            let want = ((end - pos) as usize).min(buf.len());
+            let k = file.read_at(&mut buf[..want], pos).ok()?;
+            if k == 0 {
+                return None;
+            }
+            hasher.update(&buf[..k]);
+            pos += k as u64;
+        }
+    }
+    Some(hex(&hasher.finalize()))
+}
+
+/// Takes an exclusive advisory lock on `path` without blocking the runtime.
+pub async fn lock_file(path: &Path) -> Result<File> {
+    let p = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(Error::io("cannot open lock file", &p))?;
+        f.lock().map_err(Error::io("cannot lock", &p))?;
+        Ok(f)
+    })
+    .await
+    .map_err(|e| Error::Other(format!("lock task failed: {e}")))?
+}
+
+/// A short reason for a reqwest error, with its cause (reqwest's own message
+/// alone is often just "error sending request").
+pub fn describe(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}

@@ -1,0 +1,267 @@
+//! The install engine: a `Plan` in, a committed version out.
+//!
+//! 1. Take the version's lock (a concurrent install of the same version
+//!    waits, then finds it installed and does nothing) and clear leftovers of
+//!    interrupted installs.
+//! 2. Fetch every artifact concurrently into the download cache (verified
+//!    while streaming, see `fetch`), and as each one arrives, unpack it once
+//!    into the package store `cache/pkgs/<sha256>/`, already mapped to the
+//!    CUDA layout. That store is content-addressed and shared: two versions
+//!    with the same cuBLAS share its bytes.
+//! 3. Build the version in a staging directory by hard-linking the packages'
+//!    files (copying only across file systems), then add what consumers of a
+//!    CUDA_HOME expect: `lib -> lib64` and the development links
+//!    (`libcudart.so -> libcudart.so.12`).
+//! 4. Write the metadata and the completeness marker, and rename the staging
+//!    directory into `versions/` (`Store::commit`). Until that rename nothing
+//!    is visible; a crash leaves only staging leftovers that the next install
+//!    removes.
+//!
+//! Nothing here knows which source made the plan, and nothing touches the
+//! terminal: progress goes through `fetch::Progress`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::fetch::{self, Cache, Fetcher};
+use crate::sources::{ArchiveFormat, Artifact, Plan};
+use crate::store::{Component, Installed, Kind, Metadata, Store};
+use crate::unpack::{self, Limits};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Reinstall even when the version exists.
+    pub force: bool,
+    /// Threads for unpacking (0: one per core).
+    pub threads: usize,
+}
+
+/// What `install` did.
+#[derive(Debug)]
+pub enum Outcome {
+    Installed(Installed),
+    /// It was there already (and `force` was not given).
+    AlreadyInstalled(Installed),
+}
+
+/// Installs `plan` into `store`.
+pub async fn install(store: &Store, fetcher: &Fetcher, plan: &Plan, opts: &Options) -> Result<Outcome> {
+    let lock = {
+        let store = store.clone();
+        let name = plan.name.clone();
+        tokio::task::spawn_blocking(move || store.lock(&name))
+            .await
+            .map_err(|e| Error::Other(format!("lock task failed: {e}")))??
+    };
+    store.clean_staging()?;
+    if let Some(existing) = store.get(&plan.name)? {
+        if !opts.force {
+            return Ok(Outcome::AlreadyInstalled(existing));
+        }
+    }
+    let staging = store.stage(&plan.name)?;
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+    } else {
+        opts.threads
+    };
+
+    // Fetch and unpack every artifact; each unpacks as soon as it arrives.
+    let jobs = plan.artifacts.iter().map(|a| {
+        let line = fetcher.progress().add(&label(a), a.size);
+        async move {
+            let file = fetcher.fetch(a, line).await?;
+            fetcher.progress().status(line, "unpacking");
+            let pkg = ensure_unpacked(fetcher.cache(), a, &file, threads).await?;
+            fetcher.progress().finish(line);
+            Ok::<PathBuf, Error>(pkg)
+        }
+    });
+    let pkgs = futures_util::future::try_join_all(jobs).await?;
+
+    // Assemble the tree from the packages.
+    let root = staging.path().to_path_buf();
+    let pkgs_for_tree = pkgs.clone();
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        for p in &pkgs_for_tree {
+            link_tree(p, &root)?;
+        }
+        finish_tree(&root)
+    })
+    .await
+    .map_err(|e| Error::Other(format!("assembling task failed: {e}")))??;
+
+    let meta = metadata(plan, staging.path());
+    if opts.force && store.get(&plan.name)?.is_some() {
+        store.remove(&plan.name)?;
+    }
+    let installed = staging.commit(&meta)?;
+    drop(lock);
+    Ok(Outcome::Installed(installed))
+}
+
+fn label(a: &Artifact) -> String {
+    format!("{} {}", a.component, a.version)
+}
+
+/// Unpacks an artifact into `cache/pkgs/<key>/` unless it is there already.
+async fn ensure_unpacked(cache: &Cache, a: &Artifact, file: &Path, threads: usize) -> Result<PathBuf> {
+    let pkgs = cache.pkgs();
+    let dest = pkgs.join(Cache::key(a));
+    if dest.is_dir() {
+        return Ok(dest);
+    }
+    std::fs::create_dir_all(&pkgs).map_err(Error::io("cannot create", &pkgs))?;
+    let lock = fetch::lock_file(&pkgs.join(format!("{}.lock", Cache::key(a)))).await?;
+    if dest.is_dir() {
+        return Ok(dest);
+    }
+    let a = a.clone();
+    let file = file.to_path_buf();
+    let dest2 = dest.clone();
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        // Unpack beside the final name, then rename: a half-unpacked package
+        // is never mistaken for a whole one.
+        let tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempdir_in(dest2.parent().expect("pkgs dir"))
+            .map_err(Error::io("cannot create a directory in", dest2.parent().expect("pkgs dir")))?;
+        unpack_artifact(&a, &file, tmp.path(), threads)?;
+        let kept = tmp.keep();
+        std::fs::rename(&kept, &dest2).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&kept);
+            Error::io("cannot move into the package store", &dest2)(e)
+        })
+    })
+    .await
+    .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
+    drop(lock);
+    Ok(dest)
+}
+
+/// Unpacks one artifact by its format. Formats other than zip are handled by
+/// their own unpackers (`unpack::tar`, `unpack::runfile`) when present.
+pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -> Result<()> {
+    match a.format {
+        ArchiveFormat::Wheel | ArchiveFormat::Zip => {
+            unpack::zip::unpack(file, &a.file_name, a.layout.clone(), dest, Limits::default(), threads)?;
+            Ok(())
+        }
+        other => Err(Error::NotAvailable {
+            what: format!("unpacking {other:?} archives ({})", a.file_name),
+            source_name: None,
+            hint: None,
+        }),
+    }
+}
+
+/// Recreates `src`'s tree under `dst`: directories made, files hard-linked
+/// (copied when linking fails, e.g. across file systems), symlinks copied.
+/// A path that exists already (the same header shipped by two wheels) keeps
+/// the first copy.
+pub fn link_tree(src: &Path, dst: &Path) -> Result<()> {
+    let rd = std::fs::read_dir(src).map_err(Error::io("cannot read", src))?;
+    for entry in rd {
+        let entry = entry.map_err(Error::io("cannot read", src))?;
+        let from = entry.path();
+        let to = dst.join(entry.file_name());
+        let ft = entry.file_type().map_err(Error::io("cannot read", &from))?;
+        if ft.is_dir() {
+            match std::fs::create_dir(&to) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && to.is_dir() => {}
+                Err(e) => return Err(Error::io("cannot create", &to)(e)),
+            }
+            link_tree(&from, &to)?;
+        } else if std::fs::symlink_metadata(&to).is_ok() {
+            continue;
+        } else if ft.is_symlink() {
+            let target = std::fs::read_link(&from).map_err(Error::io("cannot read", &from))?;
+            std::os::unix::fs::symlink(target, &to).map_err(Error::io("cannot create", &to))?;
+        } else if std::fs::hard_link(&from, &to).is_err() {
+            std::fs::copy(&from, &to).map_err(Error::io("cannot copy to", &to))?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds the `lib` alias and the unversioned development links.
+pub fn finish_tree(root: &Path) -> Result<()> {
+    let lib64 = root.join("lib64");
+    if lib64.is_dir() {
+        let lib = root.join("lib");
+        if std::fs::symlink_metadata(&lib).is_err() {
+            std::os::unix::fs::symlink("lib64", &lib).map_err(Error::io("cannot create", &lib))?;
+        }
+        dev_links(&lib64)?;
+    }
+    Ok(())
+}
+
+/// For every `libX.so.N…` without a `libX.so`, links `libX.so` to the
+/// shortest versioned name (the soname, e.g. `libcudart.so.12`).
+fn dev_links(dir: &Path) -> Result<()> {
+    let mut names = BTreeSet::new();
+    for e in std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?.flatten() {
+        if let Some(n) = e.file_name().to_str() {
+            names.insert(n.to_string());
+        }
+    }
+    let mut best: std::collections::BTreeMap<String, String> = Default::default();
+    for n in &names {
+        if let Some(i) = n.find(".so.") {
+            let base = format!("{}.so", &n[..i]);
+            if names.contains(&base) {
+                continue;
+            }
+            let e = best.entry(base).or_insert_with(|| n.clone());
+            if n.len() < e.len() {
+                *e = n.clone();
+            }
+        }
+    }
+    for (base, target) in best {
+        let p = dir.join(&base);
+        std::os::unix::fs::symlink(&target, &p).map_err(Error::io("cannot create", &p))?;
+    }
+    Ok(())
+}
+
+fn metadata(plan: &Plan, tree: &Path) -> Metadata {
+    let mut m = Metadata::new(Kind::Installed, source_names(plan));
+    m.cuda = Some(plan.cuda.clone());
+    m.cudnn = plan.cudnn.clone();
+    if tree.join("bin").is_dir() {
+        m.bin_dirs.push("bin".into());
+    }
+    m.lib_dirs.push("lib64".into());
+    m.home = Some(".".into());
+    if plan.cudnn.is_some() {
+        m.cudnn_home = Some(".".into());
+    }
+    m.profile = Some(plan.profile.name().to_string());
+    m.components = plan
+        .artifacts
+        .iter()
+        .map(|a| Component {
+            name: a.component.clone(),
+            version: a.version.clone(),
+            source: a.source.name().to_string(),
+            url: Some(a.url.clone()),
+            sha256: a.sha256.clone(),
+        })
+        .collect();
+    m
+}
+
+fn source_names(plan: &Plan) -> String {
+    let mut s: Vec<&str> = plan.artifacts.iter().map(|a| a.source.name()).collect();
+    s.sort();
+    s.dedup();
+    if s.is_empty() { "pypi".into() } else { s.join("+") }
+}
+
+/// Shared handle type for progress reporters.
+pub type ProgressRef = Arc<dyn fetch::Progress>;

@@ -1,0 +1,104 @@
+//! The terminal side of `fetch::Progress`: one indicatif line per artifact
+//! plus a total. Drawn only when stderr is a terminal and `--quiet` is off.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::fetch::Progress;
+
+pub struct Bars {
+    multi: MultiProgress,
+    total: ProgressBar,
+    lines: Mutex<Vec<ProgressBar>>,
+}
+
+impl Bars {
+    /// Bars on stderr, or nothing when `quiet` or stderr is not a terminal.
+    pub fn new(quiet: bool) -> Bars {
+        let target = if quiet || !std::io::stderr().is_terminal() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let multi = MultiProgress::with_draw_target(target);
+        let total = multi.add(ProgressBar::new(0));
+        total.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>12.bold} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        total.set_prefix("total");
+        Bars {
+            multi,
+            total,
+            lines: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn line(&self, id: usize) -> Option<ProgressBar> {
+        self.lines.lock().ok()?.get(id).cloned()
+    }
+
+    /// Removes every bar (before printing the summary).
+    pub fn clear(&self) {
+        let _ = self.multi.clear();
+    }
+}
+
+impl Progress for Bars {
+    fn add(&self, label: &str, total: Option<u64>) -> usize {
+        let pb = self
+            .multi
+            .insert_before(&self.total, ProgressBar::new(total.unwrap_or(0)));
+        pb.set_style(
+            ProgressStyle::with_template("{prefix:>12.dim} {msg:<28} {bytes:>10}/{total_bytes:<10}")
+                .expect("valid template"),
+        );
+        pb.set_prefix("waiting");
+        pb.set_message(label.to_string());
+        if let Some(t) = total {
+            self.total.inc_length(t);
+        }
+        let mut lines = self.lines.lock().expect("poisoned");
+        lines.push(pb);
+        lines.len() - 1
+    }
+
+    fn advance(&self, id: usize, bytes: u64) {
+        if let Some(pb) = self.line(id) {
+            pb.inc(bytes);
+        }
+        self.total.inc(bytes);
+    }
+
+    fn reset(&self, id: usize) {
+        if let Some(pb) = self.line(id) {
+            let done = pb.position();
+            pb.set_position(0);
+            self.total.set_position(self.total.position().saturating_sub(done));
+        }
+    }
+
+    fn status(&self, id: usize, status: &str) {
+        if let Some(pb) = self.line(id) {
+            if status == "cached" {
+                let len = pb.length().unwrap_or(0);
+                let left = len.saturating_sub(pb.position());
+                pb.set_position(len);
+                self.total.inc(left);
+            }
+            pb.set_prefix(status.to_string());
+        }
+    }
+
+    fn finish(&self, id: usize) {
+        if let Some(pb) = self.line(id) {
+            pb.set_prefix("done");
+            pb.finish();
+        }
+    }
+}
