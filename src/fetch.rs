@@ -225,7 +225,8 @@ impl Fetcher {
                         actual,
                     });
                 }
-                std::fs::rename(&part, &dest).map_err(Error::io("cannot move into the cache", &dest))?;
+                std::fs::rename(&part, &dest)
+                    .map_err(Error::io("cannot move into the cache", &dest))?;
                 drop(lock);
                 Ok(dest)
             }
@@ -283,7 +284,11 @@ impl Fetcher {
     async fn stream_once(&self, a: &Artifact, part: &Path, line: usize) -> Result<String, Attempt> {
         let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
         let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
-        let _permit = self.connections.acquire().await.expect("semaphore is never closed");
+        let _permit = self
+            .connections
+            .acquire()
+            .await
+            .expect("semaphore is never closed");
         let mut req = self.client.get(&a.url);
         if have > 0 {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
@@ -317,7 +322,10 @@ impl Fetcher {
                 }
                 hasher.update(&buf[..n]);
             }
-            std::fs::OpenOptions::new().append(true).open(part).map_err(io)?
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(part)
+                .map_err(io)?
         } else {
             // Fresh start (also when the server ignored our Range).
             have = 0;
@@ -338,19 +346,26 @@ impl Fetcher {
                 let _ = std::fs::remove_file(part);
                 return Err(Attempt::Fail(Error::Network {
                     url: a.url.clone(),
-                    reason: format!("the server sent more than the {} bytes the index announced", a.size.unwrap_or(0)),
+                    reason: format!(
+                        "the server sent more than the {} bytes the index announced",
+                        a.size.unwrap_or(0)
+                    ),
                 }));
             }
         }
         if let Some(want) = expected_len
             && got < want
         {
-            return Err(Attempt::Retry(format!("connection closed after {got} of {want} bytes")));
+            return Err(Attempt::Retry(format!(
+                "connection closed after {got} of {want} bytes"
+            )));
         }
         if let Some(want) = a.size
             && got != want
         {
-            return Err(Attempt::Retry(format!("got {got} bytes, the index announced {want}")));
+            return Err(Attempt::Retry(format!(
+                "got {got} bytes, the index announced {want}"
+            )));
         }
         Ok(hex(&hasher.finalize()))
     }
@@ -413,7 +428,11 @@ impl Fetcher {
             let _ = std::fs::remove_file(part);
             return Err(e);
         }
-        digest.ok_or_else(|| RangeFallback::Error(Error::io("cannot read", part)(std::io::Error::other("hashing failed"))))
+        digest.ok_or_else(|| {
+            RangeFallback::Error(Error::io("cannot read", part)(std::io::Error::other(
+                "hashing failed",
+            )))
+        })
     }
 
     async fn range_with_retries(
@@ -431,7 +450,11 @@ impl Fetcher {
                 tokio::time::sleep(delay).await;
                 delay *= 2;
             }
-            let _permit = self.connections.acquire().await.expect("semaphore is never closed");
+            let _permit = self
+                .connections
+                .acquire()
+                .await
+                .expect("semaphore is never closed");
             let resp = match self
                 .client
                 .get(&a.url)
@@ -468,8 +491,11 @@ impl Fetcher {
                         if pos + c.len() as u64 > end {
                             return Err(RangeFallback::Ignored);
                         }
-                        file.write_all_at(&c, pos)
-                            .map_err(|e| RangeFallback::Error(Error::Other(format!("cannot write download: {e}"))))?;
+                        file.write_all_at(&c, pos).map_err(|e| {
+                            RangeFallback::Error(Error::Other(format!(
+                                "cannot write download: {e}"
+                            )))
+                        })?;
                         pos += c.len() as u64;
                         self.progress.advance(line, c.len() as u64);
                     }
@@ -483,7 +509,9 @@ impl Fetcher {
                 return Ok(());
             }
             // The chunk restarts from its beginning (progress may overcount a little).
-            last = broken.unwrap_or_else(|| format!("range ended after {} of {} bytes", pos - start, end - start));
+            last = broken.unwrap_or_else(|| {
+                format!("range ended after {} of {} bytes", pos - start, end - start)
+            });
         }
         Err(RangeFallback::Error(Error::Network {
             url: a.url.clone(),

@@ -47,7 +47,12 @@ pub enum Outcome {
 }
 
 /// Installs `plan` into `store`.
-pub async fn install(store: &Store, fetcher: &Fetcher, plan: &Plan, opts: &Options) -> Result<Outcome> {
+pub async fn install(
+    store: &Store,
+    fetcher: &Fetcher,
+    plan: &Plan,
+    opts: &Options,
+) -> Result<Outcome> {
     let lock = {
         let store = store.clone();
         let name = plan.name.clone();
@@ -56,14 +61,16 @@ pub async fn install(store: &Store, fetcher: &Fetcher, plan: &Plan, opts: &Optio
             .map_err(|e| Error::Other(format!("lock task failed: {e}")))??
     };
     store.clean_staging()?;
-    if let Some(existing) = store.get(&plan.name)? {
-        if !opts.force {
-            return Ok(Outcome::AlreadyInstalled(existing));
-        }
+    if let Some(existing) = store.get(&plan.name)?
+        && !opts.force
+    {
+        return Ok(Outcome::AlreadyInstalled(existing));
     }
     let staging = store.stage(&plan.name)?;
     let threads = if opts.threads == 0 {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
     } else {
         opts.threads
     };
@@ -107,7 +114,12 @@ fn label(a: &Artifact) -> String {
 }
 
 /// Unpacks an artifact into `cache/pkgs/<key>/` unless it is there already.
-async fn ensure_unpacked(cache: &Cache, a: &Artifact, file: &Path, threads: usize) -> Result<PathBuf> {
+async fn ensure_unpacked(
+    cache: &Cache,
+    a: &Artifact,
+    file: &Path,
+    threads: usize,
+) -> Result<PathBuf> {
     let pkgs = cache.pkgs();
     let dest = pkgs.join(Cache::key(a));
     if dest.is_dir() {
@@ -127,7 +139,10 @@ async fn ensure_unpacked(cache: &Cache, a: &Artifact, file: &Path, threads: usiz
         let tmp = tempfile::Builder::new()
             .prefix(".tmp-")
             .tempdir_in(dest2.parent().expect("pkgs dir"))
-            .map_err(Error::io("cannot create a directory in", dest2.parent().expect("pkgs dir")))?;
+            .map_err(Error::io(
+                "cannot create a directory in",
+                dest2.parent().expect("pkgs dir"),
+            ))?;
         unpack_artifact(&a, &file, tmp.path(), threads)?;
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest2).map_err(|e| {
@@ -146,7 +161,14 @@ async fn ensure_unpacked(cache: &Cache, a: &Artifact, file: &Path, threads: usiz
 pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -> Result<()> {
     match a.format {
         ArchiveFormat::Wheel | ArchiveFormat::Zip => {
-            unpack::zip::unpack(file, &a.file_name, a.layout.clone(), dest, Limits::default(), threads)?;
+            unpack::zip::unpack(
+                file,
+                &a.file_name,
+                a.layout.clone(),
+                dest,
+                Limits::default(),
+                threads,
+            )?;
             Ok(())
         }
         other => Err(Error::NotAvailable {
@@ -204,7 +226,10 @@ pub fn finish_tree(root: &Path) -> Result<()> {
 /// shortest versioned name (the soname, e.g. `libcudart.so.12`).
 fn dev_links(dir: &Path) -> Result<()> {
     let mut names = BTreeSet::new();
-    for e in std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?.flatten() {
+    for e in std::fs::read_dir(dir)
+        .map_err(Error::io("cannot read", dir))?
+        .flatten()
+    {
         if let Some(n) = e.file_name().to_str() {
             names.insert(n.to_string());
         }
@@ -260,7 +285,11 @@ fn source_names(plan: &Plan) -> String {
     let mut s: Vec<&str> = plan.artifacts.iter().map(|a| a.source.name()).collect();
     s.sort();
     s.dedup();
-    if s.is_empty() { "pypi".into() } else { s.join("+") }
+    if s.is_empty() {
+        "pypi".into()
+    } else {
+        s.join("+")
+    }
 }
 
 /// Shared handle type for progress reporters.

@@ -10,11 +10,14 @@ use crate::context::Context;
 use crate::error::{Error, ExitCode, Result};
 use crate::ui::{self, Printer};
 
+mod cache;
 mod env;
 mod exec;
 mod global;
+mod install;
 mod link;
 mod local;
+mod ls_remote;
 mod prefix;
 mod rehash;
 mod root;
@@ -74,6 +77,12 @@ pub enum Command {
     Uninstall(uninstall::Args),
     /// Print the full path of a command in the active version.
     Which(which::Args),
+    /// Install a CUDA stack (default: the selected version).
+    Install(install::Args),
+    /// List the CUDA releases and cuDNN versions a source can install.
+    LsRemote(ls_remote::Args),
+    /// Show or clean the download cache.
+    Cache(cache::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -138,6 +147,9 @@ fn run_cli() -> Result<ExitCode> {
         Command::Root(a) => root::run(&env, a),
         Command::Exec(a) => exec::run(&env, a),
         Command::Env(a) => env::run(&env, a),
+        Command::Install(a) => install::run(&env, a),
+        Command::LsRemote(a) => ls_remote::run(&env, a),
+        Command::Cache(a) => cache::run(&env, a),
         Command::Rehash(a) => rehash::run(&env, a),
         Command::Link(a) => link::run(&env, a),
         Command::Uninstall(a) => uninstall::run(&env, a),

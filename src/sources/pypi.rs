@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::{Artifact, ArchiveFormat, Layout, Plan, Profile, SourceKind};
+use super::{ArchiveFormat, Artifact, Layout, Plan, Profile, SourceKind};
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -210,10 +210,25 @@ pub fn normalize(name: &str) -> String {
 }
 
 /// A client for one package index.
+///
+/// Every project page read is remembered under `cache/index/<hash of the
+/// index URL>/<project>.json`, so `--offline` can resolve what was resolved
+/// before (and a reinstall from the cache needs no network at all).
 #[derive(Clone)]
 pub struct Index {
     base: String,
     client: reqwest::Client,
+    cache: Option<PathBuf>,
+    offline: bool,
+}
+
+#[derive(serde::Serialize, Deserialize)]
+struct CachedFile {
+    filename: String,
+    url: String,
+    sha256: Option<String>,
+    size: Option<u64>,
+    yanked: bool,
 }
 
 impl Index {
@@ -221,15 +236,82 @@ impl Index {
         Index {
             base: base.trim_end_matches('/').to_string(),
             client,
+            cache: None,
+            offline: false,
         }
+    }
+
+    /// Remembers pages under `cache_dir`; with `offline`, only reads them.
+    pub fn with_cache(mut self, cache_dir: &std::path::Path, offline: bool) -> Index {
+        use sha2::Digest;
+        let h = crate::fetch::hex(&sha2::Sha256::digest(self.base.as_bytes()));
+        self.cache = Some(cache_dir.join("index").join(&h[..16]));
+        self.offline = offline;
+        self
+    }
+
+    fn cached_page(&self, project: &str) -> Option<PathBuf> {
+        self.cache
+            .as_ref()
+            .map(|d| d.join(format!("{}.json", normalize(project))))
+    }
+
+    /// Every file of a project; `None` when the index has no such project.
+    pub async fn files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
+        let page = self.cached_page(project);
+        if self.offline {
+            let p = page.ok_or_else(|| Error::Offline {
+                file: format!("the index page of {project}"),
+                url: self.base.clone(),
+            })?;
+            let text = std::fs::read(&p).map_err(|_| Error::Offline {
+                file: format!("the index page of {project} ({})", p.display()),
+                url: format!("{}/{}/", self.base, normalize(project)),
+            })?;
+            let files: Vec<CachedFile> = serde_json::from_slice(&text)
+                .map_err(|e| Error::Other(format!("corrupt index cache {}: {e}", p.display())))?;
+            return Ok(Some(
+                files
+                    .into_iter()
+                    .map(|f| IndexFile {
+                        filename: f.filename,
+                        url: f.url,
+                        sha256: f.sha256,
+                        size: f.size,
+                        yanked: f.yanked,
+                    })
+                    .collect(),
+            ));
+        }
+        let files = self.fetch_files(project).await?;
+        if let (Some(p), Some(files)) = (page, &files) {
+            let list: Vec<CachedFile> = files
+                .iter()
+                .map(|f| CachedFile {
+                    filename: f.filename.clone(),
+                    url: f.url.clone(),
+                    sha256: f.sha256.clone(),
+                    size: f.size,
+                    yanked: f.yanked,
+                })
+                .collect();
+            // Best effort: the cache only ever helps.
+            if let (Some(dir), Ok(text)) = (p.parent(), serde_json::to_vec(&list)) {
+                let _ = std::fs::create_dir_all(dir);
+                let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+                if std::fs::write(&tmp, text).is_ok() {
+                    let _ = std::fs::rename(&tmp, &p);
+                }
+            }
+        }
+        Ok(files)
     }
 
     pub fn base(&self) -> &str {
         &self.base
     }
 
-    /// Every file of a project; `None` when the index has no such project.
-    pub async fn files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
+    async fn fetch_files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
         let url = format!("{}/{}/", self.base, normalize(project));
         let page = reqwest::Url::parse(&url).map_err(|e| Error::Network {
             url: url.clone(),
@@ -298,7 +380,10 @@ impl Index {
                             url: final_url.join(&f.url).ok()?.to_string(),
                             sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
                             size: f.size,
-                            yanked: !matches!(f.yanked, serde_json::Value::Bool(false) | serde_json::Value::Null),
+                            yanked: !matches!(
+                                f.yanked,
+                                serde_json::Value::Bool(false) | serde_json::Value::Null
+                            ),
                             filename: f.filename,
                         })
                     })
@@ -323,12 +408,17 @@ fn parse_html(html: &str, base: &reqwest::Url) -> Vec<IndexFile> {
         rest = &rest[i + 3..];
         let Some(end) = rest.find('>') else { break };
         let attrs = &rest[..end];
-        let Some(close) = rest[end..].find("</a>").or_else(|| rest[end..].find("</A>")) else {
+        let Some(close) = rest[end..]
+            .find("</a>")
+            .or_else(|| rest[end..].find("</A>"))
+        else {
             break;
         };
         let text = rest[end + 1..end + close].trim().to_string();
         rest = &rest[end + close..];
-        let Some(href) = attr(attrs, "href") else { continue };
+        let Some(href) = attr(attrs, "href") else {
+            continue;
+        };
         let href = href.replace("&amp;", "&");
         let (u, frag) = match href.split_once('#') {
             Some((u, f)) => (u.to_string(), Some(f.to_string())),
@@ -404,14 +494,19 @@ pub fn pick_component<'a>(
         return Some((w, Match::Exact));
     }
     let n3 = &want.nums[..want.nums.len().min(3)];
-    if let Some(w) = live().filter(|w| w.version.starts_with(n3)).max_by(|a, b| a.version.cmp(&b.version)) {
+    if let Some(w) = live()
+        .filter(|w| w.version.starts_with(n3))
+        .max_by(|a, b| a.version.cmp(&b.version))
+    {
         return Some((w, Match::SamePatch));
     }
     // Toolkit-versioned components (cudart 11.7.60 in CUDA 11.7.0) may take
     // another build of the same CUDA minor; library-versioned ones may not.
     let minor = [cuda.major(), cuda.minor().unwrap_or(0)];
     if want.starts_with(&minor)
-        && let Some(w) = live().filter(|w| w.version.starts_with(&minor)).max_by(|a, b| a.version.cmp(&b.version))
+        && let Some(w) = live()
+            .filter(|w| w.version.starts_with(&minor))
+            .max_by(|a, b| a.version.cmp(&b.version))
     {
         return Some((w, Match::SameMinor));
     }
@@ -453,12 +548,19 @@ impl PypiSource {
     }
 
     async fn wheels(&self, project: &str) -> Result<Vec<Wheel>> {
-        let files = self.index.files(project).await?.ok_or_else(|| Error::NotAvailable {
-            what: format!("the project `{project}`"),
-            source_name: Some(self.index.base().to_string()),
-            hint: Some("check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)".into()),
-        })?;
-        Ok(files.iter().filter_map(|f| wheel_for(f, &self.arch)).collect())
+        let files = self
+            .index
+            .files(project)
+            .await?
+            .ok_or_else(|| Error::NotAvailable {
+                what: format!("the project `{project}`"),
+                source_name: Some(self.index.base().to_string()),
+                hint: Some("check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)".into()),
+            })?;
+        Ok(files
+            .iter()
+            .filter_map(|f| wheel_for(f, &self.arch))
+            .collect())
     }
 
     /// The CUDA release a spec means on PyPI.
@@ -499,7 +601,12 @@ impl PypiSource {
                     source_name: None,
                     hint: Some(format!(
                         "known components: {}",
-                        releases.components.keys().cloned().collect::<Vec<_>>().join(", ")
+                        releases
+                            .components
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )),
                 });
             }
@@ -515,7 +622,8 @@ impl PypiSource {
         let mut wanted: Vec<(String, String, String)> = Vec::new(); // component, version, project
         for c in &names {
             let explicit = req.with.contains(c);
-            let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major)) else {
+            let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major))
+            else {
                 if explicit {
                     return Err(Error::NotAvailable {
                         what: format!("{c} for CUDA {}", release.version),
@@ -532,11 +640,14 @@ impl PypiSource {
         }
         let cudnn_project = match &req.spec.cudnn {
             Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
-            Some(_) => Some(pypi.cudnn_package(major).ok_or_else(|| Error::NotAvailable {
-                what: format!("cuDNN for CUDA {major}"),
-                source_name: Some("PyPI".into()),
-                hint: None,
-            })?),
+            Some(_) => Some(
+                pypi.cudnn_package(major)
+                    .ok_or_else(|| Error::NotAvailable {
+                        what: format!("cuDNN for CUDA {major}"),
+                        source_name: Some("PyPI".into()),
+                        hint: None,
+                    })?,
+            ),
             None => None,
         };
 
@@ -575,7 +686,11 @@ impl PypiSource {
         if let (Some(spec), Some(project)) = (&req.spec.cudnn, cudnn_project) {
             let wheels = pages.next().expect("cudnn page")?;
             let w = pick_cudnn(&wheels, spec).ok_or_else(|| {
-                let mut have: Vec<&PyVersion> = wheels.iter().filter(|w| !w.file.yanked).map(|w| &w.version).collect();
+                let mut have: Vec<&PyVersion> = wheels
+                    .iter()
+                    .filter(|w| !w.file.yanked)
+                    .map(|w| &w.version)
+                    .collect();
                 have.sort();
                 have.dedup();
                 Error::NotAvailable {
@@ -583,7 +698,10 @@ impl PypiSource {
                     source_name: Some(project.to_string()),
                     hint: Some(format!(
                         "available: {}",
-                        have.iter().map(|v| v.text.as_str()).collect::<Vec<_>>().join(", ")
+                        have.iter()
+                            .map(|v| v.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )),
                 }
             })?;
@@ -606,7 +724,11 @@ impl PypiSource {
             return Ok(Vec::new());
         };
         let wheels = self.wheels(project).await?;
-        let mut v: Vec<PyVersion> = wheels.into_iter().filter(|w| !w.file.yanked).map(|w| w.version).collect();
+        let mut v: Vec<PyVersion> = wheels
+            .into_iter()
+            .filter(|w| !w.file.yanked)
+            .map(|w| w.version)
+            .collect();
         v.sort();
         v.dedup_by(|a, b| a.nums == b.nums);
         Ok(v.into_iter().map(|v| v.version().to_string()).collect())
@@ -638,12 +760,18 @@ mod tests {
             Some("https://mirror.example/simple")
         );
         assert_eq!(pip_conf_index("[other]\nindex-url=x\n"), None);
-        assert_eq!(pip_conf_index("[global]\nindex_url: y\n").as_deref(), Some("y"));
+        assert_eq!(
+            pip_conf_index("[global]\nindex_url: y\n").as_deref(),
+            Some("y")
+        );
     }
 
     #[test]
     fn names_and_versions() {
-        assert_eq!(normalize("Nvidia_CUDA.runtime--cu12"), "nvidia-cuda-runtime-cu12");
+        assert_eq!(
+            normalize("Nvidia_CUDA.runtime--cu12"),
+            "nvidia-cuda-runtime-cu12"
+        );
         let v = PyVersion::parse("12.3.101.post1").unwrap();
         assert_eq!(v.nums, vec![12, 3, 101]);
         assert_eq!(v.post, Some(1));
@@ -661,7 +789,10 @@ mod tests {
             &base,
         );
         assert_eq!(f.len(), 2);
-        assert_eq!(f[0].url, "https://m.example/f/x-1.0-py3-none-manylinux2014_x86_64.whl");
+        assert_eq!(
+            f[0].url,
+            "https://m.example/f/x-1.0-py3-none-manylinux2014_x86_64.whl"
+        );
         assert_eq!(f[0].sha256.as_deref(), Some("abc"));
         assert!(f[1].yanked);
     }
@@ -700,35 +831,65 @@ mod tests {
         let mut checked = 0;
         for r in releases.releases.iter().filter(|r| pypi.serves(&r.version)) {
             for c in ["cudart", "cublas", "nvrtc", "nvcc"] {
-                let Some(project) = pypi.package(c, r.version.major()) else { continue };
-                let Some(wheels) = reference(project) else { continue };
+                let Some(project) = pypi.package(c, r.version.major()) else {
+                    continue;
+                };
+                let Some(wheels) = reference(project) else {
+                    continue;
+                };
                 let want = r.component(c).unwrap();
                 let (w, how) = pick_component(&wheels, want, &r.version)
                     .unwrap_or_else(|| panic!("{} {c} {want}", r.version));
                 if how == Match::Exact {
                     assert_eq!(w.version.text, want);
                 } else {
-                    assert!(w.version.starts_with(&[r.version.major(), r.version.minor().unwrap()]));
+                    assert!(
+                        w.version
+                            .starts_with(&[r.version.major(), r.version.minor().unwrap()])
+                    );
                 }
                 checked += 1;
             }
         }
-        assert!(checked >= 60 || reference("nvidia-cuda-runtime-cu12").is_none(), "{checked}");
+        assert!(
+            checked >= 60 || reference("nvidia-cuda-runtime-cu12").is_none(),
+            "{checked}"
+        );
         // The known gap: CUDA 11.7.0's cudart 11.7.60 was never uploaded.
         if let Some(w) = reference("nvidia-cuda-runtime-cu11") {
             let (pick, how) = pick_component(&w, "11.7.60", &"11.7.0".parse().unwrap()).unwrap();
-            assert_eq!((pick.version.text.as_str(), how), ("11.7.99", Match::SameMinor));
+            assert_eq!(
+                (pick.version.text.as_str(), how),
+                ("11.7.99", Match::SameMinor)
+            );
         }
     }
 
     #[test]
     fn benchmark_stack_resolves_exactly() {
-        let Some(rt) = reference("nvidia-cuda-runtime-cu12") else { return };
+        let Some(rt) = reference("nvidia-cuda-runtime-cu12") else {
+            return;
+        };
         let v: Version = "12.4.1".parse().unwrap();
-        assert_eq!(pick_component(&rt, "12.4.127", &v).unwrap().0.version.text, "12.4.127");
+        assert_eq!(
+            pick_component(&rt, "12.4.127", &v).unwrap().0.version.text,
+            "12.4.127"
+        );
         let cudnn = reference("nvidia-cudnn-cu12").unwrap();
-        assert_eq!(pick_cudnn(&cudnn, &"9.1.0.70".parse().unwrap()).unwrap().version.text, "9.1.0.70");
-        assert_eq!(pick_cudnn(&cudnn, &"9.1".parse().unwrap()).unwrap().version.text, "9.1.1.17");
+        assert_eq!(
+            pick_cudnn(&cudnn, &"9.1.0.70".parse().unwrap())
+                .unwrap()
+                .version
+                .text,
+            "9.1.0.70"
+        );
+        assert_eq!(
+            pick_cudnn(&cudnn, &"9.1".parse().unwrap())
+                .unwrap()
+                .version
+                .text,
+            "9.1.1.17"
+        );
         assert!(pick_cudnn(&cudnn, &"7".parse().unwrap()).is_none());
     }
 }

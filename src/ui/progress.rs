@@ -55,8 +55,10 @@ impl Progress for Bars {
             .multi
             .insert_before(&self.total, ProgressBar::new(total.unwrap_or(0)));
         pb.set_style(
-            ProgressStyle::with_template("{prefix:>12.dim} {msg:<28} {bytes:>10}/{total_bytes:<10}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{prefix:>12.dim} {msg:<28} {bytes:>10}/{total_bytes:<10}",
+            )
+            .expect("valid template"),
         );
         pb.set_prefix("waiting");
         pb.set_message(label.to_string());
@@ -79,7 +81,8 @@ impl Progress for Bars {
         if let Some(pb) = self.line(id) {
             let done = pb.position();
             pb.set_position(0);
-            self.total.set_position(self.total.position().saturating_sub(done));
+            self.total
+                .set_position(self.total.position().saturating_sub(done));
         }
     }
 
