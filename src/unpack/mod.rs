@@ -157,6 +157,14 @@ impl Extractor {
         let Some(rel) = map_path(&self.layout, &clean) else {
             return Ok(None);
         };
+        // `.cudaenv/` holds the version's metadata and completeness marker:
+        // an archive that ships them could make a tree look installed.
+        if rel.starts_with(crate::store::META_DIR) {
+            return Err(self.bad(
+                raw,
+                "archives may not write cudaenv's own metadata (.cudaenv/)",
+            ));
+        }
         self.claim(raw, &rel, seen_kind)?;
         Ok(Some(Target {
             path: self.dest.join(&rel),
@@ -353,6 +361,11 @@ fn open_new(path: &Path, mode: u32) -> Result<std::fs::File> {
         .map_err(Error::io("cannot create", path))
 }
 
+/// Longest member name accepted (real toolkits stay under ~250 bytes).
+const MAX_NAME_BYTES: usize = 1024;
+/// Longest single path component (the usual file-system limit).
+const MAX_COMPONENT_BYTES: usize = 255;
+
 /// Validates an archive member name and returns it as a clean relative path.
 pub fn sanitize(raw: &str) -> std::result::Result<PathBuf, String> {
     if raw.contains('\0') {
@@ -368,11 +381,26 @@ pub fn sanitize(raw: &str) -> std::result::Result<PathBuf, String> {
     if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
         return Err("absolute (drive-letter) path".into());
     }
+    // A newline or escape in a file name is never part of a real toolkit, and
+    // would corrupt one-path-per-line listings and terminals.
+    if raw.chars().any(char::is_control) {
+        return Err("name contains a control character (newline, escape, …)".into());
+    }
+    // Past these, creating the file fails with an I/O error that would not
+    // say the archive is at fault.
+    if raw.len() > MAX_NAME_BYTES {
+        return Err(format!("name longer than {MAX_NAME_BYTES} bytes"));
+    }
     let mut out = PathBuf::new();
     for part in raw.split('/') {
         match part {
             "" | "." => {}
             ".." => return Err("name contains `..`".into()),
+            p if p.len() > MAX_COMPONENT_BYTES => {
+                return Err(format!(
+                    "a path component is longer than {MAX_COMPONENT_BYTES} bytes"
+                ));
+            }
             p => out.push(p),
         }
     }

@@ -8,6 +8,8 @@
 //! hang is a failure rather than a stuck suite.
 
 mod bad_version_file;
+mod hostile_zip;
 mod quoting;
 mod regressions;
 pub mod support;
+mod zipbuild;

@@ -40,3 +40,43 @@ fn exec_version_option_clashed_with_clap_version_flag() {
         String::from_utf8_lossy(&plain.stderr)
     );
 }
+
+// Hostile zips the unpacker accepted or refused without naming the member.
+
+#[test]
+fn zip_local_header_name_disagreeing_with_central_directory_was_accepted() {
+    super::hostile_zip::run_case("local header name differs from the central directory");
+}
+
+#[test]
+fn zip_overlapping_members_were_accepted() {
+    super::hostile_zip::run_case("overlapping members (one body, many names)");
+}
+
+#[test]
+fn archive_shipping_cudaenv_completeness_marker_was_accepted() {
+    super::hostile_zip::run_case("cudaenv's own completeness marker");
+    super::hostile_zip::run_case("cudaenv's own metadata");
+}
+
+#[test]
+fn newline_in_member_name_was_accepted() {
+    super::hostile_zip::run_case("newline in a name");
+}
+
+#[test]
+fn overlong_member_name_failed_as_io_error_not_bad_archive() {
+    super::hostile_zip::run_case("absurd depth");
+    super::hostile_zip::run_case("overlong component");
+}
+
+#[test]
+fn zip_trailing_garbage_was_accepted() {
+    super::hostile_zip::run_case("trailing garbage");
+}
+
+#[test]
+fn duplicate_and_encrypted_zip_members_were_not_named() {
+    super::hostile_zip::run_case("duplicate changing type (file then symlink)");
+    super::hostile_zip::run_case("encrypted member");
+}
