@@ -43,3 +43,25 @@ pub const CUDNN_PATH: &str = "CUDNN_PATH";
 pub const CUDNN_HOME: &str = "CUDNN_HOME";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
+
+#[cfg(test)]
+mod tests {
+    /// docs/environment.md must name every variable defined here.
+    #[test]
+    fn every_variable_is_documented() {
+        let doc = include_str!("../docs/environment.md");
+        let src = include_str!("env_vars.rs");
+        let names: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub const "))
+            .filter_map(|l| l.split(':').next())
+            .collect();
+        assert!(names.len() > 10);
+        for name in names {
+            assert!(
+                doc.contains(&format!("`{name}`")),
+                "docs/environment.md does not document {name}"
+            );
+        }
+    }
+}

@@ -49,6 +49,27 @@ pub enum ExitCode {
 }
 
 impl ExitCode {
+    /// Every code, for documentation checks.
+    pub const ALL: [ExitCode; 17] = [
+        ExitCode::Success,
+        ExitCode::Failure,
+        ExitCode::Usage,
+        ExitCode::NotInstalled,
+        ExitCode::Integrity,
+        ExitCode::Network,
+        ExitCode::Locked,
+        ExitCode::NotAvailable,
+        ExitCode::NoDriver,
+        ExitCode::DriverTooOld,
+        ExitCode::ArchUnsupported,
+        ExitCode::NoDevice,
+        ExitCode::LibraryMissing,
+        ExitCode::WrongResult,
+        ExitCode::DoctorErrors,
+        ExitCode::CommandNotFound,
+        ExitCode::Interrupted,
+    ];
+
     pub fn code(self) -> u8 {
         self as u8
     }
@@ -61,7 +82,8 @@ pub enum Error {
     #[error("invalid version spec `{input}`: {reason}")]
     InvalidSpec { input: String, reason: String },
 
-    #[error("invalid version file {}, line {line}: {reason}", path.display())]
+    /// `line` is 1-based; 0 means the problem is the file as a whole.
+    #[error("invalid version file {}{}: {reason}", path.display(), if *line > 0 { format!(", line {line}") } else { String::new() })]
     InvalidVersionFile {
         path: PathBuf,
         line: usize,
@@ -277,6 +299,47 @@ impl Error {
             ),
             Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fails to compile when a code is added: add it to `ExitCode::ALL` and the docs.
+    fn _all_is_exhaustive(c: ExitCode) {
+        match c {
+            ExitCode::Success
+            | ExitCode::Failure
+            | ExitCode::Usage
+            | ExitCode::NotInstalled
+            | ExitCode::Integrity
+            | ExitCode::Network
+            | ExitCode::Locked
+            | ExitCode::NotAvailable
+            | ExitCode::NoDriver
+            | ExitCode::DriverTooOld
+            | ExitCode::ArchUnsupported
+            | ExitCode::NoDevice
+            | ExitCode::LibraryMissing
+            | ExitCode::WrongResult
+            | ExitCode::DoctorErrors
+            | ExitCode::CommandNotFound
+            | ExitCode::Interrupted => {}
+        }
+    }
+
+    /// docs/exit-codes.md is the public contract: every code must be in its table.
+    #[test]
+    fn every_exit_code_is_documented() {
+        let doc = include_str!("../docs/exit-codes.md");
+        for code in ExitCode::ALL {
+            let row = format!("| `{}` |", code.code());
+            assert!(
+                doc.contains(&row),
+                "docs/exit-codes.md lacks {code:?} ({row})"
+            );
         }
     }
 }

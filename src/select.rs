@@ -128,7 +128,8 @@ pub fn select(ctx: &Context) -> Result<Selection> {
         });
     }
     let global = Store::new(ctx.root()).global_version_file();
-    if global.exists() {
+    // symlink_metadata: a dangling link is an error to report, not "no file".
+    if global.symlink_metadata().is_ok() {
         let pinned = version_file::read(&global)?;
         return Ok(Selection {
             spec: pinned.spec,

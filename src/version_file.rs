@@ -113,7 +113,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Pinned> {
                 lineno,
                 format!(
                     "a second version `{}` follows `{}` on line {}; a version file holds exactly one",
-                    line.escape_debug(),
+                    excerpt(line),
                     first.spec,
                     first.line
                 ),
@@ -123,7 +123,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Pinned> {
             invalid(
                 path,
                 lineno,
-                format!("`{}` is not a version spec: {reason}", line.escape_debug()),
+                format!("`{}` is not a version spec: {reason}", excerpt(line)),
             )
         })?;
         found = Some(Pinned {
@@ -139,6 +139,22 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Pinned> {
             "it names no version (it is empty or holds only comments)",
         )
     })
+}
+
+/// The start of an offending line, escaped, for messages: a version file may
+/// be any file a repository links there, and an error must not dump it.
+fn excerpt(line: &str) -> String {
+    const MAX_CHARS: usize = 48;
+    let mut out: String = line
+        .chars()
+        .take(MAX_CHARS)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
+    if line.chars().count() > MAX_CHARS {
+        out.push('…');
+    }
+    out
 }
 
 /// Looks for `.cuda-version` in `start` and each parent directory.

@@ -37,7 +37,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             env.printer.success(format!("global version is now {spec}"));
         }
         None => {
-            let spec = if path.exists() {
+            let spec = if path.symlink_metadata().is_ok() {
                 version_file::read(&path)?.spec
             } else {
                 Spec::System

@@ -27,6 +27,8 @@ struct Row {
     source: String,
     prefix: String,
     active: bool,
+    /// A linked tree that no longer exists (moved or deleted outside cudaenv).
+    missing: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -45,6 +47,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             source: v.meta.source.clone(),
             prefix: v.prefix().display().to_string(),
             active: active_name.as_deref() == Some(v.name.as_str()),
+            missing: v.meta.kind == Kind::Linked && !v.prefix().is_dir(),
         })
         .collect();
     if args.json {
@@ -74,6 +77,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         let mut line = format!("{} {}", mark(r.active), r.name);
         if r.kind == Kind::Linked {
             line.push_str(&format!(" -> {}", r.prefix));
+            if r.missing {
+                line.push_str(" (missing)");
+            }
         }
         if let (true, Some((sel, _))) = (r.active, &active) {
             line.push_str(&format!(" (set by {})", sel.origin));

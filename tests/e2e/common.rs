@@ -332,3 +332,43 @@ pub fn snapshot(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// A complete *installed* version `versions/<name>` in the store at `root`,
+/// as an install would leave it: a `fake_toolkit` tree plus metadata and the
+/// completion marker. For tests that need versions inside `$CUDAENV_ROOT`
+/// without running an install. Returns the version directory.
+pub fn fake_installed(root: &Path, name: &str, cuda: &str, cudnn: Option<&str>) -> PathBuf {
+    let dir = root.join("versions").join(name);
+    fake_toolkit(&dir, cuda, cudnn);
+    std::fs::create_dir_all(dir.join(".cudaenv")).unwrap();
+    let mut meta = format!(
+        "schema = 1\nkind = \"installed\"\ncuda = \"{cuda}\"\nbin_dirs = [\"bin\"]\nlib_dirs = [\"lib64\"]\nhome = \".\"\nsource = \"test\"\ncreated = 0\n"
+    );
+    if let Some(c) = cudnn {
+        meta.push_str(&format!("cudnn = \"{c}\"\ncudnn_home = \".\"\n"));
+    }
+    std::fs::write(dir.join(".cudaenv/meta.toml"), meta).unwrap();
+    std::fs::write(dir.join(".cudaenv/complete"), "").unwrap();
+    dir
+}
+
+/// Runs `script` in a real bash (`bash --noprofile --norc -c`) with the
+/// environment of `env.cmd()` plus `vars`, in `cwd`; `cudaenv` is on PATH
+/// as `$CUDAENV`. Returns stdout, asserting success.
+pub fn bash(env: &TestEnv, cwd: &Path, vars: &[(&str, &str)], script: &str) -> String {
+    let mut c = Command::new("bash");
+    c.env_clear()
+        .env("HOME", &env.home)
+        .env("CUDAENV_ROOT", &env.root)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("NO_COLOR", "1")
+        .env("CUDAENV", bin())
+        .current_dir(cwd)
+        .args(["--noprofile", "--norc", "-c", script]);
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_success(&out, &format!("bash -c {script:?}"));
+    stdout(&out)
+}

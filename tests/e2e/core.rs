@@ -2,7 +2,7 @@
 //! which, exec and env under real shells and the real dynamic loader, hostile
 //! version files and hostile root paths.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::common::*;
 
@@ -286,4 +286,738 @@ fn exec_loads_the_selected_runtime_by_soname() {
         .output()
         .unwrap();
     assert_eq!(stdout(&out).trim(), "12010");
+}
+
+// --- selection: precedence and reasons ---------------------------------------------
+
+fn canon(p: &Path) -> String {
+    std::fs::canonicalize(p).unwrap().display().to_string()
+}
+
+fn version_json(env: &TestEnv, cwd: &Path, vars: &[(&str, &str)]) -> serde_json::Value {
+    let mut c = env.cmd();
+    c.current_dir(cwd).args(["version", "--json"]);
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_success(&out, "version --json");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn precedence_shell_over_local_over_global_over_system_in_nested_dirs() {
+    let env = TestEnv::new();
+    for (name, cuda) in [("a", "12.4.1"), ("b", "12.6.0"), ("c", "11.8.0")] {
+        let tk = fake_toolkit(&env.path(&format!("tk-{name}")), cuda, None);
+        env.link(name, &tk);
+    }
+    let project = env.path("work/project");
+    let deeper = project.join("src/deeper");
+    let other = project.join("src/other");
+    std::fs::create_dir_all(&deeper).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+
+    // Nothing set: system, by default.
+    let v = version_json(&env, &deeper, &[]);
+    assert_eq!(v["name"], "system");
+    assert_eq!(v["origin_kind"], "default");
+
+    // Global.
+    env.ok(&["global", "a"]);
+    let v = version_json(&env, &deeper, &[]);
+    assert_eq!(v["name"], "a");
+    assert_eq!(v["origin_kind"], "global");
+    let global_file = env.root.join("version");
+    assert_eq!(v["origin_path"], global_file.display().to_string());
+    let text = String::from_utf8(env.run_in(&deeper, &["version"]).stdout).unwrap();
+    assert_eq!(
+        text,
+        format!("a (set by {} (global))\n", global_file.display())
+    );
+
+    // A local pin in the project applies to every directory below it.
+    let out = env.run_in(&project, &["local", "b"]);
+    assert_success(&out, "local b");
+    assert_eq!(
+        std::fs::read_to_string(project.join(".cuda-version")).unwrap(),
+        "b\n"
+    );
+    for dir in [&project, &deeper] {
+        let v = version_json(&env, dir, &[]);
+        assert_eq!(v["name"], "b", "in {}", dir.display());
+        assert_eq!(v["origin_kind"], "local");
+        assert_eq!(
+            v["origin_path"],
+            project.join(".cuda-version").display().to_string()
+        );
+        assert_eq!(v["cuda"], "12.6.0");
+        assert_eq!(v["prefix"], canon(&env.path("tk-b")));
+    }
+    // A nearer pin wins over the project's, by a version prefix.
+    std::fs::write(other.join(".cuda-version"), "11\n").unwrap();
+    let v = version_json(&env, &other, &[]);
+    assert_eq!(v["name"], "c");
+    assert_eq!(v["spec"], "11");
+    assert_eq!(
+        v["origin_path"],
+        other.join(".cuda-version").display().to_string()
+    );
+    let text = String::from_utf8(env.run_in(&other, &["version"]).stdout).unwrap();
+    assert_eq!(
+        text,
+        format!("c (set by {})\n", other.join(".cuda-version").display())
+    );
+    // CUDAENV_DIR moves the search start.
+    let v = version_json(&env, &env.home, &[("CUDAENV_DIR", other.to_str().unwrap())]);
+    assert_eq!(v["name"], "c");
+
+    // The shell selection beats everything, and `cudaenv shell` sets it.
+    let v = version_json(&env, &other, &[("CUDAENV_VERSION", "a")]);
+    assert_eq!(v["name"], "a");
+    assert_eq!(v["origin_kind"], "shell");
+    let out = bash(
+        &env,
+        &other,
+        &[],
+        r#"eval "$("$CUDAENV" shell --shell bash 12.4)"; "$CUDAENV" version; "$CUDAENV" shell; eval "$("$CUDAENV" shell --shell bash --unset)"; "$CUDAENV" version --bare"#,
+    );
+    assert_eq!(
+        out,
+        "a (set by the CUDAENV_VERSION environment variable)\n12.4\nc\n"
+    );
+
+    // `versions` marks the active one with its origin.
+    let out = String::from_utf8(env.run_in(&deeper, &["versions"]).stdout).unwrap();
+    let active: Vec<&str> = out.lines().filter(|l| l.starts_with('*')).collect();
+    assert_eq!(active.len(), 1, "{out}");
+    assert!(active[0].starts_with("* b -> "), "{out}");
+    assert!(
+        active[0].ends_with(&format!(
+            "(set by {})",
+            project.join(".cuda-version").display()
+        )),
+        "{out}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&env.run_in(&deeper, &["versions", "--json"]).stdout).unwrap();
+    assert_eq!(json["active"], "b");
+    assert_eq!(json["versions"].as_array().unwrap().len(), 3);
+
+    // Unsetting falls back level by level.
+    assert_success(
+        &env.run_in(&project, &["local", "--unset"]),
+        "local --unset",
+    );
+    assert!(!project.join(".cuda-version").exists());
+    assert_eq!(version_json(&env, &deeper, &[])["name"], "a");
+    env.ok(&["global", "--unset"]);
+    assert_eq!(version_json(&env, &deeper, &[])["name"], "system");
+}
+
+#[test]
+fn pinned_version_not_installed_hints_install_and_downloads_nothing() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+    env.link("a", &tk);
+    let project = env.path("p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".cuda-version"), "11.2+cudnn8.1\n").unwrap();
+    let before = snapshot(env.tmp.path());
+    for args in [
+        &["version"][..],
+        &["exec", "--", "true"],
+        &["env"],
+        &["prefix"],
+        &["which", "nvcc"],
+    ] {
+        let out = env.run_in(&project, args);
+        let err = assert_code(&out, 3, &format!("{args:?}"));
+        assert!(err.contains("`11.2+cudnn8.1` is not installed"), "{err}");
+        assert!(
+            err.contains(&project.join(".cuda-version").display().to_string()),
+            "{err}"
+        );
+        assert!(err.contains("cudaenv install 11.2+cudnn8.1"), "{err}");
+        assert!(err.contains("installed: a"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(snapshot(env.tmp.path()), before);
+}
+
+// --- prefix, which, exec -----------------------------------------------------------------
+
+#[test]
+fn prefix_and_which() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+    env.link("tk", &tk);
+    let sp = env.path("venv/site-packages");
+    fake_wheels(&sp, "12.6.77", None);
+    env.link("wheels", &sp.join("nvidia"));
+    env.ok(&["global", "tk"]);
+
+    assert_eq!(env.ok(&["prefix"]), format!("{}\n", canon(&tk)));
+    assert_eq!(
+        env.ok(&["prefix", "wheels"]),
+        format!("{}\n", canon(&sp.join("nvidia")))
+    );
+    let err = assert_code(&env.run(&["prefix", "system"]), 1, "prefix system");
+    assert!(err.contains("system"), "{err}");
+
+    assert_eq!(
+        env.ok(&["which", "nvcc"]),
+        format!("{}/bin/nvcc\n", canon(&tk))
+    );
+    // ptxas is only in the wheels: not found here, and the error says where it is.
+    let out = env.run(&["which", "ptxas"]);
+    let err = assert_code(&out, 127, "which ptxas");
+    assert!(err.contains("`ptxas` not found in version `tk`"), "{err}");
+    assert!(err.contains("it exists in: wheels"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = env
+        .cmd()
+        .env("CUDAENV_VERSION", "wheels")
+        .args(["which", "ptxas"])
+        .output()
+        .unwrap();
+    assert_success(&out, "which ptxas in wheels");
+    assert_eq!(
+        stdout(&out),
+        format!("{}/cuda_nvcc/bin/ptxas\n", canon(&sp.join("nvidia")))
+    );
+
+    // Nothing anywhere has it.
+    let err = assert_code(&env.run(&["which", "no-such-tool"]), 127, "which missing");
+    assert!(!err.contains("it exists in"), "{err}");
+    // A path is not a command name.
+    assert_code(&env.run(&["which", "../bin/nvcc"]), 2, "which a path");
+
+    // With system active, PATH is searched, skipping cudaenv's own entries.
+    let out = env
+        .cmd()
+        .env("CUDAENV_VERSION", "system")
+        .env("PATH", format!("{}/bin:/usr/bin:/bin", canon(&tk)))
+        .args(["which", "sh"])
+        .output()
+        .unwrap();
+    assert_success(&out, "which sh (system)");
+    assert!(stdout(&out).ends_with("/sh\n"));
+    let out = env
+        .cmd()
+        .env("CUDAENV_VERSION", "system")
+        .env("PATH", format!("{}/bin:/usr/bin:/bin", canon(&tk)))
+        .args(["which", "nvcc"])
+        .output()
+        .unwrap();
+    let err = assert_code(&out, 127, "which nvcc (system)");
+    assert!(err.contains("it exists in: tk"), "{err}");
+}
+
+#[test]
+fn exec_activates_passes_status_and_reports_missing_commands() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", Some("9.1.0"));
+    env.link("tk", &tk);
+    env.ok(&["global", "tk"]);
+    let out = env
+        .cmd()
+        .env("CUDA_HOME", "/opt/old-cuda")
+        .args(["exec", "--", "sh", "-c", "printf '%s\\n' \"${PATH%%:*}\" \"$LD_LIBRARY_PATH\" \"$CUDA_HOME\" \"$CUDA_PATH\" \"$CUDNN_PATH\" \"$CUDAENV_ACTIVE\"; nvcc --version | tail -1"])
+        .output()
+        .unwrap();
+    assert_success(&out, "exec sh");
+    let p = canon(&tk);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{p}/bin\n{p}/lib64\n{p}\n{p}\n{p}\ntk\nCuda compilation tools, release 12.4, V12.4.131\n"
+        )
+    );
+    // The child's exit status is cudaenv's.
+    let out = env.run(&["exec", "--", "sh", "-c", "exit 7"]);
+    assert_eq!(out.status.code(), Some(7));
+    // Arguments that look like options belong to the command.
+    let out = env.run(&["exec", "--", "printf", "%s|", "--version", "-V"]);
+    assert_eq!(stdout(&out), "--version|-V|");
+    let out = env.run(&["exec", "--", "no-such-command-here"]);
+    let err = assert_code(&out, 127, "exec missing");
+    assert!(err.contains("no-such-command-here"), "{err}");
+}
+
+// --- env in a real bash ----------------------------------------------------------------
+
+#[test]
+fn env_output_evaluated_by_bash_sets_exact_paths_and_switches_cleanly() {
+    let env = TestEnv::new();
+    let a = fake_toolkit(&env.path("a"), "12.4.1", Some("9.1.0"));
+    let b = fake_toolkit(&env.path("b"), "12.6.0", None);
+    env.link("a", &a);
+    env.link("b", &b);
+    let (pa, pb) = (canon(&a), canon(&b));
+    let show = r#"printf 'PATH=%s\nLD=%s\nHOME=%s\nCUDA_PATH=%s\nCUDNN=%s\nACTIVE=%s\n' "$PATH" "${LD_LIBRARY_PATH-<unset>}" "${CUDA_HOME-<unset>}" "${CUDA_PATH-<unset>}" "${CUDNN_PATH-<unset>}" "${CUDAENV_ACTIVE-<unset>}""#;
+
+    // No LD_LIBRARY_PATH before: exactly the version's directory after.
+    let out = bash(
+        &env,
+        &env.home,
+        &[],
+        &format!(r#"eval "$("$CUDAENV" env --shell bash a)"; {show}"#),
+    );
+    assert_eq!(
+        out,
+        format!(
+            "PATH={pa}/bin:/usr/local/bin:/usr/bin:/bin\nLD={pa}/lib64\nHOME={pa}\nCUDA_PATH={pa}\nCUDNN={pa}\nACTIVE=a\n"
+        )
+    );
+
+    // Empty elements in the caller's LD_LIBRARY_PATH are dropped (an empty
+    // element means the current directory), a foreign directory is kept after
+    // ours, and switching from a to b removes every trace of a.
+    let out = bash(
+        &env,
+        &env.home,
+        &[("LD_LIBRARY_PATH", "::/opt/foreign/lib::")],
+        &format!(
+            r#"eval "$("$CUDAENV" env --shell bash a)"; eval "$("$CUDAENV" env --shell bash b)"; {show}"#
+        ),
+    );
+    assert_eq!(
+        out,
+        format!(
+            "PATH={pb}/bin:/usr/local/bin:/usr/bin:/bin\nLD={pb}/lib64:/opt/foreign/lib\nHOME={pb}\nCUDA_PATH={pb}\nCUDNN=<unset>\nACTIVE=b\n"
+        )
+    );
+    assert!(!out.contains(&pa));
+
+    // Back to system: cudaenv's entries and variables go, the user's own stay.
+    let out = bash(
+        &env,
+        &env.home,
+        &[("LD_LIBRARY_PATH", "/opt/foreign/lib")],
+        &format!(
+            r#"eval "$("$CUDAENV" env --shell bash a)"; eval "$("$CUDAENV" env --shell bash system)"; {show}"#
+        ),
+    );
+    assert_eq!(
+        out,
+        "PATH=/usr/local/bin:/usr/bin:/bin\nLD=/opt/foreign/lib\nHOME=<unset>\nCUDA_PATH=<unset>\nCUDNN=<unset>\nACTIVE=<unset>\n"
+    );
+    let out = bash(
+        &env,
+        &env.home,
+        &[("CUDA_HOME", "/opt/my-cuda")],
+        &format!(r#"eval "$("$CUDAENV" env --shell bash system)"; {show}"#),
+    );
+    assert!(out.contains("HOME=/opt/my-cuda\n"), "{out}");
+    assert!(
+        out.contains("LD=<unset>\n"),
+        "no empty LD_LIBRARY_PATH is produced: {out}"
+    );
+
+    // Under exec, the loader sees exactly what env computed.
+    let out = env
+        .cmd()
+        .env("LD_LIBRARY_PATH", "::")
+        .args([
+            "exec",
+            "--version",
+            "a",
+            "--",
+            "sh",
+            "-c",
+            "printf %s \"$LD_LIBRARY_PATH\"",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), format!("{pa}/lib64"));
+}
+
+// --- uninstall ---------------------------------------------------------------------------
+
+/// Runs `cudaenv ARGS` on a pseudo-terminal, answering `answer` to the prompt.
+fn on_a_terminal(env: &TestEnv, args: &[&str], answer: &str) -> (i32, String) {
+    let script = r#"
+import os, pty, signal, sys
+signal.alarm(30)
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:-1])
+out = b''
+while b'[y/N]' not in out:
+    chunk = os.read(fd, 1024)
+    if not chunk:
+        break
+    out += chunk
+os.write(fd, sys.argv[-1].encode() + b'\n')
+while True:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors='replace'))
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let out = std::process::Command::new("python3")
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CUDAENV_ROOT", &env.root)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("NO_COLOR", "1")
+        .current_dir(&env.home)
+        .arg("-c")
+        .arg(script)
+        .arg(bin())
+        .args(args)
+        .arg(answer)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), stdout(&out))
+}
+
+#[test]
+fn uninstall_confirms_and_never_touches_a_linked_tree() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", Some("9.1.0"));
+    env.link("tk", &tk);
+    let inst = fake_installed(&env.root, "12.6.0", "12.6.0", None);
+    env.ok(&["global", "tk"]);
+    let tree = snapshot(&tk);
+
+    // Not a terminal and no -y: refused, nothing removed.
+    let out = env
+        .cmd()
+        .stdin(std::process::Stdio::null())
+        .args(["uninstall", "tk"])
+        .output()
+        .unwrap();
+    let err = assert_code(&out, 2, "uninstall without -y");
+    assert!(err.contains("not a terminal"), "{err}");
+    assert!(err.contains("-y"), "{err}");
+    assert!(env.root.join("versions/tk").exists());
+
+    // On a terminal: "n" keeps it, "y" removes it.
+    let (code, screen) = on_a_terminal(&env, &["uninstall", "tk"], "n");
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains("is the active version"), "{screen}");
+    assert!(screen.contains("left untouched"), "{screen}");
+    assert!(env.root.join("versions/tk").exists());
+    let (code, screen) = on_a_terminal(&env, &["uninstall", "tk"], "y");
+    assert_eq!(code, 0, "{screen}");
+    assert!(!env.root.join("versions/tk").exists());
+    assert_eq!(snapshot(&tk), tree, "the linked tree must be untouched");
+
+    // An installed version's files do go, with -y and no terminal.
+    let out = env
+        .cmd()
+        .stdin(std::process::Stdio::null())
+        .args(["uninstall", "-y", "12.6.0"])
+        .output()
+        .unwrap();
+    assert_success(&out, "uninstall -y");
+    assert!(!inst.exists());
+    assert!(!stderr(&out).contains("active"), "not active: no warning");
+    assert_eq!(env.ok(&["versions", "--bare"]), "");
+
+    // Unknown and invalid names.
+    let err = assert_code(&env.run(&["uninstall", "-y", "tk"]), 3, "uninstall twice");
+    assert!(err.contains("not installed"), "{err}");
+    assert_code(
+        &env.run(&["uninstall", "-y", "../tk"]),
+        2,
+        "uninstall ../tk",
+    );
+    assert_eq!(snapshot(&tk), tree);
+}
+
+// --- hostile .cuda-version files ---------------------------------------------------------
+
+enum Pin {
+    Bytes(Vec<u8>),
+    Fifo,
+    SymlinkTo(&'static str),
+    Directory,
+    Unreadable,
+}
+
+fn hostile_pins() -> Vec<(&'static str, Pin)> {
+    let b = |s: &[u8]| Pin::Bytes(s.to_vec());
+    vec![
+        ("parent traversal", b(b"../../x\n")),
+        ("absolute path", b(b"/etc\n")),
+        ("home path", b(b"~/x\n")),
+        ("command substitution", b(b"$(touch sentinel)\n")),
+        ("backticks", b(b"`touch sentinel`\n")),
+        ("command after spec", b(b"12.4;rm -rf ~\n")),
+        ("pipe", b(b"12.4|touch sentinel\n")),
+        ("NUL byte", b(b"12.4\0\n")),
+        ("NUL inside", b(b"12\x004\n")),
+        ("1 MiB", Pin::Bytes(vec![b'1'; 1 << 20])),
+        (
+            "4 KiB + 1 line",
+            Pin::Bytes([b"12.4 ".as_slice(), &[b' '; 4092]].concat()),
+        ),
+        ("non-UTF-8", b(b"12.4\xff\xfe\n")),
+        ("UTF-16 with BOM", b(b"\xff\xfe1\x002\x00.\x004\x00")),
+        ("FIFO", Pin::Fifo),
+        ("symlink to /dev/zero", Pin::SymlinkTo("/dev/zero")),
+        ("symlink to /etc/passwd", Pin::SymlinkTo("/etc/passwd")),
+        ("dangling symlink", Pin::SymlinkTo("does/not/exist")),
+        ("directory", Pin::Directory),
+        ("unreadable", Pin::Unreadable),
+        ("two lines", b(b"12.4\n11.8\n")),
+        ("two specs on one line", b(b"12.4 11.8\n")),
+        ("glob", b(b"12.*\n")),
+        ("question-mark glob", b(b"12.?\n")),
+        ("empty", b(b"")),
+        ("blank lines", b(b"\n \r\n\t\n")),
+        ("comments only", b(b"# 12.4\n# nothing else\n")),
+        ("trailing dot", b(b"12.\n")),
+        ("leading zero", b(b"012.4\n")),
+        ("too many parts", b(b"12.4.1.2\n")),
+        ("bad cudnn", b(b"12.4+cudnn\n")),
+        ("lone CR line ends", b(b"12.4\r11.8\r")),
+        ("escape sequence", b(b"\x1b[31m12.4\n")),
+        ("dot-dot name", b(b"a..b\n")),
+        ("slash in name", b(b"cuda/12.4\n")),
+    ]
+}
+
+#[test]
+fn hostile_version_files_are_refused_naming_the_file_and_change_nothing() {
+    use std::time::{Duration, Instant};
+    let cases = hostile_pins();
+    assert!(cases.len() >= 20);
+    let is_root = unsafe { libc::geteuid() } == 0;
+    for (label, pin) in &cases {
+        let env = TestEnv::new();
+        let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+        env.link("a", &tk);
+        env.ok(&["global", "a"]);
+        let project = env.path("project");
+        let cwd = project.join("sub");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let file = project.join(".cuda-version");
+        match pin {
+            Pin::Bytes(b) => std::fs::write(&file, b).unwrap(),
+            Pin::Fifo => {
+                let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            }
+            Pin::SymlinkTo(t) => std::os::unix::fs::symlink(t, &file).unwrap(),
+            Pin::Directory => std::fs::create_dir(&file).unwrap(),
+            Pin::Unreadable => {
+                std::fs::write(&file, "12.4\n").unwrap();
+                std::fs::set_permissions(
+                    &file,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o000),
+                )
+                .unwrap();
+            }
+        }
+        let before = snapshot(env.tmp.path());
+        for args in [
+            &["version"][..],
+            &["exec", "--", "true"],
+            &["env", "--shell", "bash"],
+            &["which", "nvcc"],
+        ] {
+            // Root reads any file whatever its mode: for "unreadable", drop the
+            // capabilities that allow that, so the mode applies as to any user.
+            let mut cmd = if is_root && matches!(pin, Pin::Unreadable) {
+                let mut c = std::process::Command::new("setpriv");
+                c.args([
+                    "--bounding-set=-dac_override,-dac_read_search",
+                    "--inh-caps=-all",
+                    "--",
+                ])
+                .arg(bin());
+                c
+            } else {
+                std::process::Command::new(bin())
+            };
+            cmd.env_clear()
+                .env("HOME", &env.home)
+                .env("CUDAENV_ROOT", &env.root)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("NO_COLOR", "1")
+                .current_dir(&cwd)
+                .args(args)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().unwrap();
+            // A FIFO must not hang the reader: give it a generous bound, then fail.
+            let start = Instant::now();
+            while child.try_wait().unwrap().is_none() {
+                if start.elapsed() > Duration::from_secs(20) {
+                    let _ = child.kill();
+                    panic!("{label}: `cudaenv {}` hung", args.join(" "));
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let out = child.wait_with_output().unwrap();
+            let what = format!("{label}: cudaenv {}", args.join(" "));
+            let err = assert_code(&out, 2, &what);
+            assert!(
+                err.contains(&file.display().to_string()),
+                "{what}: the file is not named: {err}"
+            );
+            assert!(
+                err.starts_with("error: invalid version file"),
+                "{what}: {err}"
+            );
+            assert!(out.stdout.is_empty(), "{what}: printed {:?}", stdout(&out));
+            assert!(
+                err.len() < 1000,
+                "{what}: the message must not dump the file: {} bytes",
+                err.len()
+            );
+        }
+        assert_eq!(
+            snapshot(env.tmp.path()),
+            before,
+            "{label}: something changed on disk"
+        );
+        assert!(!cwd.join("sentinel").exists() && !env.home.join("sentinel").exists());
+    }
+}
+
+#[test]
+fn tolerated_version_file_forms() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+    env.link("a", &tk);
+    let project = env.path("p");
+    std::fs::create_dir_all(&project).unwrap();
+    for content in [
+        &b"12.4"[..],
+        b"\xef\xbb\xbf12.4\n",
+        b"12.4\r\n",
+        b"\xef\xbb\xbf# pinned\r\n\r\n  12.4  \r\n",
+        b"# for the model\n12.4\t\n# end\n",
+    ] {
+        std::fs::write(project.join(".cuda-version"), content).unwrap();
+        let out = env.run_in(&project, &["version", "--bare"]);
+        assert_success(&out, &format!("{content:?}"));
+        assert_eq!(stdout(&out), "a\n", "{content:?}");
+    }
+}
+
+// --- awkward roots ---------------------------------------------------------------------
+
+#[test]
+fn root_paths_with_shell_metacharacters_are_data_in_bash() {
+    for name in [
+        "with space",
+        "it's",
+        "say \"hi\"",
+        "$(touch sentinel)",
+        "`touch sentinel`",
+        "all of it: no, that has a colon", // replaced below
+    ]
+    .iter()
+    .map(|n| {
+        if n.starts_with("all of it") {
+            "x 'y' \"z\" $(touch sentinel) `touch sentinel` ;&|".to_string()
+        } else {
+            n.to_string()
+        }
+    }) {
+        let env = TestEnv::with_root_name(&format!("{name}/root"));
+        let inst = fake_installed(&env.root, "12.4.1", "12.4.1", Some("9.1.0"));
+        // A linked tree under the same awkward name, too.
+        let tk = fake_toolkit(&env.path(&format!("{name}/tk")), "12.6.0", None);
+        env.link("linked", &tk);
+        let cwd = env.path("cwd");
+        std::fs::create_dir_all(&cwd).unwrap();
+        for (sel, prefix) in [
+            ("12.4", inst.clone()),
+            ("linked", std::fs::canonicalize(&tk).unwrap()),
+        ] {
+            let out = bash(
+                &env,
+                &cwd,
+                &[],
+                &format!(
+                    r#"eval "$("$CUDAENV" env --shell bash {sel})" || exit 9; printf '%s\0' "${{PATH%%:*}}" "$LD_LIBRARY_PATH" "$CUDA_HOME""#
+                ),
+            );
+            let parts: Vec<&str> = out.split('\0').collect();
+            let p = prefix.display().to_string();
+            assert_eq!(
+                parts[..3],
+                [format!("{p}/bin"), format!("{p}/lib64"), p.clone()],
+                "root {name:?}, {sel}"
+            );
+            // And exec hands the child the same, without a shell in between.
+            let out = env
+                .cmd()
+                .current_dir(&cwd)
+                .args([
+                    "exec",
+                    "--version",
+                    sel,
+                    "--",
+                    "sh",
+                    "-c",
+                    r#"printf %s "${PATH%%:*}""#,
+                ])
+                .output()
+                .unwrap();
+            assert_eq!(stdout(&out), format!("{p}/bin"), "root {name:?}");
+        }
+        assert_eq!(
+            std::fs::read_dir(&cwd).unwrap().count(),
+            0,
+            "root {name:?}: something ran"
+        );
+        assert!(!env.home.join("sentinel").exists());
+    }
+}
+
+#[test]
+fn root_with_a_colon_is_refused_clearly() {
+    let env = TestEnv::with_root_name("a:b");
+    fake_installed(&env.root, "12.4.1", "12.4.1", None);
+    for args in [
+        &["env", "--shell", "bash", "12.4"][..],
+        &["exec", "--version", "12.4", "--", "true"],
+    ] {
+        let out = env.run(args);
+        let err = assert_code(&out, 2, &format!("{args:?}"));
+        assert!(err.contains("contains `:`"), "{err}");
+        assert!(err.contains("a:b"), "{err}");
+        assert!(err.contains("hint:"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    // Linking a tree whose path has a colon is refused before anything is written.
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("cu:da"), "12.4.1", None);
+    let out = env.cmd().args(["link", "x"]).arg(&tk).output().unwrap();
+    let err = assert_code(&out, 2, "link a:b");
+    assert!(err.contains("contains `:`"), "{err}");
+    assert!(!env.root.join("versions/x").exists());
+}
+
+#[test]
+fn versions_flags_a_linked_tree_that_disappeared() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+    env.link("gone", &tk);
+    assert!(!env.ok(&["versions"]).contains("(missing)"));
+    std::fs::rename(&tk, env.path("moved")).unwrap();
+    let out = env.ok(&["versions"]);
+    assert!(
+        out.contains("gone -> ") && out.contains("(missing)"),
+        "{out}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&env.ok(&["versions", "--json"])).unwrap();
+    assert_eq!(json["versions"][0]["missing"], true);
+    // Removing the record works even though the tree is gone.
+    assert_success(&env.run(&["uninstall", "-y", "gone"]), "uninstall gone");
 }
