@@ -72,9 +72,9 @@ say "cudaenv install $SPEC"
 if ! "$CUDAENV" verify --help >/dev/null 2>&1; then
   die "this build of cudaenv has no \`verify\` command; $SPEC is installed but unverified"
 fi
-say "cudaenv verify (with $SPEC selected)"
+say "cudaenv verify $SPEC"
 set +e
-CUDAENV_VERSION=$SPEC "$CUDAENV" verify
+"$CUDAENV" verify "$SPEC"
 rc=$?
 set -e
 # Exit codes are documented in docs/exit-codes.md.

@@ -97,6 +97,13 @@ pub enum Error {
         installed: Vec<String>,
     },
 
+    /// A command that takes an exact version name (`uninstall`) got one that does not exist.
+    #[error("no installed version is named `{name}`")]
+    NoSuchVersion {
+        name: String,
+        installed: Vec<String>,
+    },
+
     #[error("no CUDA runtime (libcudart.so) found under {}", path.display())]
     NoRuntimeAt { path: PathBuf },
 
@@ -216,7 +223,7 @@ impl Error {
             Error::BadManifest { .. } | Error::Unverified { .. } | Error::BadRunfile { .. } => {
                 ExitCode::Integrity
             }
-            Error::NotInstalled { .. } => ExitCode::NotInstalled,
+            Error::NotInstalled { .. } | Error::NoSuchVersion { .. } => ExitCode::NotInstalled,
             Error::CommandNotFound { .. } => ExitCode::CommandNotFound,
             Error::Interrupted => ExitCode::Interrupted,
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
@@ -256,6 +263,14 @@ impl Error {
             Error::AlreadyExists { name } => Some(format!(
                 "pick another name, or remove it first with `cudaenv uninstall {name}`"
             )),
+            Error::NoSuchVersion { installed, .. } => Some(if installed.is_empty() {
+                "nothing is installed".into()
+            } else {
+                format!(
+                    "give the exact name as `cudaenv versions` prints it; installed: {}",
+                    installed.join(", ")
+                )
+            }),
             Error::ConfirmationRequired { .. } => {
                 Some("pass `-y` (`--yes`) to confirm from a script".into())
             }

@@ -42,7 +42,7 @@ use crate::spec::Version;
 use crate::store::{Kind, Metadata};
 
 /// How long `nvcc --version` may take before it is killed.
-const NVCC_TIMEOUT: Duration = Duration::from_secs(10);
+const NVCC_TIMEOUT: Duration = Duration::from_secs(5);
 /// `CUDART_VERSION` sits near the top of the headers; never read a whole 1 MB `cuda.h`.
 const HEADER_CAP: u64 = 256 * 1024;
 const SMALL_FILE_CAP: u64 = 1024 * 1024;

@@ -29,9 +29,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     })?;
     let store = Store::new(env.ctx.root());
     let not_installed = |store: &Store| -> Result<Error> {
-        Ok(Error::NotInstalled {
-            spec: name.to_string(),
-            origin: None,
+        Ok(Error::NoSuchVersion {
+            name: name.to_string(),
             installed: store
                 .list()?
                 .into_iter()

@@ -725,7 +725,8 @@ fn uninstall_confirms_and_never_touches_a_linked_tree() {
 
     // Unknown and invalid names.
     let err = assert_code(&env.run(&["uninstall", "-y", "tk"]), 3, "uninstall twice");
-    assert!(err.contains("not installed"), "{err}");
+    assert!(err.contains("no installed version is named `tk`"), "{err}");
+    assert!(!err.contains("cudaenv install"), "{err}");
     assert_code(
         &env.run(&["uninstall", "-y", "../tk"]),
         2,
@@ -1020,4 +1021,45 @@ fn versions_flags_a_linked_tree_that_disappeared() {
     assert_eq!(json["versions"][0]["missing"], true);
     // Removing the record works even though the tree is gone.
     assert_success(&env.run(&["uninstall", "-y", "gone"]), "uninstall gone");
+}
+
+#[test]
+fn link_survives_hostile_trees_fifo_devices_and_a_hanging_nvcc() {
+    let env = TestEnv::new();
+    let tk = env.path("hostile");
+    std::fs::create_dir_all(tk.join("lib64")).unwrap();
+    std::fs::create_dir_all(tk.join("include")).unwrap();
+    fake_cudart(&tk.join("lib64"), "libcudart.so.12", "12.4");
+    // Data files that would hang or flood a naive reader.
+    let fifo = std::ffi::CString::new(tk.join("version.json").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", tk.join("version.txt")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", tk.join("include/cuda.h")).unwrap();
+    // An nvcc that never answers and leaves a grandchild behind.
+    let pidfile = env.path("grandchild.pid");
+    write_executable(
+        &tk.join("bin/nvcc"),
+        &format!(
+            "#!/bin/sh\nsleep 300 &\necho $! > '{}'\nwait\n",
+            pidfile.display()
+        ),
+    );
+    let out = env.cmd().args(["link", "h"]).arg(&tk).output().unwrap();
+    assert_success(&out, "link a hostile tree");
+    // Only the soname was usable: the major version.
+    assert_eq!(s(&meta(&env, "h"), "cuda").as_deref(), Some("12"));
+    // The hung nvcc and its child were killed, not left running.
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .next()
+        .unwrap_or("gone");
+    assert!(
+        matches!(state, "gone" | "Z" | "X"),
+        "nvcc's child still runs: {stat}"
+    );
 }
