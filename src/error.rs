@@ -250,7 +250,7 @@ impl Error {
                 path.display()
             )),
             Error::NotInstalled { spec, installed, .. } => {
-                let mut h = format!("run `cudaenv install {spec}` to install it");
+                let mut h = how_to_get(spec);
                 if !installed.is_empty() {
                     h.push_str(&format!("; installed: {}", installed.join(", ")));
                 }
@@ -315,6 +315,17 @@ impl Error {
             Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
             _ => None,
         }
+    }
+}
+
+/// What to run to make `spec` available: `install` for a CUDA version; for a
+/// name (which only `link` creates) installing makes no sense.
+pub fn how_to_get(spec: &str) -> String {
+    match crate::spec::Spec::parse(spec) {
+        Ok(crate::spec::Spec::Name(_)) => format!(
+            "`{spec}` is a name, not a CUDA version: create it with `cudaenv link {spec} PATH`"
+        ),
+        _ => format!("run `cudaenv install {spec}` to install it"),
     }
 }
 

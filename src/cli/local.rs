@@ -61,6 +61,7 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, quiet: bool) {
     }
     if let Ok(None) = select::resolve(&Store::new(env.ctx.root()), spec) {
         env.printer.warn(format!("`{spec}` is not installed yet"));
-        env.printer.hint(format!("run `cudaenv install {spec}`"));
+        env.printer
+            .hint(crate::error::how_to_get(&spec.to_string()));
     }
 }

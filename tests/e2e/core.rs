@@ -1063,3 +1063,22 @@ fn link_survives_hostile_trees_fifo_devices_and_a_hanging_nvcc() {
         "nvcc's child still runs: {stat}"
     );
 }
+
+#[test]
+fn a_missing_name_suggests_link_not_install() {
+    let env = TestEnv::new();
+    let project = env.path("p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".cuda-version"), "cuda-sys\n").unwrap();
+    let err = assert_code(&env.run_in(&project, &["version"]), 3, "missing name");
+    assert!(err.contains("cudaenv link cuda-sys PATH"), "{err}");
+    assert!(!err.contains("cudaenv install"), "{err}");
+    // Pinning it anyway warns the same way.
+    let out = env.run_in(&project, &["local", "other-name"]);
+    assert_success(&out, "local other-name");
+    assert!(
+        stderr(&out).contains("cudaenv link other-name PATH"),
+        "{}",
+        stderr(&out)
+    );
+}
