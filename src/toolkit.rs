@@ -667,6 +667,107 @@ mod tests {
         assert_eq!(parse_detected(""), None);
     }
 
+    /// Lays out empty files exactly as the real wheels' listings name them
+    /// (`../shared/reference/pypi/listings/`), as pip would in site-packages.
+    fn site_packages_from_listings(listings: &[&str]) -> tempfile::TempDir {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/reference/pypi/listings/"
+        );
+        let sp = tempfile::tempdir().unwrap();
+        for name in listings {
+            let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();
+            for line in text.lines() {
+                let Some(path) = line.split_whitespace().nth(1) else {
+                    continue;
+                };
+                let p = sp.path().join(path);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, b"").unwrap();
+            }
+        }
+        sp
+    }
+
+    #[test]
+    fn real_cu12_wheel_layout() {
+        let sp = site_packages_from_listings(&[
+            "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl.txt",
+            "nvidia_cublas_cu12-12.4.5.8-py3-none-manylinux2014_x86_64.whl.txt",
+            "nvidia_cuda_nvcc_cu12-12.4.131-py3-none-manylinux2014_x86_64.whl.txt",
+            "nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl.txt",
+        ]);
+        let t = inspect(&sp.path().join("nvidia")).unwrap();
+        assert_eq!(t.layout, Layout::Wheels);
+        assert_eq!(t.cuda.unwrap().version, v("12.4"));
+        assert_eq!(t.cudnn.unwrap().version, v("9.1.0.70"));
+        let rel = |v: &[PathBuf]| {
+            v.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rel(&t.lib_dirs),
+            ["cublas/lib", "cuda_runtime/lib", "cudnn/lib"]
+        );
+        assert_eq!(rel(&t.bin_dirs), ["cuda_nvcc/bin"]);
+        assert_eq!(t.home, None);
+        assert_eq!(t.cudnn_home, Some(PathBuf::from("cudnn")));
+        assert_eq!(t.runtime, Path::new("cuda_runtime/lib/libcudart.so.12"));
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    }
+
+    #[test]
+    fn real_cu13_wheel_layout() {
+        let sp = site_packages_from_listings(&[
+            "nvidia_cuda_runtime-13.0.96-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl.txt",
+            "nvidia_cublas-13.0.0.19-py3-none-manylinux_2_27_x86_64.whl.txt",
+            "nvidia_cuda_nvcc-13.0.48-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl.txt",
+            "nvidia_cudnn_cu13-9.12.0.46-py3-none-manylinux_2_27_x86_64.whl.txt",
+        ]);
+        // Given site-packages this time.
+        let t = inspect(sp.path()).unwrap();
+        assert_eq!(t.cuda.unwrap().version, v("13.0"));
+        assert_eq!(t.cudnn.unwrap().version, v("9.12.0.46"));
+        let rel = |v: &[PathBuf]| {
+            v.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rel(&t.lib_dirs), ["nvidia/cu13/lib", "nvidia/cudnn/lib"]);
+        assert_eq!(rel(&t.bin_dirs), ["nvidia/cu13/bin"]);
+        assert_eq!(t.home, Some(PathBuf::from("nvidia/cu13")));
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    }
+
+    #[test]
+    fn real_cu11_wheel_layout_uses_dist_info_not_the_soname() {
+        // libcudart.so.11.0 is the file name for every CUDA 11.x.
+        let sp = site_packages_from_listings(&[
+            "nvidia_cuda_runtime_cu11-11.8.89-py3-none-manylinux2014_x86_64.whl.txt",
+            "nvidia_cudnn_cu11-8.6.0.163-py3-none-manylinux1_x86_64.whl.txt",
+        ]);
+        let t = inspect(&sp.path().join("nvidia")).unwrap();
+        assert_eq!(t.cuda.unwrap().version, v("11.8"));
+        assert_eq!(t.cudnn.unwrap().version, v("8.6.0.163"));
+        std::fs::remove_dir_all(sp.path().join("nvidia_cuda_runtime_cu11-11.8.89.dist-info"))
+            .unwrap();
+        let t = inspect(&sp.path().join("nvidia")).unwrap();
+        assert_eq!(
+            t.cuda.unwrap().version,
+            v("11"),
+            "without dist-info only the major is known"
+        );
+    }
+
+    #[test]
+    fn cudnn_alone_is_not_a_cuda_tree() {
+        let sp = site_packages_from_listings(&[
+            "nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl.txt",
+        ]);
+        assert!(matches!(inspect(sp.path()), Err(Error::NoRuntimeAt { .. })));
+    }
+
     #[test]
     fn cu_merged_names() {
         assert!(is_cu_merged("cu13"));
