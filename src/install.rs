@@ -53,6 +53,9 @@ pub async fn install(
     plan: &Plan,
     opts: &Options,
 ) -> Result<Outcome> {
+    // Before taking our own lock: leftovers are only removed when their
+    // version's lock is free, and we would count as a holder.
+    store.clean_staging()?;
     let lock = {
         let store = store.clone();
         let name = plan.name.clone();
@@ -60,7 +63,6 @@ pub async fn install(
             .await
             .map_err(|e| Error::Other(format!("lock task failed: {e}")))??
     };
-    store.clean_staging()?;
     if let Some(existing) = store.get(&plan.name)?
         && !opts.force
     {

@@ -5,4 +5,5 @@
 
 mod common;
 mod core;
+mod pypi;
 mod reliability;

@@ -1,0 +1,669 @@
+//! `cudaenv install` from PyPI: live against pypi.org with the small cudart
+//! wheel, and against a loopback index (127.0.0.1) for what PyPI cannot show:
+//! corrupt and truncated downloads, flaky servers, servers that ignore Range,
+//! hostile wheels, concurrent installs and an install killed mid-download.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::common::TestEnv;
+
+/// Leaves only cudart in the runtime profile (one ~1 MB wheel).
+const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti";
+const WHEEL: &str = "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_ARCH.whl";
+
+fn wheel_name() -> String {
+    WHEEL.replace("ARCH", std::env::consts::ARCH)
+}
+
+fn code(o: &std::process::Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn versions(env: &TestEnv) -> String {
+    env.ok(&["versions", "--bare"])
+}
+
+// ---------------------------------------------------------------------------
+// Live PyPI
+
+#[test]
+fn live_pypi_install_layout_load_and_offline_reinstall() {
+    let env = TestEnv::new();
+    let o = env.run(&["install", "12.4.1", ONLY_CUDART]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let v = env.root.join("versions/12.4.1");
+    assert!(v.join("lib64/libcudart.so.12").is_file());
+    assert_eq!(
+        std::fs::read_link(v.join("lib64/libcudart.so")).unwrap(),
+        Path::new("libcudart.so.12")
+    );
+    assert_eq!(
+        std::fs::read_link(v.join("lib")).unwrap(),
+        Path::new("lib64")
+    );
+    assert!(v.join("include/cuda_runtime_api.h").is_file());
+    assert!(!v.join("lib64/__init__.py").exists());
+    let meta = std::fs::read_to_string(v.join(".cudaenv/meta.toml")).unwrap();
+    assert!(
+        meta.contains("name = \"cudart\"") && meta.contains("12.4.127"),
+        "{meta}"
+    );
+    assert_eq!(versions(&env).trim(), "12.4.1");
+
+    // The real loader finds it by soname under `exec`; no GPU is needed for this call.
+    let o = env.run(&[
+        "exec",
+        "--version",
+        "12.4.1",
+        "--",
+        "python3",
+        "-c",
+        "import ctypes; l = ctypes.CDLL('libcudart.so.12'); v = ctypes.c_int(); \
+         r = l.cudaRuntimeGetVersion(ctypes.byref(v)); print(r, v.value)",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0 12040");
+
+    // Installing again is a no-op.
+    let o = env.run(&["install", "12.4.1", ONLY_CUDART]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already installed"));
+
+    // Reinstall from the cache alone.
+    env.ok(&["uninstall", "12.4.1", "-y"]);
+    let o = env.run(&["install", "12.4.1", ONLY_CUDART, "--offline"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(v.join("lib64/libcudart.so.12").is_file());
+
+    // A cold cache with --offline names what is missing, exit 5.
+    let cold = TestEnv::new();
+    let o = cold.run(&["install", "12.4.1", ONLY_CUDART, "--offline"]);
+    assert_eq!(code(&o), 5, "{}", text(&o));
+    assert!(
+        text(&o).contains("nvidia-cuda-runtime-cu12"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(versions(&cold).trim(), "");
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_changes_nothing() {
+    let env = TestEnv::new();
+    let o = env.run(&["install", "12.4.1", ONLY_CUDART, "--dry-run", "--json"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan["name"], "12.4.1");
+    let a = &plan["artifacts"][0];
+    assert_eq!(a["component"], "cudart");
+    assert_eq!(a["version"], "12.4.127");
+    assert_eq!(a["sha256"].as_str().unwrap().len(), 64);
+    assert!(!env.root.join("versions").exists());
+}
+
+#[test]
+fn nvcc_12_from_pypi_is_explained() {
+    let env = TestEnv::new();
+    let o = env.run(&[
+        "install",
+        "12.4.1",
+        ONLY_CUDART,
+        "--with",
+        "nvcc",
+        "--dry-run",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(text(&o).contains("only ptxas and NVVM"), "{}", text(&o));
+}
+
+#[test]
+fn releases_pypi_lacks_are_refused_clearly() {
+    let env = TestEnv::new();
+    let o = env.run(&["install", "11.2", "--dry-run"]);
+    assert_eq!(code(&o), 7, "{}", text(&o));
+    assert!(
+        text(&o).contains("11.7, 11.8, 12.x and 13.x"),
+        "{}",
+        text(&o)
+    );
+    let o = env.run(&["ls-remote"]);
+    assert_eq!(code(&o), 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("12.4.1") && out.contains("11.8.0") && !out.contains("11.2"));
+}
+
+// ---------------------------------------------------------------------------
+// Loopback index
+
+/// How the file server misbehaves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Normal,
+    /// Answers 500 this many times, then serves.
+    Fail500(usize),
+    /// Always closes the connection halfway through the body.
+    Truncate,
+    /// Closes halfway the first time; ignores Range afterwards (200, full body).
+    TruncateThenIgnoreRange,
+    /// Sends half the body, then stalls forever.
+    Stall,
+}
+
+struct Server {
+    port: u16,
+    /// GETs of the wheel file.
+    downloads: Arc<AtomicUsize>,
+    mode: Arc<Mutex<Mode>>,
+    /// Ranges requested, as sent.
+    ranges: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// Serves a PEP 691 index with one project whose wheel is `body`;
+    /// `index_sha` is the hash the index announces.
+    fn start(body: Vec<u8>, index_sha: String, mode: Mode) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let downloads = Arc::new(AtomicUsize::new(0));
+        let mode = Arc::new(Mutex::new(mode));
+        let ranges = Arc::new(Mutex::new(Vec::new()));
+        let body = Arc::new(body);
+        let (d, m, r) = (downloads.clone(), mode.clone(), ranges.clone());
+        std::thread::spawn(move || {
+            let served = Arc::new(AtomicUsize::new(0));
+            for stream in listener.incoming().flatten() {
+                let (body, sha, d, m, r, served) = (
+                    body.clone(),
+                    index_sha.clone(),
+                    d.clone(),
+                    m.clone(),
+                    r.clone(),
+                    served.clone(),
+                );
+                std::thread::spawn(move || {
+                    let _ = handle(stream, port, &body, &sha, &d, &m, &r, &served);
+                });
+            }
+        });
+        Server {
+            port,
+            downloads,
+            mode,
+            ranges,
+        }
+    }
+
+    fn index(&self) -> String {
+        format!("http://127.0.0.1:{}/simple", self.port)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn handle(
+    mut s: TcpStream,
+    port: u16,
+    body: &[u8],
+    sha: &str,
+    downloads: &AtomicUsize,
+    mode: &Mutex<Mode>,
+    ranges: &Mutex<Vec<String>>,
+    served: &AtomicUsize,
+) -> std::io::Result<()> {
+    let mut r = BufReader::new(s.try_clone()?);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut range = None;
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h)?;
+        if h.trim().is_empty() {
+            break;
+        }
+        if let Some(v) = h.to_ascii_lowercase().strip_prefix("range:") {
+            range = Some(v.trim().to_string());
+        }
+    }
+    let name = wheel_name();
+    if path == "/simple/nvidia-cuda-runtime-cu12/" {
+        let json = serde_json::json!({
+            "meta": {"api-version": "1.1"},
+            "name": "nvidia-cuda-runtime-cu12",
+            "files": [{
+                "filename": name,
+                "url": format!("http://127.0.0.1:{port}/files/{name}"),
+                "hashes": {"sha256": sha},
+                "size": body.len(),
+            }],
+        })
+        .to_string();
+        write!(
+            s,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.pypi.simple.v1+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
+            json.len()
+        )?;
+        return Ok(());
+    }
+    if path != format!("/files/{name}") {
+        write!(
+            s,
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )?;
+        return Ok(());
+    }
+    downloads.fetch_add(1, Ordering::SeqCst);
+    if let Some(rg) = &range {
+        ranges.lock().unwrap().push(rg.clone());
+    }
+    let n = served.fetch_add(1, Ordering::SeqCst);
+    let m = *mode.lock().unwrap();
+    if let Mode::Fail500(k) = m
+        && n < k
+    {
+        write!(
+            s,
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )?;
+        return Ok(());
+    }
+    let start = match (&range, m) {
+        (_, Mode::TruncateThenIgnoreRange) => 0,
+        (Some(rg), _) => rg
+            .strip_prefix("bytes=")
+            .and_then(|x| x.split('-').next())
+            .and_then(|x| x.parse::<usize>().ok())
+            .unwrap_or(0),
+        (None, _) => 0,
+    };
+    let part = &body[start..];
+    let status = if start > 0 {
+        "206 Partial Content"
+    } else {
+        "200 OK"
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n",
+        part.len()
+    );
+    if start > 0 {
+        head.push_str(&format!(
+            "Content-Range: bytes {start}-{}/{}\r\n",
+            body.len() - 1,
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes())?;
+    let half = part.len() / 2;
+    match m {
+        Mode::Truncate => s.write_all(&part[..half])?,
+        Mode::TruncateThenIgnoreRange if n == 0 => s.write_all(&part[..half])?,
+        Mode::Stall => {
+            s.write_all(&part[..half])?;
+            s.flush()?;
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+        _ => s.write_all(part)?,
+    }
+    Ok(())
+}
+
+// A minimal zip writer (stored members), so tests can build what no
+// well-behaved writer would: duplicate names, escaping paths, links out.
+struct Member {
+    name: String,
+    data: Vec<u8>,
+    mode: u32,
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+fn zip(members: &[Member]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for m in members {
+        let off = out.len() as u32;
+        let crc = crc32(&m.data);
+        let n = m.name.as_bytes();
+        let mut local = Vec::new();
+        local.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        local.extend_from_slice(&20u16.to_le_bytes()); // version needed
+        local.extend_from_slice(&0u16.to_le_bytes()); // flags
+        local.extend_from_slice(&0u16.to_le_bytes()); // stored
+        local.extend_from_slice(&0u32.to_le_bytes()); // time/date
+        local.extend_from_slice(&crc.to_le_bytes());
+        local.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        local.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        local.extend_from_slice(&(n.len() as u16).to_le_bytes());
+        local.extend_from_slice(&0u16.to_le_bytes());
+        local.extend_from_slice(n);
+        out.extend_from_slice(&local);
+        out.extend_from_slice(&m.data);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&(0x0300u16 | 20).to_le_bytes()); // made by unix
+        central.extend_from_slice(&20u16.to_le_bytes());
+        central.extend_from_slice(&0u16.to_le_bytes());
+        central.extend_from_slice(&0u16.to_le_bytes());
+        central.extend_from_slice(&0u32.to_le_bytes());
+        central.extend_from_slice(&crc.to_le_bytes());
+        central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+        central.extend_from_slice(&(n.len() as u16).to_le_bytes());
+        central.extend_from_slice(&0u16.to_le_bytes()); // extra
+        central.extend_from_slice(&0u16.to_le_bytes()); // comment
+        central.extend_from_slice(&0u16.to_le_bytes()); // disk
+        central.extend_from_slice(&0u16.to_le_bytes()); // internal attrs
+        central.extend_from_slice(&(m.mode << 16).to_le_bytes());
+        central.extend_from_slice(&off.to_le_bytes());
+        central.extend_from_slice(n);
+    }
+    let cd_off = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_off.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+fn file(name: &str, data: &[u8]) -> Member {
+    Member {
+        name: name.into(),
+        data: data.to_vec(),
+        mode: 0o100644,
+    }
+}
+
+fn good_wheel() -> Vec<u8> {
+    // Big enough to stream in several reads.
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    zip(&[
+        file("nvidia/__init__.py", b""),
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+        file(
+            "nvidia/cuda_runtime/include/cuda_runtime_api.h",
+            b"/* api */\n",
+        ),
+        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
+    ])
+}
+
+fn sha256(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn install_from(env: &TestEnv, server: &Server, extra: &[&str]) -> std::process::Output {
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", server.index())
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .args(extra);
+    c.output().unwrap()
+}
+
+/// Everything under `dir` (files and links), relative.
+fn walk(dir: &Path, out: &mut Vec<String>) {
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            out.push(p.display().to_string());
+            if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                walk(&p, out);
+            }
+        }
+    }
+}
+
+/// Asserts a failed install left no version and nothing outside the cache,
+/// versions' staging area (empty) and lock files.
+fn assert_nothing_installed(env: &TestEnv) {
+    assert_eq!(versions(env).trim(), "", "a version is listed");
+    let mut all = Vec::new();
+    walk(env.tmp.path(), &mut all);
+    for p in &all {
+        assert!(!p.contains("evil"), "hostile file written: {p}");
+    }
+    let staging = env.root.join("versions/.staging");
+    let left: Vec<_> = std::fs::read_dir(&staging)
+        .map(|r| r.flatten().collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "staging not cleaned: {left:?}");
+    assert!(!env.root.join("versions/12.4.1").exists());
+}
+
+#[test]
+fn loopback_install_works_and_reuses_the_cache() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        env.root
+            .join("versions/12.4.1/lib64/libcudart.so.12")
+            .is_file()
+    );
+    env.ok(&["uninstall", "12.4.1", "-y"]);
+    let o = install_from(&env, &srv, &["--offline"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(srv.downloads.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn hash_mismatch_installs_nothing_and_is_not_retried() {
+    let w = good_wheel();
+    let srv = Server::start(w, "0".repeat(64), Mode::Normal);
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 4, "{}", text(&o));
+    assert!(text(&o).contains("sha256 mismatch"), "{}", text(&o));
+    assert_eq!(
+        srv.downloads.load(Ordering::SeqCst),
+        1,
+        "retried a hash mismatch"
+    );
+    assert_nothing_installed(&env);
+    // And the bad bytes are not kept in the cache.
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    assert!(all.iter().all(|p| !p.ends_with(".whl")), "{all:?}");
+}
+
+#[test]
+fn truncated_body_fails_as_network_error() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Truncate);
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 5, "{}", text(&o));
+    assert!(text(&o).contains("gave up"), "{}", text(&o));
+    assert_nothing_installed(&env);
+    // It resumed with Range requests rather than starting over each time.
+    assert!(!srv.ranges.lock().unwrap().is_empty());
+}
+
+#[test]
+fn server_errors_are_retried_then_succeed() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Fail500(2));
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(srv.downloads.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn a_server_ignoring_range_gets_a_fresh_download() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::TruncateThenIgnoreRange);
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(
+        srv.ranges.lock().unwrap().len(),
+        1,
+        "the retry asked for a range"
+    );
+    let lib = std::fs::read(env.root.join("versions/12.4.1/lib64/libcudart.so.12")).unwrap();
+    assert_eq!(lib.len(), 300_000);
+}
+
+fn hostile(members: Vec<Member>, what: &str) {
+    let w = zip(&members);
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 4, "{what}: {}", text(&o));
+    assert!(text(&o).contains("member"), "{what}: {}", text(&o));
+    assert_nothing_installed(&env);
+}
+
+#[test]
+fn hostile_wheels_are_rejected() {
+    let abs = format!("/tmp/cudaenv-evil-{}", std::process::id());
+    hostile(
+        vec![
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"x"),
+            file("../evil", b"x"),
+        ],
+        "zip-slip",
+    );
+    hostile(
+        vec![
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"x"),
+            file("nvidia/cuda_runtime/lib/../../../../evil", b"x"),
+        ],
+        "zip-slip inside the layout",
+    );
+    hostile(
+        vec![
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"x"),
+            file(&abs, b"x"),
+        ],
+        "absolute path",
+    );
+    assert!(!Path::new(&abs).exists());
+    hostile(
+        vec![
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"x"),
+            Member {
+                name: "nvidia/cuda_runtime/lib/evil".into(),
+                data: b"../../../../../../../../tmp".to_vec(),
+                mode: 0o120777,
+            },
+        ],
+        "symlink out of the tree",
+    );
+    hostile(
+        vec![
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"x"),
+            file("nvidia/cuda_runtime/lib/libcudart.so.12", b"evil"),
+        ],
+        "duplicate members",
+    );
+    hostile(
+        vec![Member {
+            name: "nvidia/cuda_runtime/lib/evil".into(),
+            data: Vec::new(),
+            mode: 0o020644,
+        }],
+        "device node",
+    );
+}
+
+#[test]
+fn concurrent_installs_of_one_spec_all_succeed_with_one_download() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = env.cmd();
+            c.env("CUDAENV_PYPI_INDEX", srv.index())
+                .args(["install", "12.4.1", ONLY_CUDART])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            c.spawn().unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o));
+    }
+    assert_eq!(srv.downloads.load(Ordering::SeqCst), 1);
+    assert_eq!(versions(&env).trim(), "12.4.1");
+    let staging: Vec<_> = std::fs::read_dir(env.root.join("versions/.staging"))
+        .map(|r| r.flatten().collect())
+        .unwrap_or_default();
+    assert!(staging.is_empty());
+}
+
+#[test]
+fn killed_install_leaves_nothing_and_the_next_one_succeeds() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Stall);
+    let env = TestEnv::new();
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    // Wait until the download is under way (the server is stalling it).
+    let part_exists = || {
+        let mut all = Vec::new();
+        walk(&env.root.join("cache/downloads"), &mut all);
+        all.iter().any(|p| p.ends_with(".part"))
+    };
+    while srv.downloads.load(Ordering::SeqCst) == 0 || !part_exists() {
+        assert!(child.try_wait().unwrap().is_none(), "install ended early");
+        std::thread::yield_now();
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    assert_eq!(versions(&env).trim(), "");
+
+    *srv.mode.lock().unwrap() = Mode::Normal;
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(versions(&env).trim(), "12.4.1");
+    let staging: Vec<_> = std::fs::read_dir(env.root.join("versions/.staging"))
+        .map(|r| r.flatten().collect())
+        .unwrap_or_default();
+    assert!(staging.is_empty(), "{staging:?}");
+}
