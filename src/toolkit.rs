@@ -139,6 +139,9 @@ fn inspect_toolkit(prefix: &Path) -> Option<Toolkit> {
     for arch in TARGET_ARCHES {
         lib_candidates.push(Path::new("targets").join(arch).join("lib"));
     }
+    // CUPTI ships outside lib64 in a full toolkit; profilers (PyTorch's among
+    // them) find libcupti only through the loader path.
+    lib_candidates.push("extras/CUPTI/lib64".into());
     let lib_dirs = dedup_dirs(
         prefix,
         lib_candidates

@@ -8,7 +8,7 @@ use super::Env;
 use crate::activate;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Origin, Selection};
+use crate::select::{self, Active, Origin, Selection};
 use crate::shell::Shell;
 use crate::spec::Spec;
 use crate::store::Store;
@@ -32,10 +32,18 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.unset {
         let ctx = env.ctx.with_var(env_vars::CUDAENV_VERSION, None);
         let mut code = shell.assign(env_vars::CUDAENV_VERSION, None)?;
-        // Fall back to what the directory selects; if that is broken, still unset.
-        if let Ok((_, active)) = select::active(&ctx) {
-            code.extend(shell.render(&activate::plan(&ctx, &store, &active)?)?);
-        }
+        // Fall back to what the directory selects. If that is broken (a bad
+        // pin, a version not installed), still unset, and deactivate to
+        // `system` rather than leave the old version's paths in place.
+        let active = match select::active(&ctx) {
+            Ok((_, active)) => active,
+            Err(e) => {
+                env.printer
+                    .warn(format!("{e}; this shell falls back to the system toolkit"));
+                Active::System
+            }
+        };
+        code.extend(shell.render(&activate::plan(&ctx, &store, &active)?)?);
         ui::out(&code)?;
         return Ok(ExitCode::Success);
     }

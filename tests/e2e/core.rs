@@ -112,9 +112,15 @@ fn link_targets_layout() {
     std::fs::create_dir_all(&lib).unwrap();
     fake_cudart(&lib, "libcudart.so.12.8.57", "12.8");
     std::os::unix::fs::symlink("targets/x86_64-linux/lib", tk.join("lib64")).unwrap();
+    let cupti = tk.join("extras/CUPTI/lib64");
+    std::fs::create_dir_all(&cupti).unwrap();
+    std::fs::write(cupti.join("libcupti.so.12"), b"").unwrap();
     env.link("redist", &tk);
-    // lib64 and targets/… are the same directory: recorded once.
-    assert_eq!(list(&meta(&env, "redist"), "lib_dirs"), ["lib64"]);
+    // lib64 and targets/… are the same directory: recorded once; CUPTI too.
+    assert_eq!(
+        list(&meta(&env, "redist"), "lib_dirs"),
+        ["lib64", "extras/CUPTI/lib64"]
+    );
     assert_eq!(s(&meta(&env, "redist"), "cuda").as_deref(), Some("12.8"));
 }
 
@@ -1081,4 +1087,21 @@ fn a_missing_name_suggests_link_not_install() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn shell_unset_with_a_broken_pin_deactivates_to_system() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", None);
+    env.link("a", &tk);
+    let project = env.path("p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".cuda-version"), "11.2\n").unwrap();
+    let out = bash(
+        &env,
+        &project,
+        &[],
+        r#"eval "$("$CUDAENV" shell --shell bash a)"; eval "$("$CUDAENV" shell --shell bash --unset 2>/dev/null)"; printf '%s|%s|%s' "$PATH" "${CUDAENV_VERSION-unset}" "${CUDA_HOME-unset}""#,
+    );
+    assert_eq!(out, "/usr/local/bin:/usr/bin:/bin|unset|unset");
 }
