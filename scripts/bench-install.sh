@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Install benchmark: cudaenv vs `uv pip install --no-deps`, side by side, same run.
+#
+# The stack: CUDA 12.4.1 + cuDNN 9.1.0.70 from PyPI, exactly the three wheels
+#   nvidia-cuda-runtime-cu12 12.4.127, nvidia-cublas-cu12 12.4.5.8, nvidia-cudnn-cu12 9.1.0.70
+# (~1 GB compressed). Both tools start cold: an empty cudaenv root + cache, an empty uv
+# cache and a fresh venv. Then cudaenv's reinstall from its own cache is timed
+# (uninstall + install, and uninstall + install --offline).
+#
+# Usage: scripts/bench-install.sh [uv-first|cudaenv-first]
+# Needs: a release build (cargo build --release; CUDAENV_BIN overrides the path), uv on PATH.
+# Every cold run downloads ~2 GB in all; run it sparingly.
+set -euo pipefail
+
+order=${1:-uv-first}
+bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/release/cudaenv}
+[ -x "$bin" ] || { echo "no release binary at $bin (cargo build --release)" >&2; exit 2; }
+command -v uv >/dev/null || { echo "uv not found (pip install uv)" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+spec=12.4.1+cudnn9.1.0.70
+only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
+
+run_uv() {
+  export UV_CACHE_DIR="$work/uv-cache"
+  uv venv -q "$work/venv"
+  local t0 t1
+  t0=$(now)
+  uv pip install -q --python "$work/venv/bin/python" --no-deps \
+    nvidia-cuda-runtime-cu12==12.4.127 nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70
+  t1=$(now)
+  uv_cold=$(secs "$t0" "$t1")
+}
+
+run_cudaenv() {
+  export CUDAENV_ROOT="$work/root"
+  local t0 t1
+  t0=$(now)
+  "$bin" -q install "$spec" "${only[@]}"
+  t1=$(now)
+  ce_cold=$(secs "$t0" "$t1")
+}
+
+if [ "$order" = cudaenv-first ]; then run_cudaenv; run_uv; else run_uv; run_cudaenv; fi
+
+export CUDAENV_ROOT="$work/root"
+"$bin" -q uninstall -y "$spec"
+t0=$(now); "$bin" -q install "$spec" "${only[@]}"; t1=$(now)
+ce_re=$(secs "$t0" "$t1")
+"$bin" -q uninstall -y "$spec"
+t0=$(now); "$bin" -q install "$spec" "${only[@]}" --offline; t1=$(now)
+ce_off=$(secs "$t0" "$t1")
+
+# The same bytes landed: every library uv installed exists in cudaenv's tree.
+for f in "$work"/venv/lib/python*/site-packages/nvidia/*/lib/lib*.so*; do
+  cmp -s "$f" "$CUDAENV_ROOT/versions/$spec/lib64/$(basename "$f")" || { echo "differs: $f" >&2; exit 1; }
+done
+
+echo "machine: $(nproc) cores, $(uname -m); order: $order"
+echo "cold install   uv: ${uv_cold}s   cudaenv: ${ce_cold}s   ratio uv/cudaenv: $(awk -v a="$uv_cold" -v b="$ce_cold" 'BEGIN { printf "%.2f", a / b }')"
+echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"
