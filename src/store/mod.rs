@@ -259,7 +259,7 @@ impl Store {
         std::fs::create_dir_all(&staging).map_err(Error::io("cannot create", &staging))?;
         let trash = staging.join(format!("{name}..removing-{}", std::process::id()));
         std::fs::rename(&dir, &trash).map_err(Error::io("cannot remove", &dir))?;
-        std::fs::remove_dir_all(&trash).map_err(Error::io("cannot delete", &trash))?;
+        remove_tree(&trash).map_err(Error::io("cannot delete", &trash))?;
         Ok(())
     }
 
@@ -283,7 +283,7 @@ impl Store {
                 continue;
             };
             if let Some(_lock) = self.try_lock(&name)? {
-                let _ = std::fs::remove_dir_all(entry.path());
+                let _ = remove_tree(&entry.path());
             }
         }
         Ok(())
@@ -355,6 +355,39 @@ impl Staging {
             dir: self.target,
             meta: meta.clone(),
         })
+    }
+}
+
+/// Deletes a tree cudaenv owns. Archives can carry read-only directories
+/// (mode 0555), which `remove_dir_all` cannot empty as a normal user: on
+/// "permission denied" the owner's write and search bits are added to every
+/// directory (symlinks are never followed) and the removal is retried.
+fn remove_tree(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            make_dirs_writable(path);
+            std::fs::remove_dir_all(path)
+        }
+        other => other,
+    }
+}
+
+fn make_dirs_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return;
+    };
+    if !meta.is_dir() {
+        return;
+    }
+    let mode = meta.permissions().mode();
+    if mode & 0o700 != 0o700 {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o700));
+    }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            make_dirs_writable(&e.path());
+        }
     }
 }
 

@@ -1105,3 +1105,45 @@ fn shell_unset_with_a_broken_pin_deactivates_to_system() {
     );
     assert_eq!(out, "/usr/local/bin:/usr/bin:/bin|unset|unset");
 }
+
+#[test]
+fn uninstall_removes_read_only_directories_it_owns() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let v = fake_installed(&env.root, "12.4.1", "12.4.1", None);
+    // As an archive might leave it: read-only directories with files inside.
+    let ro = v.join("include/crt");
+    std::fs::create_dir_all(&ro).unwrap();
+    std::fs::write(ro.join("host_defines.h"), "x").unwrap();
+    for d in [&ro, &v.join("include"), &v.join("lib64")] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    // Root ignores modes: drop the capabilities that let it, so this tests what a user sees.
+    let mut cmd = if unsafe { libc::geteuid() } == 0 {
+        let mut c = std::process::Command::new("setpriv");
+        c.args([
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--inh-caps=-all",
+            "--",
+        ])
+        .arg(bin());
+        c
+    } else {
+        std::process::Command::new(bin())
+    };
+    let out = cmd
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CUDAENV_ROOT", &env.root)
+        .env("PATH", "/usr/bin:/bin")
+        .args(["uninstall", "-y", "12.4.1"])
+        .output()
+        .unwrap();
+    assert_success(&out, "uninstall a version with read-only directories");
+    assert!(!v.exists());
+    let staging = env.root.join("versions/.staging");
+    let left: Vec<_> = std::fs::read_dir(&staging)
+        .map(|d| d.flatten().collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "nothing may be left behind: {left:?}");
+}
