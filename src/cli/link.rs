@@ -60,6 +60,18 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     for w in &tk.warnings {
         env.printer.warn(w);
     }
+    // A version-shaped name that contradicts the tree would select the wrong stack.
+    if let (Ok(Spec::Stack(named)), Some(found)) = (Spec::parse(name.as_str()), &tk.cuda)
+        && !(found.version.matches(&named.cuda) || named.cuda.matches(&found.version))
+    {
+        env.printer.warn(format!(
+            "the name `{name}` looks like CUDA {} but {} is CUDA {} (from {})",
+            named.cuda,
+            tk.prefix.display(),
+            found.version,
+            found.from
+        ));
+    }
 
     let store = Store::new(env.ctx.root());
     let _lock = store.lock(&name)?;

@@ -243,6 +243,11 @@ fn link_names_are_validated_and_not_overwritten() {
         .output()
         .unwrap();
     assert_success(&out, "link --force");
+    assert!(
+        stderr(&out).contains("the name `12.4` looks like CUDA 12.4 but"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(s(&meta(&env, "12.4"), "cuda").as_deref(), Some("12.6.0"));
     assert!(
         tk.join("lib64/libcudart.so.12").exists(),
