@@ -83,12 +83,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .enable_all()
         .build()
         .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         tokio::select! {
             r = install_async(env, &args, stack) => r,
+            // Dropping the install future drops its staging directory (deleted).
             _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
         }
-    })
+    });
+    // Do not wait for blocking work still running (an interrupted unpack).
+    runtime.shutdown_background();
+    result
 }
 
 fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {

@@ -631,6 +631,39 @@ fn concurrent_installs_of_one_spec_all_succeed_with_one_download() {
     assert!(staging.is_empty());
 }
 
+fn start_stalled_install(env: &TestEnv, srv: &Server) -> std::process::Child {
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let part_exists = || {
+        let mut all = Vec::new();
+        walk(&env.root.join("cache/downloads"), &mut all);
+        all.iter().any(|p| p.ends_with(".part"))
+    };
+    while srv.downloads.load(Ordering::SeqCst) == 0 || !part_exists() {
+        assert!(child.try_wait().unwrap().is_none(), "install ended early");
+        std::thread::yield_now();
+    }
+    child
+}
+
+#[test]
+fn ctrl_c_exits_130_and_removes_staging() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Stall);
+    let env = TestEnv::new();
+    let mut child = start_stalled_install(&env, &srv);
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_nothing_installed(&env);
+}
+
 #[test]
 fn killed_install_leaves_nothing_and_the_next_one_succeeds() {
     let w = good_wheel();
