@@ -87,13 +87,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             )));
         }
     } else if store.version_dir(&name).symlink_metadata().is_ok() {
-        // An incomplete leftover (no marker) is not a version; it must not block the name.
+        // Something without the completion marker sits at that name: not a
+        // version (installs only ever rename complete trees into place), but
+        // possibly put there by hand, so it is only replaced when asked.
         if args.force {
             store.remove(&name)?;
         } else {
-            return Err(Error::AlreadyExists {
-                name: name.to_string(),
-            });
+            return Err(Error::Other(format!(
+                "{} exists but is not a complete version; pass --force to replace it",
+                store.version_dir(&name).display()
+            )));
         }
     }
     let staging = store.stage(&name)?;

@@ -253,6 +253,20 @@ fn link_names_are_validated_and_not_overwritten() {
         tk.join("lib64/libcudart.so.12").exists(),
         "the old tree is untouched"
     );
+
+    // A leftover without the completion marker blocks the name until --force.
+    std::fs::create_dir_all(env.root.join("versions/left/bin")).unwrap();
+    let out = env.cmd().args(["link", "left"]).arg(&tk).output().unwrap();
+    let err = assert_code(&out, 1, "link over a leftover");
+    assert!(err.contains("is not a complete version"), "{err}");
+    let out = env
+        .cmd()
+        .args(["link", "-f", "left"])
+        .arg(&tk)
+        .output()
+        .unwrap();
+    assert_success(&out, "link -f over a leftover");
+    assert!(!env.root.join("versions/left/bin").exists());
 }
 
 // --- the real loader ----------------------------------------------------------------
