@@ -23,9 +23,13 @@ pub struct Context {
 impl Context {
     /// Captures the current process's environment and working directory.
     pub fn from_process() -> Result<Self> {
-        let cwd =
-            std::env::current_dir().map_err(Error::io("cannot read the working directory", "."))?;
-        Self::new(std::env::vars_os().collect(), cwd)
+        let env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+        let cwd = match logical_cwd(&env) {
+            Some(pwd) => pwd,
+            None => std::env::current_dir()
+                .map_err(Error::io("cannot read the working directory", "."))?,
+        };
+        Self::new(env, cwd)
     }
 
     /// Builds a context from an explicit environment (for tests and child processes).
@@ -115,6 +119,26 @@ impl Context {
         self.var_os(env_vars::NO_COLOR)
             .is_some_and(|v| !v.is_empty())
     }
+}
+
+/// The shell's `$PWD` when it names the working directory (the path the user
+/// sees, through symlinks), so `.cuda-version` files are looked up along the
+/// same path by the binary and by the shell hook, as `pwd -L` would.
+fn logical_cwd(env: &BTreeMap<OsString, OsString>) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let pwd = Path::new(env.get(OsStr::new(env_vars::PWD))?);
+    if !pwd.is_absolute()
+        || pwd.components().any(|c| {
+            matches!(
+                c,
+                std::path::Component::ParentDir | std::path::Component::CurDir
+            )
+        })
+    {
+        return None;
+    }
+    let (a, b) = (std::fs::metadata(pwd).ok()?, std::fs::metadata(".").ok()?);
+    (a.dev() == b.dev() && a.ino() == b.ino()).then(|| pwd.to_path_buf())
 }
 
 /// Makes `p` absolute against `base` without touching the file system

@@ -25,6 +25,8 @@ pub const CUDAENV_SHIM_DEPTH: &str = "CUDAENV_SHIM_DEPTH";
 
 pub const HOME: &str = "HOME";
 pub const PATH: &str = "PATH";
+/// The shell's logical working directory; used when it names the real one.
+pub const PWD: &str = "PWD";
 pub const NO_COLOR: &str = "NO_COLOR";
 pub const SHELL: &str = "SHELL";
 /// pip's index setting, honoured so that mirrors configured for pip just work.
@@ -41,6 +43,9 @@ pub const CUDA_PATH: &str = "CUDA_PATH";
 pub const CUDA_ROOT: &str = "CUDA_ROOT";
 pub const CUDNN_PATH: &str = "CUDNN_PATH";
 pub const CUDNN_HOME: &str = "CUDNN_HOME";
+/// What the shell hook (or `cudaenv shell`) changed, so the next transition can
+/// undo exactly that (internal; percent-encoded records, see `shell::session`).
+pub const CUDAENV_STATE: &str = "__CUDAENV_STATE";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
 

@@ -16,6 +16,8 @@ mod exec;
 mod global;
 mod install;
 mod link;
+mod hook_env;
+mod init;
 mod local;
 mod ls_remote;
 mod prefix;
@@ -69,6 +71,11 @@ pub enum Command {
     Exec(exec::Args),
     /// Print the activation code for a version.
     Env(env::Args),
+    /// Print shell integration code for an rc file (shims, hook, `cudaenv shell`).
+    Init(init::Args),
+    /// Internal: what the prompt hook evaluates when something changed.
+    #[command(hide = true)]
+    HookEnv(hook_env::Args),
     /// Rebuild the shims (one per executable of every installed version).
     Rehash(rehash::Args),
     /// Adopt an existing CUDA toolkit or Python NVIDIA-wheel tree without copying it.
@@ -154,6 +161,8 @@ fn run_cli() -> Result<ExitCode> {
         Command::Link(a) => link::run(&env, a),
         Command::Uninstall(a) => uninstall::run(&env, a),
         Command::Which(a) => which::run(&env, a),
+        Command::Init(a) => init::run(&env, a),
+        Command::HookEnv(a) => hook_env::run(&env, a),
     }
 }
 

@@ -2,14 +2,16 @@
 //!
 //! A program cannot change its parent shell, so this prints code; the shell
 //! function installed by `cudaenv init` evaluates it. The code sets (or unsets)
-//! `CUDAENV_VERSION` and applies the matching activation.
+//! `CUDAENV_VERSION` and makes the same transition the prompt hook would
+//! (`shell::session`): the previous activation is undone exactly, then the new
+//! one applied, so `--unset` gives back precisely what was there before.
 
 use super::Env;
-use crate::activate;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Active, Origin, Selection};
+use crate::select::{self, Origin, Selection};
 use crate::shell::Shell;
+use crate::shell::session;
 use crate::spec::Spec;
 use crate::store::Store;
 use crate::ui;
@@ -33,17 +35,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         let ctx = env.ctx.with_var(env_vars::CUDAENV_VERSION, None);
         let mut code = shell.assign(env_vars::CUDAENV_VERSION, None)?;
         // Fall back to what the directory selects. If that is broken (a bad
-        // pin, a version not installed), still unset, and deactivate to
-        // `system` rather than leave the old version's paths in place.
-        let active = match select::active(&ctx) {
-            Ok((_, active)) => active,
-            Err(e) => {
-                env.printer
-                    .warn(format!("{e}; this shell falls back to the system toolkit"));
-                Active::System
-            }
-        };
-        code.extend(shell.render(&activate::plan(&ctx, &store, &active)?)?);
+        // pin, a version not installed), still unset, and undo the old
+        // version rather than leave its paths in place.
+        let t = session::transition(&ctx, &store, select::active(&ctx).map(|(_, a)| a))?;
+        if let Some(e) = &t.problem {
+            env.printer
+                .warn(format!("{e}; this shell falls back to the system toolkit"));
+        }
+        code.extend(shell.render(&t.delta)?);
         ui::out(&code)?;
         return Ok(ExitCode::Success);
     }
@@ -63,8 +62,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             origin: Origin::Argument,
         },
     )?;
-    let mut code = shell.assign(env_vars::CUDAENV_VERSION, Some(spec.to_string().as_ref()))?;
-    code.extend(shell.render(&activate::plan(&env.ctx, &store, &active)?)?);
+    let value = spec.to_string();
+    let ctx = env
+        .ctx
+        .with_var(env_vars::CUDAENV_VERSION, Some(value.as_ref()));
+    let mut code = shell.assign(env_vars::CUDAENV_VERSION, Some(value.as_ref()))?;
+    code.extend(shell.render(&session::transition(&ctx, &store, Ok(active))?.delta)?);
     ui::out(&code)?;
     Ok(ExitCode::Success)
 }

@@ -5,6 +5,11 @@
 //! hand, the only quoting it has), so a path with spaces, quotes, `$(…)`,
 //! backticks or newlines is data, never code. Output is bytes: paths need not
 //! be UTF-8 (PowerShell, which needs text, refuses such paths).
+//!
+//! Submodules: `init` renders the rc-file code (hook, `cudaenv` function,
+//! shims on PATH) from the scripts in the repository's `shims/` folder;
+//! `session` computes what the hook and `cudaenv shell` change, and how to
+//! undo it.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -12,6 +17,9 @@ use std::str::FromStr;
 
 use crate::activate::EnvDelta;
 use crate::error::{Error, Result};
+
+pub mod init;
+pub mod session;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Shell {

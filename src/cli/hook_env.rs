@@ -1,0 +1,33 @@
+//! `cudaenv hook-env --shell S` (hidden): what the prompt hook evaluates.
+//!
+//! Runs only when the shell's own check saw a change, and does the minimum:
+//! the selection (`CUDAENV_VERSION`, `.cuda-version` files up the tree, the
+//! global file), the matching store entries, and the transition from the
+//! previous activation. A broken selection is reported on stderr and the
+//! previous activation is still undone, so a bad pin never leaves a stale
+//! toolkit active. It always exits 0: its output must be evaluated.
+
+use super::Env;
+use crate::error::{ExitCode, Result};
+use crate::select;
+use crate::shell::Shell;
+use crate::shell::session;
+use crate::store::Store;
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(long, value_enum)]
+    pub shell: Shell,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let store = Store::new(env.ctx.root());
+    let target = select::active(&env.ctx).map(|(_, active)| active);
+    let t = session::transition(&env.ctx, &store, target)?;
+    if let Some(problem) = &t.problem {
+        ui::report_error(problem);
+    }
+    ui::out(&args.shell.render(&t.delta)?)?;
+    Ok(ExitCode::Success)
+}

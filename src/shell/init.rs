@@ -1,0 +1,131 @@
+//! `cudaenv init SHELL`: the code users put in their rc file.
+//!
+//! The code lives in `shims/` at the top of the repository, one pair of files
+//! per shell (`init.*`: shims on PATH and the `cudaenv` function; `hook.*`:
+//! the prompt / directory-change hook), embedded at compile time and completed
+//! with two quoted values: the path of this binary (so the hook never searches
+//! PATH for it) and the shims directory.
+//!
+//! The hook decides in the shell, with builtins only, whether anything the
+//! selection depends on changed since its last run (see `__cudaenv_fingerprint`
+//! in each file): the working directory, `CUDAENV_VERSION`, the nearest
+//! `.cuda-version` (its path and content) or the global version file, and the
+//! store's generation file. Only then does it run `cudaenv hook-env`, whose
+//! output (a `session` transition) it evaluates. A prompt where nothing
+//! changed costs a few `stat`s and one or two small reads, and no process.
+
+use std::path::Path;
+
+use super::Shell;
+use crate::error::Result;
+
+/// Whether to install the prompt hook, or only shims and the `cudaenv` function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    Install,
+    Omit,
+}
+
+fn templates(shell: Shell) -> (&'static str, &'static str) {
+    match shell {
+        Shell::Bash => (
+            include_str!("../../shims/init.bash"),
+            include_str!("../../shims/hook.bash"),
+        ),
+        Shell::Zsh => (
+            include_str!("../../shims/init.zsh"),
+            include_str!("../../shims/hook.zsh"),
+        ),
+        Shell::Fish => (
+            include_str!("../../shims/init.fish"),
+            include_str!("../../shims/hook.fish"),
+        ),
+        Shell::Pwsh => (
+            include_str!("../../shims/init.ps1"),
+            include_str!("../../shims/hook.ps1"),
+        ),
+    }
+}
+
+/// The rc-file code for `shell`.
+pub fn render(shell: Shell, exe: &Path, shims_dir: &Path, hook: Hook) -> Result<Vec<u8>> {
+    let (init, hook_code) = templates(shell);
+    let mut text = init.to_owned();
+    if hook == Hook::Install {
+        text.push_str(hook_code);
+    }
+    let exe = shell.quote(exe.as_os_str())?;
+    let shims = shell.quote(shims_dir.as_os_str())?;
+    Ok(substitute(
+        text.as_bytes(),
+        &[(b"@CUDAENV@", &exe), (b"@SHIMS@", &shims)],
+    ))
+}
+
+/// Replaces each placeholder; the values are already quoted words.
+fn substitute(text: &[u8], pairs: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 256);
+    let mut i = 0;
+    'outer: while i < text.len() {
+        for (key, value) in pairs {
+            if text[i..].starts_with(key) {
+                out.extend_from_slice(value);
+                i += key.len();
+                continue 'outer;
+            }
+        }
+        out.push(text[i]);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(shell: Shell, hook: Hook) -> String {
+        let out = render(
+            shell,
+            Path::new("/opt/it's cudaenv/bin/cudaenv"),
+            Path::new("/home/u/.cudaenv/shims"),
+            hook,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn init_bash() {
+        insta::assert_snapshot!(rendered(Shell::Bash, Hook::Install));
+    }
+
+    #[test]
+    fn init_zsh() {
+        insta::assert_snapshot!(rendered(Shell::Zsh, Hook::Install));
+    }
+
+    #[test]
+    fn init_fish() {
+        insta::assert_snapshot!(rendered(Shell::Fish, Hook::Install));
+    }
+
+    #[test]
+    fn init_pwsh() {
+        insta::assert_snapshot!(rendered(Shell::Pwsh, Hook::Install));
+    }
+
+    #[test]
+    fn no_hook_leaves_out_the_hook() {
+        for shell in Shell::ALL {
+            let with = rendered(shell, Hook::Install);
+            let without = rendered(shell, Hook::Omit);
+            assert!(with.contains("_cudaenv_hook"), "{shell}");
+            assert!(!without.contains("_cudaenv_hook"), "{shell}");
+            assert!(without.contains("/home/u/.cudaenv/shims"), "{shell}");
+            for placeholder in ["@CUDAENV@", "@SHIMS@"] {
+                assert!(!with.contains(placeholder), "{shell}: {placeholder} left");
+            }
+        }
+    }
+}
