@@ -31,11 +31,14 @@ function __cudaenv_fingerprint
     set -l c ''
     test -f $r/shims/.generation; and read c <$r/shims/.generation 2>/dev/null
     set -a fp "$c"
-    # The active version vanished (uninstalled by hand): look again.
-    if test -n "$CUDAENV_ACTIVE"; and not test -e $r/versions/$CUDAENV_ACTIVE/.cudaenv/complete
-        set -a fp gone
-    end
     set -g __cudaenv_fp (string join \x1f -- $fp)
+end
+
+# The active version vanished (removed by hand, no rehash): look again.
+function __cudaenv_gone
+    set -l r $HOME/.cudaenv
+    test -n "$CUDAENV_ROOT"; and set r $CUDAENV_ROOT
+    test -n "$CUDAENV_ACTIVE"; and not test -e $r/versions/$CUDAENV_ACTIVE/.cudaenv/complete
 end
 
 # On every directory change and before every prompt; the second call is free
@@ -43,7 +46,7 @@ end
 function _cudaenv_hook --on-variable PWD --on-event fish_prompt
     set -l cudaenv_status $status
     __cudaenv_fingerprint
-    if test "$__cudaenv_fp" != "$__cudaenv_last"
+    if test "$__cudaenv_fp" != "$__cudaenv_last"; or __cudaenv_gone
         set -g __cudaenv_last $__cudaenv_fp
         command @CUDAENV@ hook-env --shell fish | source
     end

@@ -29,15 +29,18 @@ function global:__cudaenvFingerprint {
     $c = ''
     try { $c = [System.IO.File]::ReadAllText("$root/shims/.generation") } catch { }
     $fp.Add($c)
-    if ($env:CUDAENV_ACTIVE -and -not [System.IO.File]::Exists("$root/versions/$env:CUDAENV_ACTIVE/.cudaenv/complete")) {
-        $fp.Add('gone')
-    }
     $fp -join [char]0x1f
+}
+
+# The active version vanished (removed by hand, no rehash): look again.
+function global:__cudaenvGone {
+    $root = if ($env:CUDAENV_ROOT) { $env:CUDAENV_ROOT } else { Join-Path $HOME '.cudaenv' }
+    [bool]$env:CUDAENV_ACTIVE -and -not [System.IO.File]::Exists("$root/versions/$env:CUDAENV_ACTIVE/.cudaenv/complete")
 }
 
 function global:_cudaenv_hook {
     $fp = __cudaenvFingerprint
-    if ($fp -ne $global:__cudaenvLast) {
+    if ($fp -ne $global:__cudaenvLast -or (__cudaenvGone)) {
         $global:__cudaenvLast = $fp
         $code = & @CUDAENV@ hook-env --shell pwsh
         if ($code) { Invoke-Expression ($code -join "`n") }

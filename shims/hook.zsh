@@ -27,15 +27,17 @@ __cudaenv_fingerprint() {
   c=
   [[ -f $r/shims/.generation ]] && read -r c 2>/dev/null <$r/shims/.generation
   __cudaenv_fp+=$'\x1f'$c
-  # The active version vanished (uninstalled by hand): look again.
-  [[ -n ${CUDAENV_ACTIVE-} && ! -e $r/versions/$CUDAENV_ACTIVE/.cudaenv/complete ]] && __cudaenv_fp+=$'\x1f'gone
-  return 0
+}
+
+# The active version vanished (removed by hand, no rehash): look again.
+__cudaenv_gone() {
+  [[ -n ${CUDAENV_ACTIVE-} && ! -e ${CUDAENV_ROOT:-$HOME/.cudaenv}/versions/$CUDAENV_ACTIVE/.cudaenv/complete ]]
 }
 
 _cudaenv_hook() {
   local __cudaenv_status=$?
   __cudaenv_fingerprint
-  if [[ $__cudaenv_fp != "${__cudaenv_last-}" ]]; then
+  if [[ $__cudaenv_fp != "${__cudaenv_last-}" ]] || __cudaenv_gone; then
     typeset -g __cudaenv_last=$__cudaenv_fp
     eval "$(command @CUDAENV@ hook-env --shell zsh)"
   fi

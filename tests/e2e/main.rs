@@ -7,3 +7,5 @@ mod common;
 mod core;
 mod pypi;
 mod reliability;
+mod shell;
+mod shims;
