@@ -19,6 +19,7 @@ REQUIREMENTS=(
   zsh:zsh
   fish:fish
   tmux:tmux
+  script:bsdutils
   cc:gcc
   dpkg:libc6-dev
   python3:python3

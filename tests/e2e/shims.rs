@@ -129,7 +129,7 @@ fn missing_command_names_the_versions_that_have_it() {
     let (a, _) = projects(&t);
     let path = format!("{}:/usr/bin:/bin", t.root.join("shims").display());
     let out = run_in(&t, &a, &path, "ncu", &[]);
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(out.status.code(), Some(127), "{out:?}");
     let err = stderr(&out);
     assert!(
         err.contains("error: command `ncu` not found in version `alpha`"),
