@@ -65,6 +65,17 @@ impl Config {
             path: path.clone(),
             reason: e.message().to_string(),
         })?;
+        if let Some(i) = &config.pypi_index
+            && !(i.starts_with("https://") || i.starts_with("http://"))
+        {
+            return Err(Error::Config {
+                path: path.clone(),
+                reason: format!(
+                    "pypi-index: `{}` is not an http(s):// URL",
+                    i.escape_debug()
+                ),
+            });
+        }
         if let Some(m) = &config.nvidia_mirror {
             check_base(m).map_err(|reason| Error::Config {
                 path: path.clone(),
@@ -112,13 +123,27 @@ impl Config {
             .to_string())
     }
 
+    /// The PyPI index and why it was chosen: `CUDAENV_PYPI_INDEX`, else the
+    /// `pypi-index` key, else pip's settings (`PIP_INDEX_URL`, pip.conf), else PyPI.
+    pub fn pypi_index(&self, ctx: &Context) -> (String, String) {
+        if ctx.var(env_vars::CUDAENV_PYPI_INDEX).is_none()
+            && let Some(i) = &self.pypi_index
+        {
+            return (
+                i.trim_end_matches('/').to_string(),
+                format!("pypi-index in {}", Self::path(ctx).display()),
+            );
+        }
+        crate::sources::pypi::index_url(ctx)
+    }
+
     /// The per-component source order for `--source auto`.
     pub fn source_order(&self) -> SourceOrder {
         let mut order = SourceOrder::default();
         if let Some(o) = &self.sources.order {
             order.default = o.clone();
         }
-        order.per_component = self.sources.component.clone();
+        order.per_component.extend(self.sources.component.clone());
         order
     }
 }
@@ -175,6 +200,11 @@ mod tests {
         let o = c.source_order();
         assert_eq!(o.default, vec![SourceKind::Nvidia, SourceKind::Legacy]);
         assert_eq!(o.per_component["cudnn"], vec![SourceKind::Legacy]);
+        assert_eq!(
+            o.per_component["nvcc"][0],
+            SourceKind::Nvidia,
+            "defaults stay"
+        );
         let ctx = ctx_with(
             tmp.path(),
             &[("CUDAENV_NVIDIA_MIRROR", "http://127.0.0.1:9/nv")],

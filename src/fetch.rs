@@ -236,6 +236,12 @@ impl Fetcher {
 
     /// Downloads into `part` (resuming what is there) and returns the sha256.
     async fn download(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
+        // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
+        // air-gapped cluster: copied with the same hashing and size checks.
+        if let Some(src) = a.url.strip_prefix("file://") {
+            self.progress.status(line, "copying");
+            return self.copy_local(a, Path::new(src), part, line);
+        }
         let have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
         let size = a.size;
         if let Some(s) = size
@@ -258,6 +264,53 @@ impl Fetcher {
             }
         }
         self.download_stream(a, part, line).await
+    }
+
+    /// Copies a `file://` artifact into `part`, hashing as it goes.
+    fn copy_local(&self, a: &Artifact, src: &Path, part: &Path, line: usize) -> Result<String> {
+        let unreadable = |e: std::io::Error| Error::Network {
+            url: a.url.clone(),
+            reason: format!("cannot read the mirror's file: {e}"),
+        };
+        let mut from = File::open(src).map_err(unreadable)?;
+        let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
+        self.progress.reset(line);
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut got: u64 = 0;
+        loop {
+            let n = from.read(&mut buf).map_err(unreadable)?;
+            if n == 0 {
+                break;
+            }
+            got += n as u64;
+            if a.size.is_some_and(|s| got > s) {
+                drop(to);
+                let _ = std::fs::remove_file(part);
+                return Err(Error::Network {
+                    url: a.url.clone(),
+                    reason: format!(
+                        "the file is larger than the {} bytes the index announced",
+                        a.size.unwrap_or(0)
+                    ),
+                });
+            }
+            hasher.update(&buf[..n]);
+            std::io::Write::write_all(&mut to, &buf[..n])
+                .map_err(Error::io("cannot write", part))?;
+            self.progress.advance(line, n as u64);
+        }
+        if let Some(want) = a.size
+            && got != want
+        {
+            drop(to);
+            let _ = std::fs::remove_file(part);
+            return Err(Error::Network {
+                url: a.url.clone(),
+                reason: format!("got {got} bytes, the index announced {want}"),
+            });
+        }
+        Ok(hex(&hasher.finalize()))
     }
 
     /// One stream, appended to `part`, hashed as it arrives.

@@ -115,6 +115,29 @@ fn label(a: &Artifact) -> String {
     format!("{} {}", a.component, a.version)
 }
 
+/// The package store's name for an unpacked artifact: its download's key,
+/// plus, for a runfile, which of its directories were taken (one runfile
+/// unpacked for `runtime` is not the same package as for `devel`).
+fn package_key(a: &Artifact) -> String {
+    use sha2::Digest;
+    match &a.layout {
+        crate::sources::Layout::Runfile { members, optional } => {
+            let mut h = sha2::Sha256::new();
+            for m in members {
+                h.update(m.as_bytes());
+                h.update(b"\0");
+            }
+            h.update(b"\x01");
+            for m in optional {
+                h.update(m.as_bytes());
+                h.update(b"\0");
+            }
+            format!("{}-{}", Cache::key(a), &fetch::hex(&h.finalize())[..16])
+        }
+        _ => Cache::key(a),
+    }
+}
+
 /// Unpacks an artifact into `cache/pkgs/<key>/` unless it is there already.
 async fn ensure_unpacked(
     cache: &Cache,
@@ -123,12 +146,13 @@ async fn ensure_unpacked(
     threads: usize,
 ) -> Result<PathBuf> {
     let pkgs = cache.pkgs();
-    let dest = pkgs.join(Cache::key(a));
+    let key = package_key(a);
+    let dest = pkgs.join(&key);
     if dest.is_dir() {
         return Ok(dest);
     }
     std::fs::create_dir_all(&pkgs).map_err(Error::io("cannot create", &pkgs))?;
-    let lock = fetch::lock_file(&pkgs.join(format!("{}.lock", Cache::key(a)))).await?;
+    let lock = fetch::lock_file(&pkgs.join(format!("{key}.lock"))).await?;
     if dest.is_dir() {
         return Ok(dest);
     }
@@ -158,8 +182,8 @@ async fn ensure_unpacked(
     Ok(dest)
 }
 
-/// Unpacks one artifact by its format. Formats other than zip are handled by
-/// their own unpackers (`unpack::tar`, `unpack::runfile`) when present.
+/// Unpacks one artifact by its format, each with its own unpacker (all of
+/// them under the shared rules of `unpack::Extractor`).
 pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -> Result<()> {
     match a.format {
         ArchiveFormat::Wheel | ArchiveFormat::Zip => {
@@ -173,11 +197,27 @@ pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -
             )?;
             Ok(())
         }
-        other => Err(Error::NotAvailable {
-            what: format!("unpacking {other:?} archives ({})", a.file_name),
-            source_name: None,
-            hint: None,
-        }),
+        ArchiveFormat::TarXz | ArchiveFormat::TarGz => {
+            unpack::tar::unpack_file(
+                file,
+                &a.file_name,
+                a.format,
+                a.layout.clone(),
+                dest,
+                Limits::default(),
+            )?;
+            Ok(())
+        }
+        ArchiveFormat::Runfile => {
+            unpack::runfile::unpack(
+                file,
+                &a.file_name,
+                a.layout.clone(),
+                dest,
+                Limits::default(),
+            )?;
+            Ok(())
+        }
     }
 }
 

@@ -10,13 +10,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
+use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Cache, Fetcher, Progress};
 use crate::install::{self, Outcome};
 use crate::registry;
 use crate::select;
-use crate::sources::pypi::{self, Index, PypiSource, Request};
-use crate::sources::{Plan, Profile, SourceKind};
+use crate::sources::legacy::LegacyRegistry;
+use crate::sources::nvidia::Catalog;
+use crate::sources::pypi::{Index, PypiSource, Request};
+use crate::sources::resolve::{PlanOfferer, Resolver, SourceChoice};
+use crate::sources::{Plan, Platform, Profile, SourceKind};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
 use crate::ui::{self, progress::Bars};
@@ -34,9 +38,13 @@ pub struct Args {
     /// Components to leave out (comma-separated), e.g. `--without cufft,curand`.
     #[arg(long, value_delimiter = ',', value_name = "C")]
     pub without: Vec<String>,
-    /// Where the bits come from.
-    #[arg(long, value_enum, value_name = "S")]
-    pub source: Option<SourceKind>,
+    /// Where the bits come from: `auto` takes each component from the first
+    /// source that has it, in the configured order (see docs/sources.md).
+    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
+    pub source: SourceChoice,
+    /// Accept downloads that no pinned sha256 can verify (registry entries without one).
+    #[arg(long)]
+    pub allow_unverified: bool,
     /// Print what would be fetched (URL, size, sha256) and change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -69,16 +77,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             })?
         }
     };
-    match args.source {
-        None | Some(SourceKind::Pypi) => {}
-        Some(other) => {
-            return Err(Error::NotAvailable {
-                what: format!("the `{}` source", other.name()),
-                source_name: None,
-                hint: Some("use `--source pypi`".into()),
-            });
-        }
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -95,6 +93,25 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     result
 }
 
+/// The resolver, with PyPI's offer as the one source it does not know itself.
+fn with_offer<'a>(mut r: Resolver<'a>, pypi: &'a PlanOfferer) -> Resolver<'a> {
+    r.others = vec![pypi];
+    r
+}
+
+/// An installed version of exactly this release that satisfies the spec.
+fn installed_release(
+    store: &Store,
+    stack: &StackSpec,
+    release: &crate::spec::Version,
+) -> Result<Option<crate::store::Installed>> {
+    Ok(store.list()?.into_iter().find(|v| {
+        v.satisfies(stack)
+            && v.cuda() == Some(release)
+            && v.meta.kind == crate::store::Kind::Installed
+    }))
+}
+
 fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     match spec {
         Spec::Stack(s) => Ok(s),
@@ -109,31 +126,142 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
     let cache = Cache::new(env.ctx.cache_dir());
-    let (index_url, _why) = pypi::index_url(&env.ctx);
+    let config = Config::load(&env.ctx)?;
+    let (index_url, _why) = config.pypi_index(&env.ctx);
     let client = fetch::client()?;
     let source = PypiSource::new(
         Index::new(&index_url, client.clone()).with_cache(cache.dir(), args.offline),
     );
-
-    // Already there? Decided from the registry alone, so no network is needed.
-    if !args.force && !args.dry_run {
-        let release = source.release(&stack)?;
-        if let Some(v) = store.list()?.into_iter().find(|v| {
-            v.satisfies(&stack)
-                && v.cuda() == Some(&release.version)
-                && v.meta.kind == crate::store::Kind::Installed
-        }) {
-            return report(env, args, &v, true, started);
-        }
-    }
-
     let req = Request {
-        spec: stack,
+        spec: stack.clone(),
         profile: args.profile,
         with: args.with.clone(),
         without: args.without.clone(),
     };
-    let plan = source.plan(&req).await?;
+
+    let plan = if args.source == SourceChoice::Pypi {
+        // Already there? Decided from the registry alone, so no network is needed.
+        if !args.force && !args.dry_run {
+            let release = source.release(&stack)?;
+            if let Some(v) = installed_release(&store, &stack, &release.version)? {
+                return report(env, args, &v, true, started);
+            }
+        }
+        source.plan(&req).await?
+    } else {
+        let catalog = Catalog::load(cache.dir());
+        let legacy = LegacyRegistry::load(env.ctx.root())?;
+        for (path, why) in &catalog.skipped {
+            env.printer.warn(format!(
+                "ignoring the cached manifest {}: {why}",
+                path.display()
+            ));
+        }
+        let platform = Platform::current().ok_or_else(|| Error::NotAvailable {
+            what: format!(
+                "CUDA for {}-{}",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            ),
+            source_name: None,
+            hint: Some("NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)".into()),
+        })?;
+        let mut pypi_offer = PlanOfferer {
+            kind: SourceKind::Pypi,
+            releases: pypi_releases().iter().map(|r| r.version.clone()).collect(),
+            plan: None,
+        };
+        let base = config.nvidia_base(&env.ctx)?;
+        let order = config.source_order();
+        // PyPI's offer changes as its plan arrives, so it is attached per use
+        // (`with_offer`) rather than captured here.
+        let resolver = |_: &PlanOfferer| -> Result<Resolver<'_>> {
+            Ok(Resolver {
+                catalog: &catalog,
+                legacy: legacy.clone(),
+                base: base.clone(),
+                platform,
+                order: order.clone(),
+                choice: args.source,
+                allow_unverified: args.allow_unverified,
+                others: vec![],
+            })
+        };
+        let release = with_offer(resolver(&pypi_offer)?, &pypi_offer)
+            .find_cuda(&stack.cuda)?
+            .ok_or_else(|| Error::NotAvailable {
+                what: format!("CUDA {}", stack.cuda),
+                source_name: None,
+                hint: Some(
+                    "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests"
+                        .into(),
+                ),
+            })?;
+        if !args.force
+            && !args.dry_run
+            && let Some(v) = installed_release(&store, &stack, &release)?
+        {
+            return report(env, args, &v, true, started);
+        }
+        let exact = StackSpec {
+            cuda: release.clone(),
+            cudnn: stack.cudnn.clone(),
+        };
+        // PyPI's plan needs its index (network or cache): only asked for when
+        // PyPI may serve something of this release.
+        if resolver(&pypi_offer)?.allows(SourceKind::Pypi) && pypi_offer.releases.contains(&release)
+        {
+            let mut pypi_req = Request {
+                spec: exact.clone(),
+                ..req.clone()
+            };
+            let mut answer = source.plan(&pypi_req).await;
+            if answer.is_err() && exact.cudnn.is_some() {
+                // PyPI may lack that cuDNN; its toolkit parts can still serve.
+                pypi_req.spec.cudnn = None;
+                answer = source.plan(&pypi_req).await;
+            }
+            match answer {
+                Ok(p) => pypi_offer.plan = Some(p),
+                Err(e) => env
+                    .printer
+                    .info(format!("PyPI: {e}; using the other sources")),
+            }
+        }
+        let plan = with_offer(resolver(&pypi_offer)?, &pypi_offer).plan_with(
+            &exact,
+            args.profile,
+            &args.with,
+            &args.without,
+        )?;
+        // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
+        // limitation is moot when nvcc came from NVIDIA.
+        let mut plan = plan;
+        if let Some(p) = &pypi_offer.plan
+            && plan.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
+        {
+            let major = plan.cuda.major();
+            let moot: Vec<&str> = p
+                .artifacts
+                .iter()
+                .filter(|pa| {
+                    !plan
+                        .artifacts
+                        .iter()
+                        .any(|a| a.source == SourceKind::Pypi && a.component == pa.component)
+                })
+                .filter_map(|pa| registry::pypi().limitation(&pa.component, major))
+                .map(|l| l.message.as_str())
+                .collect();
+            plan.notes.extend(
+                p.notes
+                    .iter()
+                    .filter(|n| !moot.contains(&n.as_str()))
+                    .cloned(),
+            );
+        }
+        plan
+    };
     for n in &plan.notes {
         env.printer.warn(n);
     }
@@ -217,16 +345,30 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
         plan.profile.name()
     );
     for a in &plan.artifacts {
+        let takes = match &a.layout {
+            crate::sources::Layout::Runfile { members, optional } => format!(
+                "    takes {}{}\n",
+                members.join(", "),
+                if optional.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (and if present: {})", optional.join(", "))
+                }
+            ),
+            _ => String::new(),
+        };
         text.push_str(&format!(
-            "  {} {}\n    {}\n    size {}  sha256 {}\n",
+            "  {} {} ({})\n    {}\n    size {}  sha256 {}\n",
             a.component,
             a.version,
+            a.source.name(),
             a.url,
             a.size
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| "unknown".into()),
             a.sha256.as_deref().unwrap_or("none")
         ));
+        text.push_str(&takes);
     }
     ui::out(text.as_bytes())?;
     Ok(ExitCode::Success)

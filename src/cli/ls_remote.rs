@@ -1,20 +1,32 @@
-//! `cudaenv ls-remote [SPEC]`: what a source can install.
+//! `cudaenv ls-remote [SPEC]`: what the sources can install, and which source
+//! serves each version.
 //!
-//! Without SPEC: the CUDA releases PyPI serves (from the embedded registry; no
-//! network). With SPEC: the matching releases and the cuDNN versions PyPI has
-//! for their CUDA major (reads the index).
+//! CUDA releases come from the embedded registries and the manifests
+//! `cudaenv update` fetched (no network): PyPI's, NVIDIA's redist manifests,
+//! the legacy runfiles. cuDNN builds of the NVIDIA and legacy sources are
+//! listed the same way; PyPI's cuDNN versions need its index, so they are
+//! listed only with a SPEC (for the matching CUDA majors).
 
 use super::Env;
+use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Cache};
-use crate::sources::pypi::{self, Index, PypiSource};
-use crate::spec::Spec;
+use crate::registry;
+use crate::sources::legacy::LegacyRegistry;
+use crate::sources::nvidia::Catalog;
+use crate::sources::pypi::{Index, PypiSource};
+use crate::sources::resolve::{PlanOfferer, Resolver, SourceChoice};
+use crate::sources::{Platform, SourceKind};
+use crate::spec::{Spec, Version};
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only releases matching this spec (e.g. `12`, `12.4`).
     pub spec: Option<String>,
+    /// Only what this source serves (`auto`: every source in the configured order).
+    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
+    pub source: SourceChoice,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -33,15 +45,73 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             }
         },
     };
-    let releases: Vec<_> = super::install::pypi_releases()
-        .into_iter()
-        .filter(|r| stack.as_ref().is_none_or(|s| r.version.matches(&s.cuda)))
+    let config = Config::load(&env.ctx)?;
+    let catalog = Catalog::load(Cache::new(env.ctx.cache_dir()).dir());
+    let legacy = LegacyRegistry::load(env.ctx.root())?;
+    let platform = Platform::current();
+    let pypi_offer = PlanOfferer {
+        kind: SourceKind::Pypi,
+        releases: super::install::pypi_releases()
+            .iter()
+            .map(|r| r.version.clone())
+            .collect(),
+        plan: None,
+    };
+    let resolver = platform.map(|platform| Resolver {
+        catalog: &catalog,
+        legacy: legacy.clone(),
+        base: config.nvidia_base(&env.ctx).unwrap_or_default(),
+        platform,
+        order: config.source_order(),
+        choice: args.source,
+        allow_unverified: false,
+        others: vec![&pypi_offer],
+    });
+    let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
+        .releases
+        .iter()
+        .filter_map(|r| Some((r.version.to_string(), r.date.clone()?)))
         .collect();
+    let releases: Vec<(Version, Vec<SourceKind>)> = resolver
+        .as_ref()
+        .map(|r| r.remote_cuda())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(v, _)| stack.as_ref().is_none_or(|s| v.matches(&s.cuda)))
+        .collect();
+    let builtin_cudnn: Vec<(Version, SourceKind, Vec<String>)> = resolver
+        .as_ref()
+        .map(|r| r.remote_cudnn())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(v, _, _)| {
+            stack
+                .as_ref()
+                .and_then(|s| s.cudnn.as_ref())
+                .is_none_or(|c| v.matches(c))
+        })
+        // With a SPEC, only builds for the matching CUDA releases.
+        .filter(|(_, _, labels)| {
+            stack.is_none()
+                || releases.iter().any(|(r, _)| {
+                    labels
+                        .iter()
+                        .any(|l| crate::sources::resolve::label_covers(l, r))
+                })
+        })
+        .collect();
+    let pypi_allowed = resolver
+        .as_ref()
+        .is_some_and(|r| r.allows(SourceKind::Pypi));
     let mut cudnn: Vec<(u32, Vec<String>)> = Vec::new();
-    if stack.is_some() {
-        let mut majors: Vec<u32> = releases.iter().map(|r| r.version.major()).collect();
+    if stack.is_some() && pypi_allowed {
+        let mut majors: Vec<u32> = releases
+            .iter()
+            .filter(|(_, k)| k.contains(&SourceKind::Pypi))
+            .map(|(v, _)| v.major())
+            .collect();
         majors.dedup();
-        let (index_url, _) = pypi::index_url(&env.ctx);
+        let (index_url, _) = config.pypi_index(&env.ctx);
         let source = PypiSource::new(
             Index::new(&index_url, fetch::client()?)
                 .with_cache(Cache::new(env.ctx.cache_dir()).dir(), false),
@@ -59,40 +129,67 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         struct Rel {
             version: String,
             date: Option<String>,
+            sources: Vec<&'static str>,
+        }
+        #[derive(serde::Serialize)]
+        struct Cudnn {
+            version: String,
             source: &'static str,
+            cuda: Vec<String>,
         }
         #[derive(serde::Serialize)]
         struct Out {
             cuda: Vec<Rel>,
+            /// PyPI's cuDNN versions per CUDA major (with a SPEC only).
             cudnn: std::collections::BTreeMap<String, Vec<String>>,
+            /// cuDNN builds of the NVIDIA redist and legacy sources.
+            cudnn_builds: Vec<Cudnn>,
         }
         ui::out_json(&Out {
             cuda: releases
                 .iter()
-                .map(|r| Rel {
-                    version: r.version.to_string(),
-                    date: r.date.clone(),
-                    source: "pypi",
+                .map(|(v, k)| Rel {
+                    version: v.to_string(),
+                    date: dates.get(&v.to_string()).cloned(),
+                    sources: k.iter().map(|k| k.name()).collect(),
                 })
                 .collect(),
             cudnn: cudnn
                 .into_iter()
                 .map(|(m, v)| (format!("cuda{m}"), v))
                 .collect(),
+            cudnn_builds: builtin_cudnn
+                .iter()
+                .map(|(v, k, c)| Cudnn {
+                    version: v.to_string(),
+                    source: k.name(),
+                    cuda: c.clone(),
+                })
+                .collect(),
         })?;
         return Ok(ExitCode::Success);
     }
     let mut text = String::new();
-    for r in &releases {
-        text.push_str(&format!("{}  pypi\n", r.version));
+    for (v, k) in &releases {
+        let names: Vec<&str> = k.iter().map(|k| k.name()).collect();
+        text.push_str(&format!("{:<10} {}\n", v.to_string(), names.join(" ")));
+    }
+    for (v, k, c) in &builtin_cudnn {
+        text.push_str(&format!(
+            "cudnn {:<12} {:<7} {}\n",
+            v.to_string(),
+            k.name(),
+            c.join(" ")
+        ));
     }
     for (m, v) in &cudnn {
         text.push_str(&format!("cudnn for CUDA {m} (pypi): {}\n", v.join(" ")));
     }
     ui::out(text.as_bytes())?;
     if releases.is_empty() {
-        env.printer
-            .hint("PyPI has NVIDIA wheels for CUDA 11.7, 11.8, 12.x and 13.x");
+        env.printer.hint(
+            "PyPI has CUDA 11.7-13.x, NVIDIA's redist manifests 11.4.2 and newer, the legacy runfiles 10.1-11.4.1; `cudaenv update` fetches newer manifests",
+        );
     }
     Ok(ExitCode::Success)
 }

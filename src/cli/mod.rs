@@ -25,6 +25,7 @@ mod rehash;
 mod root;
 mod shell;
 mod uninstall;
+mod update;
 mod version;
 mod versions;
 mod which;
@@ -90,6 +91,8 @@ pub enum Command {
     LsRemote(ls_remote::Args),
     /// Show or clean the download cache.
     Cache(cache::Args),
+    /// Fetch NVIDIA's newest redist manifests (from the mirror, if one is set).
+    Update(update::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -163,6 +166,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Which(a) => which::run(&env, a),
         Command::Init(a) => init::run(&env, a),
         Command::HookEnv(a) => hook_env::run(&env, a),
+        Command::Update(a) => update::run(&env, a),
     }
 }
 

@@ -145,27 +145,122 @@ fn supported(cuda: &Version) -> bool {
     *cuda >= Version::from_parts(&[10, 1])
 }
 
-/// CUDA releases with a runfile for `platform`, oldest first.
-pub fn cuda_releases(platform: Platform) -> Vec<&'static Runfile> {
-    let mut v: Vec<_> = runfiles()
-        .iter()
-        .filter(|r| r.platform == platform.manifest_key())
-        .collect();
-    v.sort_by(|a, b| a.cuda.cmp(&b.cuda));
-    v
+/// The legacy pins in use: the embedded registry, overridden entry by entry
+/// by a site's own pins in `$CUDAENV_ROOT/registry/{runfiles,cudnn-legacy}.toml`
+/// (same format). A site pin replaces the embedded entry for the same CUDA
+/// release and platform (runfiles) or the same file (cuDNN), so an
+/// air-gapped cluster can pin what it hosts, including files the embedded
+/// registry lacks.
+#[derive(Debug, Clone)]
+pub struct LegacyRegistry {
+    pub runfiles: Vec<Runfile>,
+    pub cudnn: Vec<LegacyCudnn>,
 }
 
-/// cuDNN archives for `platform`, oldest first.
-pub fn cudnn_releases(platform: Platform) -> Vec<&'static LegacyCudnn> {
-    let mut v: Vec<_> = cudnn_archives()
-        .iter()
-        .filter(|a| a.platform == platform.manifest_key())
-        .collect();
-    v.sort_by(|a, b| a.version.cmp(&b.version));
-    v
+impl Default for LegacyRegistry {
+    fn default() -> Self {
+        LegacyRegistry {
+            runfiles: runfiles().to_vec(),
+            cudnn: cudnn_archives().to_vec(),
+        }
+    }
+}
+
+impl LegacyRegistry {
+    /// The embedded pins plus the site's pins under `root/registry/`.
+    pub fn load(root: &std::path::Path) -> Result<LegacyRegistry> {
+        let mut reg = LegacyRegistry::default();
+        let dir = root.join("registry");
+        let read = |name: &str| -> Result<Option<(std::path::PathBuf, String)>> {
+            let path = dir.join(name);
+            match std::fs::read_to_string(&path) {
+                Ok(t) => Ok(Some((path, t))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(Error::io("cannot read", &path)(e)),
+            }
+        };
+        let bad = |path: &std::path::Path, e: toml::de::Error| Error::Config {
+            path: path.to_path_buf(),
+            reason: e.message().to_string(),
+        };
+        if let Some((path, text)) = read("runfiles.toml")? {
+            let local: LocalRunfiles = toml::from_str(&text).map_err(|e| bad(&path, e))?;
+            for r in local.runfile {
+                check_local(&path, &r.path, r.sha256.as_deref())?;
+                reg.runfiles
+                    .retain(|e| !(e.cuda == r.cuda && e.platform == r.platform));
+                reg.runfiles.push(r);
+            }
+        }
+        if let Some((path, text)) = read("cudnn-legacy.toml")? {
+            let local: LocalCudnn = toml::from_str(&text).map_err(|e| bad(&path, e))?;
+            for a in local.archive {
+                check_local(&path, &a.path, Some(&a.sha256))?;
+                reg.cudnn.retain(|e| e.path != a.path);
+                reg.cudnn.push(a);
+            }
+        }
+        Ok(reg)
+    }
+
+    /// CUDA releases with a runfile for `platform`, oldest first.
+    pub fn cuda_releases(&self, platform: Platform) -> Vec<&Runfile> {
+        let mut v: Vec<_> = self
+            .runfiles
+            .iter()
+            .filter(|r| r.platform == platform.manifest_key())
+            .collect();
+        v.sort_by(|a, b| a.cuda.cmp(&b.cuda));
+        v
+    }
+
+    /// cuDNN archives for `platform`, oldest first.
+    pub fn cudnn_releases(&self, platform: Platform) -> Vec<&LegacyCudnn> {
+        let mut v: Vec<_> = self
+            .cudnn
+            .iter()
+            .filter(|a| a.platform == platform.manifest_key())
+            .collect();
+        v.sort_by(|a, b| a.version.cmp(&b.version));
+        v
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LocalRunfiles {
+    #[serde(default)]
+    #[allow(dead_code)]
+    source: Option<String>,
+    #[serde(default)]
+    runfile: Vec<Runfile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LocalCudnn {
+    #[serde(default)]
+    #[allow(dead_code)]
+    source: Option<String>,
+    #[serde(default)]
+    archive: Vec<LegacyCudnn>,
+}
+
+/// A site pin's path is relative to the base URL like the embedded ones.
+fn check_local(file: &std::path::Path, path: &str, sha256: Option<&str>) -> Result<()> {
+    let bad = |reason: String| Error::Config {
+        path: file.to_path_buf(),
+        reason,
+    };
+    super::nvidia::RelPath::parse(path).map_err(|r| bad(format!("path: {r}")))?;
+    if let Some(s) = sha256 {
+        super::nvidia::parse_sha256(s).map_err(bad)?;
+    }
+    Ok(())
 }
 
 pub struct LegacySource {
+    pub registry: LegacyRegistry,
     pub base: String,
     pub platform: Platform,
     /// The user accepted downloads that no pinned hash can verify.
@@ -178,11 +273,13 @@ impl LegacySource {
     }
 
     /// The newest runfile release matching `spec`.
-    pub fn find_cuda(&self, spec: &Version) -> Option<&'static Runfile> {
-        cuda_releases(self.platform)
+    pub fn find_cuda(&self, spec: &Version) -> Option<Runfile> {
+        self.registry
+            .cuda_releases(self.platform)
             .into_iter()
             .rev()
             .find(|r| r.cuda.matches(spec))
+            .cloned()
     }
 
     /// The payload directories a profile takes from a runfile, and which component each serves.
@@ -263,7 +360,9 @@ impl LegacySource {
         spec: &Version,
         cuda: &Version,
     ) -> Result<Option<(Version, Artifact)>> {
-        let Some(a) = cudnn_releases(self.platform)
+        let Some(a) = self
+            .registry
+            .cudnn_releases(self.platform)
             .into_iter()
             .rev()
             .find(|a| a.version.matches(spec) && a.supports(cuda))
@@ -329,13 +428,14 @@ mod tests {
     #[test]
     fn resolves_the_tensorflow_stack() {
         let src = LegacySource {
+            registry: LegacyRegistry::default(),
             base: "http://127.0.0.1:1".into(),
             platform: Platform::LinuxX86_64,
             allow_unverified: false,
         };
         let r = src.find_cuda(&"11.2".parse().unwrap()).unwrap();
         assert_eq!(r.cuda.to_string(), "11.2.2");
-        let a = src.cuda_artifact(r, Profile::Runtime).unwrap();
+        let a = src.cuda_artifact(&r, Profile::Runtime).unwrap();
         assert_eq!(
             a.url,
             "http://127.0.0.1:1/compute/cuda/11.2.2/local_installers/cuda_11.2.2_460.32.03_linux.run"
@@ -370,6 +470,7 @@ mod tests {
     #[test]
     fn unpinned_entries_need_consent() {
         let mut src = LegacySource {
+            registry: LegacyRegistry::default(),
             base: "http://x".into(),
             platform: Platform::LinuxX86_64,
             allow_unverified: false,
@@ -385,17 +486,18 @@ mod tests {
     #[test]
     fn cuda_10_0_is_refused_with_a_reason() {
         let src = LegacySource {
+            registry: LegacyRegistry::default(),
             base: "http://x".into(),
             platform: Platform::LinuxX86_64,
             allow_unverified: false,
         };
         let r = src.find_cuda(&"10.0".parse().unwrap()).unwrap();
         assert!(matches!(
-            src.cuda_artifact(r, Profile::Runtime),
+            src.cuda_artifact(&r, Profile::Runtime),
             Err(Error::NotAvailable { .. })
         ));
         let r = src.find_cuda(&"10.2".parse().unwrap()).unwrap();
-        let a = src.cuda_artifact(r, Profile::Runtime).unwrap();
+        let a = src.cuda_artifact(&r, Profile::Runtime).unwrap();
         assert_eq!(
             a.layout,
             Layout::Runfile {
@@ -403,5 +505,41 @@ mod tests {
                 optional: vec![]
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod site_pins {
+    use super::*;
+
+    #[test]
+    fn site_pins_override_embedded_ones() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("registry")).unwrap();
+        std::fs::write(
+            d.path().join("registry/runfiles.toml"),
+            format!(
+                "[[runfile]]\ncuda = \"11.2.2\"\nplatform = \"linux-x86_64\"\npath = \"compute/cuda/11.2.2/local_installers/cuda_11.2.2_460.32.03_linux.run\"\nsha256 = \"{}\"\n",
+                "ab".repeat(32)
+            ),
+        )
+        .unwrap();
+        let reg = LegacyRegistry::load(d.path()).unwrap();
+        let r = reg
+            .cuda_releases(Platform::LinuxX86_64)
+            .into_iter()
+            .find(|r| r.cuda.to_string() == "11.2.2")
+            .unwrap();
+        assert_eq!(r.sha256.as_deref(), Some("ab".repeat(32).as_str()));
+        assert_eq!(reg.runfiles.len(), runfiles().len());
+        std::fs::write(
+            d.path().join("registry/runfiles.toml"),
+            "[[runfile]]\ncuda = \"11.2.2\"\nplatform = \"linux-x86_64\"\npath = \"../../etc/passwd\"\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            LegacyRegistry::load(d.path()),
+            Err(Error::Config { .. })
+        ));
     }
 }

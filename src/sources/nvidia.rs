@@ -404,10 +404,12 @@ pub fn cache_dir(cache: &Path, product: Product) -> std::path::PathBuf {
     })
 }
 
-/// Every release known: the embedded ones plus what `update` cached (a cached
-/// manifest for a release already embedded is ignored: the embedded copy is
-/// pinned). A cached manifest that does not parse is skipped with its reason
-/// returned, so one bad file never breaks installs.
+/// Every release known: the embedded ones plus what `update` cached. A
+/// cached manifest replaces the embedded one of the same name: `update`
+/// only writes one that differs from its pin when the user said
+/// `--trust-mirror` (a mirror that repackages archives). A cached manifest
+/// that does not parse is skipped with its reason returned, so one bad file
+/// never breaks installs.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     pub releases: Vec<Release>,
@@ -432,18 +434,15 @@ impl Catalog {
                 if !(name.starts_with("redistrib_") && name.ends_with(".json")) {
                     continue;
                 }
-                if releases
-                    .iter()
-                    .any(|r| r.product == product && r.manifest == name)
-                {
-                    continue;
-                }
                 let path = dir.join(&name);
                 match std::fs::read_to_string(&path)
                     .map_err(|e| e.to_string())
                     .and_then(|t| parse_manifest(&name, &t, product))
                 {
-                    Ok(r) => releases.push(r),
+                    Ok(r) => {
+                        releases.retain(|e| !(e.product == product && e.manifest == name));
+                        releases.push(r);
+                    }
                     Err(reason) => skipped.push((path, reason)),
                 }
             }

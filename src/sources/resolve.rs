@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::legacy::{self, LegacySource};
+use super::legacy::{LegacyRegistry, LegacySource};
 use super::nvidia::{self, Catalog, NvidiaSource};
 use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
@@ -48,10 +48,17 @@ pub struct SourceOrder {
 }
 
 impl Default for SourceOrder {
+    /// PyPI first (fast, reachable almost everywhere), then NVIDIA's redist,
+    /// then the legacy runfiles. Except `nvcc`: PyPI's CUDA 12 `nvcc` wheel has
+    /// `ptxas` and NVVM but no `nvcc` binary, so the compiler comes from
+    /// NVIDIA's redist first.
     fn default() -> Self {
         SourceOrder {
             default: vec![SourceKind::Pypi, SourceKind::Nvidia, SourceKind::Legacy],
-            per_component: BTreeMap::new(),
+            per_component: BTreeMap::from([(
+                "nvcc".to_string(),
+                vec![SourceKind::Nvidia, SourceKind::Legacy, SourceKind::Pypi],
+            )]),
         }
     }
 }
@@ -119,9 +126,49 @@ pub trait Offerer {
     fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
 }
 
+/// A source whose answer for one release is already known as a plan (PyPI's
+/// plans are built asynchronously from its index before resolution).
+pub struct PlanOfferer {
+    pub kind: SourceKind,
+    /// Every release the source serves (no network needed to know them).
+    pub releases: Vec<Version>,
+    /// Its plan for the release being resolved, if it has one.
+    pub plan: Option<Plan>,
+}
+
+impl Offerer for PlanOfferer {
+    fn kind(&self) -> SourceKind {
+        self.kind
+    }
+
+    fn cuda_releases(&self) -> Result<Vec<Version>> {
+        Ok(self.releases.clone())
+    }
+
+    fn component(&self, release: &Version, name: &str, _: Profile) -> Result<Option<Artifact>> {
+        Ok(self
+            .plan
+            .as_ref()
+            .filter(|p| p.cuda == *release)
+            .and_then(|p| p.artifacts.iter().find(|a| a.component == name).cloned()))
+    }
+
+    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>> {
+        Ok(self.plan.as_ref().and_then(|p| {
+            let v = p
+                .cudnn
+                .as_ref()
+                .filter(|v| v.matches(spec) && p.cuda == *cuda)?;
+            let a = p.artifacts.iter().find(|a| a.component == "cudnn")?;
+            Some((v.clone(), a.clone()))
+        }))
+    }
+}
+
 /// Everything resolution needs.
 pub struct Resolver<'a> {
     pub catalog: &'a Catalog,
+    pub legacy: LegacyRegistry,
     pub base: String,
     pub platform: Platform,
     pub order: SourceOrder,
@@ -141,10 +188,16 @@ impl Resolver<'_> {
 
     fn legacy(&self) -> LegacySource {
         LegacySource {
+            registry: self.legacy.clone(),
             base: self.base.clone(),
             platform: self.platform,
             allow_unverified: self.allow_unverified,
         }
+    }
+
+    /// May any component come from `kind` under this choice and order?
+    pub fn allows(&self, kind: SourceKind) -> bool {
+        self.order.all(self.choice).contains(&SourceKindOrd(kind))
     }
 
     fn other(&self, kind: SourceKind) -> Option<&dyn Offerer> {
@@ -192,6 +245,18 @@ impl Resolver<'_> {
 
     /// Resolves a stack spec into a plan.
     pub fn plan(&self, spec: &StackSpec, profile: Profile) -> Result<Plan> {
+        self.plan_with(spec, profile, &[], &[])
+    }
+
+    /// Like `plan`, with components added to (`with`) or removed from
+    /// (`without`) the profile. `cudnn` in `without` drops the cuDNN.
+    pub fn plan_with(
+        &self,
+        spec: &StackSpec,
+        profile: Profile,
+        with: &[String],
+        without: &[String],
+    ) -> Result<Plan> {
         let cuda = self
             .find_cuda(&spec.cuda)?
             .ok_or_else(|| Error::NotAvailable {
@@ -199,7 +264,13 @@ impl Resolver<'_> {
                 source_name: Some(self.choice_name().into()),
                 hint: Some(LS_REMOTE_HINT.into()),
             })?;
-        let wanted = self.wanted(&cuda, profile);
+        let mut wanted = self.wanted(&cuda, profile);
+        for c in with {
+            if c != "cudnn" && !wanted.contains(c) {
+                wanted.push(c.clone());
+            }
+        }
+        wanted.retain(|c| !without.contains(c));
         let nv_release = self
             .catalog
             .cuda_releases(self.platform)
@@ -253,7 +324,7 @@ impl Resolver<'_> {
         if let Some(r) = runfile
             && !legacy_names.is_empty()
         {
-            let mut a = self.legacy().cuda_artifact(r, profile)?;
+            let mut a = self.legacy().cuda_artifact(&r, profile)?;
             if let Layout::Runfile { members, optional } = &mut a.layout {
                 let (_, _, all_names) = LegacySource::members(&cuda, Profile::Full);
                 // 10.x runfiles have one directory for everything: keep it whole.
@@ -266,7 +337,24 @@ impl Resolver<'_> {
             }
             artifacts.push(a);
         }
-        if missing.iter().any(|m| m == "cudart") || artifacts.is_empty() {
+        let explicit_missing: Vec<&String> = missing.iter().filter(|m| with.contains(m)).collect();
+        if !explicit_missing.is_empty() {
+            return Err(Error::NotAvailable {
+                what: format!(
+                    "{} for CUDA {cuda}",
+                    explicit_missing
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                source_name: Some(self.choice_name().into()),
+                hint: Some(LS_REMOTE_HINT.into()),
+            });
+        }
+        if (missing.iter().any(|m| m == "cudart") && !without.iter().any(|w| w == "cudart"))
+            || artifacts.is_empty()
+        {
             return Err(Error::NotAvailable {
                 what: format!(
                     "CUDA {cuda} ({} profile: {})",
@@ -286,6 +374,7 @@ impl Resolver<'_> {
         }
         let cudnn = match &spec.cudnn {
             None => None,
+            Some(_) if without.iter().any(|c| c == "cudnn") => None,
             Some(want) => {
                 let mut found = None;
                 for kind in self.order.for_component("cudnn", self.choice) {
@@ -342,7 +431,7 @@ impl Resolver<'_> {
             }
         }
         if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
-            for r in legacy::cuda_releases(self.platform) {
+            for r in self.legacy.cuda_releases(self.platform) {
                 if r.cuda >= Version::from_parts(&[10, 1]) {
                     map.entry(r.cuda.clone())
                         .or_default()
@@ -377,16 +466,50 @@ impl Resolver<'_> {
             }
         }
         if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
-            for a in legacy::cudnn_releases(self.platform) {
+            for a in self.legacy.cudnn_releases(self.platform) {
                 out.entry((a.version.clone(), "legacy"))
                     .or_insert((SourceKind::Legacy, BTreeSet::new()))
                     .1
-                    .insert(format!("cuda{}-{}", a.cuda_min, a.cuda_max));
+                    .insert(legacy_range(&a.cuda_min, &a.cuda_max));
             }
         }
         out.into_iter()
             .map(|((v, _), (k, set))| (v, k, set.into_iter().collect()))
             .collect()
+    }
+}
+
+/// `cuda11.0-11.2`, `cuda10.2`, `cuda11.x` (a maximum minor of 99 means "any").
+fn legacy_range(min: &Version, max: &Version) -> String {
+    if min == max {
+        format!("cuda{min}")
+    } else if max.minor() == Some(99) && min.minor() == Some(0) && min.major() == max.major() {
+        format!("cuda{}.x", min.major())
+    } else {
+        format!("cuda{min}-{max}")
+    }
+}
+
+/// Does a compatibility label of `remote_cudnn` cover this CUDA release?
+pub fn label_covers(label: &str, cuda: &Version) -> bool {
+    let Some(l) = label.strip_prefix("cuda") else {
+        return false;
+    };
+    let mm = cuda.truncate(2);
+    let parse = |s: &str| Version::parse_parts(s, 2).ok();
+    if let Some(major) = l.strip_suffix(".x") {
+        return major.parse() == Ok(cuda.major());
+    }
+    match l.split_once('-') {
+        Some((lo, hi)) => match (parse(lo), parse(hi)) {
+            (Some(lo), Some(hi)) => lo <= mm && mm <= hi,
+            _ => false,
+        },
+        None => match parse(l) {
+            Some(v) if v.parts().len() == 1 => v.major() == cuda.major(),
+            Some(v) => v == mm,
+            None => false,
+        },
     }
 }
 
@@ -414,6 +537,7 @@ mod tests {
     fn resolver(cat: &Catalog, choice: SourceChoice) -> Resolver<'_> {
         Resolver {
             catalog: cat,
+            legacy: LegacyRegistry::default(),
             base: "http://mirror".into(),
             platform: Platform::LinuxX86_64,
             order: SourceOrder::default(),

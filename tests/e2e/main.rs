@@ -5,6 +5,7 @@
 
 mod common;
 mod core;
+mod nvidia;
 mod pypi;
 mod reliability;
 mod shell;

@@ -123,6 +123,8 @@ fn nvcc_12_from_pypi_is_explained() {
         ONLY_CUDART,
         "--with",
         "nvcc",
+        "--source",
+        "pypi",
         "--dry-run",
     ]);
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -132,14 +134,14 @@ fn nvcc_12_from_pypi_is_explained() {
 #[test]
 fn releases_pypi_lacks_are_refused_clearly() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "11.2", "--dry-run"]);
+    let o = env.run(&["install", "11.2", "--source", "pypi", "--dry-run"]);
     assert_eq!(code(&o), 7, "{}", text(&o));
     assert!(
         text(&o).contains("11.7, 11.8, 12.x and 13.x"),
         "{}",
         text(&o)
     );
-    let o = env.run(&["ls-remote"]);
+    let o = env.run(&["ls-remote", "--source", "pypi"]);
     assert_eq!(code(&o), 0);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("12.4.1") && out.contains("11.8.0") && !out.contains("11.2"));

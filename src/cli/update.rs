@@ -1,0 +1,357 @@
+//! `cudaenv update`: fetch NVIDIA's newest redist manifests.
+//!
+//! The binary embeds every manifest known when it was built
+//! (`registry/nvidia-redist.toml`), so installs work offline. `update` lists
+//! the redist directories of the NVIDIA base URL (or the mirror:
+//! `CUDAENV_NVIDIA_MIRROR`, the `nvidia-mirror` config key; `file://`
+//! directories work the same), and:
+//!
+//! - a manifest the binary already knows is downloaded and checked against
+//!   its pinned sha256; a mismatch means the server serves altered data and
+//!   is reported (exit 4), never used — unless `--trust-mirror` says the
+//!   mirror legitimately serves its own manifests (it repackaged the
+//!   archives), in which case its copy is stored and used instead;
+//! - a new one is parsed with the same rules as any manifest (hostile paths,
+//!   size lies) and stored under `$CUDAENV_ROOT/cache/manifests/{cuda,cudnn}/`,
+//!   written to a temporary file and renamed, so a reader never sees half a
+//!   file. Installs then see it as one more release.
+//!
+//! Nothing is deleted: a manifest that disappears from the server stays usable.
+
+use std::path::{Path, PathBuf};
+
+use futures_util::StreamExt;
+use sha2::Digest;
+
+use super::Env;
+use crate::config::Config;
+use crate::error::{Error, ExitCode, Result};
+use crate::sources::nvidia::{self, Product};
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Use the mirror's manifests even where they differ from the ones pinned
+    /// in cudaenv (for mirrors that repackage NVIDIA's archives).
+    #[arg(long)]
+    pub trust_mirror: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status")]
+enum Status {
+    /// New, valid, stored.
+    New,
+    /// Stored by an earlier update already.
+    Cached,
+    /// Known to this binary and identical to the pinned copy.
+    Verified,
+    /// Known, but the bytes differ from the pin: not used.
+    Mismatch { expected: String, actual: String },
+    /// Known, differs from the pin, stored anyway (`--trust-mirror`).
+    Trusted { expected: String, actual: String },
+    /// Not a valid manifest: not used.
+    Invalid { reason: String },
+    /// Could not be fetched.
+    Failed { reason: String },
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    product: Product,
+    manifest: String,
+    url: String,
+    #[serde(flatten)]
+    status: Status,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let config = Config::load(&env.ctx)?;
+    let base = config.nvidia_base(&env.ctx)?;
+    let cache = env.ctx.cache_dir();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
+    let rows = runtime.block_on(async {
+        tokio::select! {
+            r = update(&base, &cache, args.trust_mirror) => r,
+            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        }
+    })?;
+    let new = rows
+        .iter()
+        .filter(|r| matches!(r.status, Status::New))
+        .count();
+    let bad: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.status,
+                Status::Mismatch { .. } | Status::Invalid { .. } | Status::Failed { .. }
+            )
+        })
+        .collect();
+    if args.json {
+        ui::out_json(&rows)?;
+    } else {
+        for r in &rows {
+            match &r.status {
+                Status::New => env.printer.success(format!("new: {} {}", name(r.product), r.manifest)),
+                Status::Mismatch { expected, actual } => env.printer.warn(format!(
+                    "{} does not match its pinned sha256 (expected {expected}, got {actual}); ignored",
+                    r.url
+                )),
+                Status::Invalid { reason } => {
+                    env.printer.warn(format!("{} is not a valid manifest ({reason}); ignored", r.url))
+                }
+                Status::Failed { reason } => env.printer.warn(format!("{}: {reason}", r.url)),
+                Status::Trusted { .. } => env.printer.warn(format!(
+                    "{} differs from the manifest pinned in cudaenv; using the mirror's copy (--trust-mirror)",
+                    r.url
+                )),
+                Status::Cached | Status::Verified => {}
+            }
+        }
+        env.printer.info(format!(
+            "{} manifests at {base}: {new} new, {} problems",
+            rows.len(),
+            bad.len()
+        ));
+    }
+    if bad
+        .iter()
+        .any(|r| matches!(r.status, Status::Mismatch { .. } | Status::Invalid { .. }))
+    {
+        return Ok(ExitCode::Integrity);
+    }
+    if !bad.is_empty() {
+        return Ok(ExitCode::Network);
+    }
+    Ok(ExitCode::Success)
+}
+
+fn name(p: Product) -> &'static str {
+    match p {
+        Product::Cuda => "CUDA",
+        Product::Cudnn => "cuDNN",
+    }
+}
+
+async fn update(base: &str, cache: &Path, trust_mirror: bool) -> Result<Vec<Row>> {
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(std::time::Duration::from_secs(15))
+        .timeout(std::time::Duration::from_secs(120))
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the HTTP client: {e}")))?;
+    let mut jobs = Vec::new();
+    for product in [Product::Cuda, Product::Cudnn] {
+        let dir_url = format!("{base}/{}/", product.redist_dir());
+        let listing = match get(&client, &dir_url).await {
+            Ok(l) => l,
+            // A mirror may carry only some products (e.g. CUDA, no cuDNN).
+            Err(Fetch::NotFound) => continue,
+            Err(Fetch::Failed(reason)) => {
+                return Err(Error::Network {
+                    url: dir_url.clone(),
+                    reason,
+                });
+            }
+        };
+        for file in manifest_names(&listing) {
+            jobs.push((product, format!("{dir_url}{file}"), file));
+        }
+    }
+    let rows = futures_util::stream::iter(jobs)
+        .map(|(product, url, file)| {
+            let client = client.clone();
+            async move {
+                let status = one(&client, cache, product, &url, &file, trust_mirror).await;
+                Row {
+                    product,
+                    manifest: file,
+                    url,
+                    status,
+                }
+            }
+        })
+        .buffer_unordered(8)
+        .collect::<Vec<_>>()
+        .await;
+    let mut rows = rows;
+    rows.sort_by(|a, b| (a.product, &a.manifest).cmp(&(b.product, &b.manifest)));
+    Ok(rows)
+}
+
+async fn one(
+    client: &reqwest::Client,
+    cache: &Path,
+    product: Product,
+    url: &str,
+    file: &str,
+    trust_mirror: bool,
+) -> Status {
+    let dest = nvidia::cache_dir(cache, product).join(file);
+    let pin = nvidia::pinned_manifest_sha256(product, file);
+    if pin.is_none() && dest.is_file() && !trust_mirror {
+        return Status::Cached;
+    }
+    let bytes = match get(client, url).await {
+        Ok(b) => b,
+        Err(Fetch::NotFound) => {
+            return Status::Failed {
+                reason: "not found".into(),
+            };
+        }
+        Err(Fetch::Failed(reason)) => return Status::Failed { reason },
+    };
+    let actual = format!("{:x}", sha2::Sha256::digest(&bytes));
+    let mut status = Status::New;
+    if let Some(expected) = pin {
+        if actual == expected {
+            // The embedded copy is this one; a stale trusted override goes.
+            let _ = std::fs::remove_file(&dest);
+            return Status::Verified;
+        }
+        if !trust_mirror {
+            return Status::Mismatch {
+                expected: expected.to_string(),
+                actual,
+            };
+        }
+        status = Status::Trusted {
+            expected: expected.to_string(),
+            actual,
+        };
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(_) => {
+            return Status::Invalid {
+                reason: "not UTF-8".into(),
+            };
+        }
+    };
+    if let Err(reason) = nvidia::parse_manifest(file, text, product) {
+        return Status::Invalid { reason };
+    }
+    match store(&dest, &bytes) {
+        Ok(()) => status,
+        Err(e) => Status::Failed {
+            reason: e.to_string(),
+        },
+    }
+}
+
+fn store(dest: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = dest.parent().expect("a file in a directory");
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).map_err(Error::io("cannot write in", dir))?;
+    std::io::Write::write_all(&mut tmp, bytes)
+        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    tmp.persist(dest)
+        .map_err(|e| Error::io("cannot write", dest)(e.error))?;
+    Ok(())
+}
+
+/// `redistrib_X.Y.Z.json` names in a directory listing (HTML or plain), deduplicated.
+pub fn manifest_names(listing: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(listing);
+    let mut out = Vec::new();
+    let mut rest: &str = &text;
+    while let Some(i) = rest.find("redistrib_") {
+        let tail = &rest[i + "redistrib_".len()..];
+        let ver: String = tail
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let ver = ver.trim_end_matches('.');
+        if !ver.is_empty()
+            && tail[ver.len()..].starts_with(".json")
+            && crate::spec::Version::parse_parts(ver, 4).is_ok()
+        {
+            out.push(format!("redistrib_{ver}.json"));
+        }
+        rest = tail;
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Limits what a server can make us hold in memory (manifests are < 200 KB).
+const MAX_BODY: usize = 16 << 20;
+
+enum Fetch {
+    NotFound,
+    Failed(String),
+}
+
+/// GETs a URL (`http(s)://`, or `file://` — a directory reads as its file names).
+async fn get(client: &reqwest::Client, url: &str) -> std::result::Result<Vec<u8>, Fetch> {
+    if let Some(path) = url.strip_prefix("file://") {
+        let path = PathBuf::from(path);
+        let io = |e: std::io::Error| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Fetch::NotFound
+            } else {
+                Fetch::Failed(e.to_string())
+            }
+        };
+        if path.is_dir() {
+            let names: Vec<String> = std::fs::read_dir(&path)
+                .map_err(io)?
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().map(String::from))
+                .collect();
+            return Ok(names.join("\n").into_bytes());
+        }
+        let meta = std::fs::metadata(&path).map_err(io)?;
+        if meta.len() > MAX_BODY as u64 {
+            return Err(Fetch::Failed("larger than any manifest".into()));
+        }
+        return std::fs::read(&path).map_err(io);
+    }
+    let resp = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| Fetch::Failed(e.to_string()))?;
+    if resp.status() == reqwest::StatusCode::NOT_FOUND {
+        return Err(Fetch::NotFound);
+    }
+    if !resp.status().is_success() {
+        return Err(Fetch::Failed(format!("HTTP {}", resp.status())));
+    }
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| Fetch::Failed(e.to_string()))?;
+        if body.len() + chunk.len() > MAX_BODY {
+            return Err(Fetch::Failed("larger than any manifest".into()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_manifest_names_in_listings() {
+        let html = br#"<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>
+            <a href="redistrib_9.1.0.json">x</a> redistrib_../x.json redistrib_1..2.json
+            redistrib_12.4.1.json.sig"#;
+        assert_eq!(
+            manifest_names(html),
+            vec!["redistrib_12.4.1.json", "redistrib_9.1.0.json"]
+        );
+    }
+}
