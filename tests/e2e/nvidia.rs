@@ -1098,3 +1098,72 @@ fn a_file_mirror_from_the_config_serves_installs() {
     .unwrap();
     assert_eq!(m["source"].as_str(), Some("legacy"));
 }
+
+/// An entry without a pinned sha256 is refused unless the user accepts it explicitly.
+#[test]
+fn unpinned_runfiles_need_allow_unverified() {
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    legacy_fixture(&env, &mirror, None);
+    let reg = env.root.join("registry/runfiles.toml");
+    let pins: String = std::fs::read_to_string(&reg)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("sha256"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&reg, pins).unwrap();
+
+    let o = cmd(&env, &mirror)
+        .args(["install", "11.2"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 4, "{}", text(&o));
+    assert!(text(&o).contains("--allow-unverified"), "{}", text(&o));
+    assert!(
+        !mirror
+            .requests
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.ends_with(".run"))
+    );
+
+    let o = cmd(&env, &mirror)
+        .args(["install", "--dry-run", "11.2", "--allow-unverified"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("sha256 none"),
+        "{}",
+        text(&o)
+    );
+    let o = cmd(&env, &mirror)
+        .args(["install", "11.2", "--allow-unverified"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let out = load_by_soname(&env, "11.2.2", &["libcudart.so.11.0:cudaRuntimeGetVersion"]);
+    assert!(out.contains("11020"), "{out}");
+}
+
+/// `devel` takes the compiler's directory from the runfile too; `full` more.
+#[test]
+fn runfile_profiles_take_more_directories() {
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    legacy_fixture(&env, &mirror, None);
+    let o = cmd(&env, &mirror)
+        .args(["install", "--profile", "devel", "11.2"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let v = env.root.join("versions/11.2.2");
+    assert!(v.join("bin/nvcc").is_file());
+    assert!(v.join("lib64/libcudart.so.11.0").exists());
+    // Not a toolkit component cudaenv installs.
+    assert!(!v.join("bin/nsys").exists());
+    let meta = std::fs::read_to_string(v.join(".cudaenv/meta.toml")).unwrap();
+    assert!(meta.contains("profile = \"devel\""), "{meta}");
+}
