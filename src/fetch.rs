@@ -433,8 +433,7 @@ impl Fetcher {
         line: usize,
     ) -> Result<String, RangeFallback> {
         let file = Arc::new(
-            File::create(part)
-                .and_then(|f| f.set_len(size).map(|_| f))
+            create_part(part, size)
                 .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?,
         );
         let n = size.div_ceil(CHUNK) as usize;
@@ -585,6 +584,21 @@ struct Chunks {
     cv: Condvar,
 }
 
+/// The preallocated file ranged downloads write into. It must be readable
+/// too: `hash_following` reads it back while the ranges arrive (a write-only
+/// `File::create` made every fresh download of a large wheel fail with
+/// "hashing failed").
+fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
+    let f = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(part)?;
+    f.set_len(size)?;
+    Ok(f)
+}
+
 /// Hashes `file` chunk by chunk as the contiguous prefix becomes available.
 fn hash_following(file: &File, size: u64, state: &Chunks) -> Option<String> {
     let mut hasher = Sha256::new();
@@ -643,4 +657,27 @@ pub fn describe(e: &reqwest::Error) -> String {
         src = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod part_file_tests {
+    use super::*;
+    use std::os::unix::fs::FileExt;
+
+    /// Regression: ranged downloads hashed a write-only file and always failed.
+    #[test]
+    fn ranged_part_file_can_be_hashed_while_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("x.whl.part");
+        let size = CHUNK + 5;
+        let file = create_part(&part, size).unwrap();
+        let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        file.write_all_at(&data, 0).unwrap();
+        let state = Chunks {
+            done: Mutex::new((vec![true; 2], false)),
+            cv: Condvar::new(),
+        };
+        let got = hash_following(&file, size, &state);
+        assert_eq!(got, Some(hex(&Sha256::digest(&data))));
+    }
 }
