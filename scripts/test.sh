@@ -20,6 +20,7 @@ REQUIREMENTS=(
   fish:fish
   tmux:tmux
   script:bsdutils
+  setpriv:util-linux
   cc:gcc
   dpkg:libc6-dev
   python3:python3
