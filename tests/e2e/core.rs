@@ -1166,3 +1166,88 @@ fn uninstall_removes_read_only_directories_it_owns() {
         .unwrap_or_default();
     assert!(left.is_empty(), "nothing may be left behind: {left:?}");
 }
+
+// --- scripts/install.sh ------------------------------------------------------------------
+
+/// Runs scripts/install.sh with stand-ins for cargo and for the cudaenv it
+/// installs, so the script's own logic (what it runs, how it reports each
+/// outcome of verify) is tested without a release build or a download.
+fn run_install_script(verify_rc: Option<i32>) -> (i32, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let stubs = tmp.path().join("stubs");
+    let verify = match verify_rc {
+        Some(rc) => format!(
+            "  verify) [ \"$2\" = --help ] && exit 0; echo \"verify $2\" >> \"$LOG\"; exit {rc} ;;\n"
+        ),
+        None => String::new(),
+    };
+    let fake_cudaenv = format!(
+        "#!/bin/sh\ncase \"$1\" in\n  --version) echo 'cudaenv 0.0.0-test' ;;\n  install) [ \"$2\" = --help ] && exit 0; echo \"install $2\" >> \"$LOG\" ;;\n{verify}  *) echo \"unknown command $1\" >&2; exit 2 ;;\nesac\n"
+    );
+    std::fs::create_dir_all(&stubs).unwrap();
+    std::fs::write(stubs.join("cudaenv.stub"), fake_cudaenv).unwrap();
+    write_executable(
+        &stubs.join("cargo"),
+        &format!(
+            "#!/bin/sh\necho \"cargo $*\" >> \"$LOG\"\nmkdir -p \"$CARGO_INSTALL_ROOT/bin\"\ncp '{}' \"$CARGO_INSTALL_ROOT/bin/cudaenv\"\nchmod +x \"$CARGO_INSTALL_ROOT/bin/cudaenv\"\n",
+            stubs.join("cudaenv.stub").display()
+        ),
+    );
+    let log = tmp.path().join("log");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/install.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .env_clear()
+        .env("HOME", tmp.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+        .env("CARGO_INSTALL_ROOT", tmp.path().join("inst"))
+        .env("LOG", &log)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let text = format!("{}{}---\n{calls}", stdout(&out), stderr(&out));
+    (out.status.code().unwrap(), text)
+}
+
+#[test]
+fn install_script_reports_every_verify_outcome() {
+    let (rc, text) = run_install_script(Some(0));
+    assert_eq!(rc, 0, "{text}");
+    assert!(
+        text.contains("cargo install --locked --path . --force"),
+        "{text}"
+    );
+    assert!(
+        text.contains("install 12.4+cudnn9\nverify 12.4+cudnn9\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("installed and verified on this machine's GPU"),
+        "{text}"
+    );
+
+    // No driver / no GPU: the stack is installed; the script says what it could not check.
+    let (rc, text) = run_install_script(Some(10));
+    assert_eq!(rc, 0, "{text}");
+    assert!(
+        text.contains("not verified on a GPU: no NVIDIA driver"),
+        "{text}"
+    );
+    let (rc, text) = run_install_script(Some(13));
+    assert_eq!(rc, 0, "{text}");
+    assert!(
+        text.contains("not verified on a GPU: no GPU is visible"),
+        "{text}"
+    );
+
+    // A real verification failure fails the script, with the code.
+    let (rc, text) = run_install_script(Some(15));
+    assert_eq!(rc, 1, "{text}");
+    assert!(text.contains("`cudaenv verify` failed (exit 15"), "{text}");
+
+    // A cudaenv without verify: clear message, not a crash.
+    let (rc, text) = run_install_script(None);
+    assert_eq!(rc, 1, "{text}");
+    assert!(text.contains("has no `verify` command"), "{text}");
+}
