@@ -18,6 +18,9 @@ pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
+/// The Python interpreter whose environment `doctor`, `compat` and `explain` inspect
+/// (default: `$VIRTUAL_ENV/bin/python`, `$CONDA_PREFIX/bin/python`, then `python3` on PATH).
+pub const CUDAENV_PYTHON: &str = "CUDAENV_PYTHON";
 /// Guards shims against finding themselves on PATH (recursion counter).
 pub const CUDAENV_SHIM_DEPTH: &str = "CUDAENV_SHIM_DEPTH";
 
@@ -34,6 +37,10 @@ pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
 /// pip's configuration file, read for `[global] index-url` before the usual locations.
 pub const PIP_CONFIG_FILE: &str = "PIP_CONFIG_FILE";
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+/// The active Python virtual environment (its interpreter is the one inspected).
+pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
+/// The active conda environment (its interpreter is inspected when no virtualenv is active).
+pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
 
 // --- Written by activation -----------------------------------------------------
 

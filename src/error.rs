@@ -192,6 +192,29 @@ pub enum Error {
     #[error("invalid configuration {}: {reason}", path.display())]
     Config { path: PathBuf, reason: String },
 
+    #[error("invalid framework `{input}`: {reason}")]
+    InvalidFramework { input: String, reason: String },
+
+    #[error("cudaenv has no compatibility data for {framework} {version}")]
+    UnknownFrameworkVersion {
+        framework: String,
+        version: String,
+        known: Vec<String>,
+    },
+
+    #[error("{framework} is not installed in the Python environment{}", python.as_ref().map(|p| format!(" of {p}")).unwrap_or_default())]
+    FrameworkNotInstalled {
+        framework: String,
+        python: Option<String>,
+    },
+
+    #[error("{spec} would not run on this machine: {}", problems.join("; "))]
+    WouldNotRun {
+        spec: String,
+        problems: Vec<String>,
+        driver_too_old: bool,
+    },
+
     #[error("{0}")]
     Other(String),
 }
@@ -229,6 +252,14 @@ impl Error {
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
+            Error::InvalidFramework { .. } => ExitCode::Usage,
+            Error::UnknownFrameworkVersion { .. } => ExitCode::NotAvailable,
+            Error::FrameworkNotInstalled { .. } => ExitCode::NotInstalled,
+            Error::WouldNotRun {
+                driver_too_old: true,
+                ..
+            } => ExitCode::DriverTooOld,
+            Error::WouldNotRun { .. } => ExitCode::ArchUnsupported,
             Error::AlreadyExists { .. }
             | Error::NoHome
             | Error::ShimRecursion { .. }
@@ -313,6 +344,21 @@ impl Error {
                     .into(),
             ),
             Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
+            Error::InvalidFramework { .. } => Some(
+                "write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)"
+                    .into(),
+            ),
+            Error::UnknownFrameworkVersion { known, .. } if !known.is_empty() => {
+                Some(format!("known: {}", known.join(", ")))
+            }
+            Error::FrameworkNotInstalled { framework, .. } => Some(format!(
+                "name a version (`cudaenv compat {framework}==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it"
+            )),
+            Error::WouldNotRun { driver_too_old, .. } => Some(if *driver_too_old {
+                "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into()
+            } else {
+                "pick a CUDA release that supports this GPU, or drop --strict to install anyway".into()
+            }),
             _ => None,
         }
     }

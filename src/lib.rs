@@ -15,10 +15,13 @@
 
 pub mod activate;
 pub mod cli;
+pub mod compat;
 pub mod config;
 pub mod context;
+pub mod doctor;
 pub mod env_vars;
 pub mod error;
+pub mod explain;
 pub mod fetch;
 pub mod install;
 pub mod registry;

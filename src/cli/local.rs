@@ -1,6 +1,7 @@
 //! `cudaenv local [SPEC] [--unset]`: the per-directory pin (.cuda-version).
 
 use super::Env;
+use crate::compat::{self, FrameworkReq};
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
@@ -18,6 +19,10 @@ pub struct Args {
     /// Pin even if no installed version matches yet.
     #[arg(short, long)]
     pub force: bool,
+    /// Pin the stack a framework release needs (`torch==2.4`, `tensorflow==2.10`;
+    /// a bare name uses the release installed in the current Python environment).
+    #[arg(long = "for", value_name = "FRAMEWORK[==VERSION]", conflicts_with_all = ["spec", "unset"])]
+    pub for_framework: Option<FrameworkReq>,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -32,7 +37,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::Success);
     }
-    match args.spec {
+    let spec = match &args.for_framework {
+        Some(req) => Some(spec_for(env, req)?),
+        None => args.spec,
+    };
+    match spec {
         Some(spec) => {
             warn_if_missing(env, &spec, args.force);
             version_file::write(&path, &spec)?;
@@ -51,6 +60,19 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::Success)
+}
+
+/// The stack a framework needs, chosen for this machine, with the reason said.
+pub(super) fn spec_for(env: &Env, req: &FrameworkReq) -> Result<Spec> {
+    let (req, _) = super::compat::resolve_request(&env.ctx, req)?;
+    let machine = super::compat::this_machine(&env.ctx);
+    let choice = compat::stack_for(&req, Some(&machine))?;
+    env.printer
+        .info(format!("{req}: {} ({})", choice.spec, choice.reason));
+    for n in &choice.requirement.notes {
+        env.printer.info(format!("note: {n}"));
+    }
+    Ok(Spec::Stack(choice.spec))
 }
 
 /// A pin to something not installed is allowed (a project may be pinned before

@@ -11,8 +11,11 @@ use crate::error::{Error, ExitCode, Result};
 use crate::ui::{self, Printer};
 
 mod cache;
+mod compat;
+mod doctor;
 mod env;
 mod exec;
+mod explain;
 mod global;
 mod hook_env;
 mod init;
@@ -93,6 +96,12 @@ pub enum Command {
     Cache(cache::Args),
     /// Fetch NVIDIA's newest redist manifests (from the mirror, if one is set).
     Update(update::Args),
+    /// Check the machine and the active stack: driver, GPUs, library paths, frameworks.
+    Doctor(doctor::Args),
+    /// Show the CUDA, cuDNN, Python and driver a framework release needs.
+    Compat(compat::Args),
+    /// Explain a CUDA error message and print the command that fixes it.
+    Explain(explain::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -167,6 +176,9 @@ fn run_cli() -> Result<ExitCode> {
         Command::Init(a) => init::run(&env, a),
         Command::HookEnv(a) => hook_env::run(&env, a),
         Command::Update(a) => update::run(&env, a),
+        Command::Doctor(a) => doctor::run(&env, a),
+        Command::Compat(a) => compat::run(&env, a),
+        Command::Explain(a) => explain::run(&env, a),
     }
 }
 

@@ -1,0 +1,221 @@
+//! `cudaenv compat FRAMEWORK[==VERSION]`: the CUDA, cuDNN, Python and driver a
+//! framework release needs, and the stack cudaenv would pick for it.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Env;
+use crate::compat::framework::Build;
+use crate::compat::{self, FrameworkReq, Machine, Requirement, StackChoice};
+use crate::context::Context;
+use crate::doctor::{self, python::InstalledFramework};
+use crate::error::{Error, ExitCode, Result};
+use crate::ui;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platform {
+    Linux,
+    /// Native Windows (TensorFlow GPU builds end at 2.10 there).
+    Windows,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// `tensorflow==2.10`, `torch==2.4`, `torch==2.4+cu118`; without a version,
+    /// the release installed in the current Python environment.
+    #[arg(value_name = "FRAMEWORK[==VERSION]")]
+    pub framework: FrameworkReq,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// Whose builds to show.
+    #[arg(long, value_enum, default_value = "linux")]
+    pub platform: Platform,
+}
+
+/// Fills in the version from the current Python environment when none was given.
+pub(super) fn resolve_request(
+    ctx: &Context,
+    req: &FrameworkReq,
+) -> Result<(FrameworkReq, Option<InstalledFramework>)> {
+    if req.version.is_some() {
+        return Ok((req.clone(), None));
+    }
+    let py = doctor::python::probe(ctx).ok();
+    let found = py
+        .as_ref()
+        .and_then(|p| {
+            p.frameworks
+                .iter()
+                .find(|f| f.framework == req.framework && f.framework != compat::Framework::Jax)
+        })
+        .cloned();
+    let Some(fw) = found else {
+        return Err(Error::FrameworkNotInstalled {
+            framework: req.framework.name().into(),
+            python: py.map(|p| p.executable),
+        });
+    };
+    let mut full: FrameworkReq = format!(
+        "{}=={}",
+        req.framework,
+        fw.version.split('+').next().unwrap_or(&fw.version)
+    )
+    .parse()?;
+    // The installed build's own CUDA decides among a release's builds.
+    if req.framework == compat::Framework::Torch {
+        full.cuda_tag = fw
+            .cuda
+            .as_deref()
+            .and_then(|c| c.parse().ok())
+            .map(|c: crate::spec::Version| c.truncate(2));
+    }
+    Ok((full, Some(fw)))
+}
+
+/// What this machine can run, for choosing among builds (empty without a driver).
+pub(super) fn this_machine(ctx: &Context) -> Machine {
+    let exe = std::env::current_exe().ok();
+    doctor::facts::machine(ctx, exe.as_deref().map(Path::new))
+}
+
+#[derive(Serialize)]
+struct BuildOut<'a> {
+    #[serde(flatten)]
+    build: &'a Build,
+    /// Whether it runs on this machine: `null` when the machine has no driver to ask.
+    runs_here: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why_not: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Out<'a> {
+    #[serde(flatten)]
+    requirement: &'a Requirement,
+    builds: Vec<BuildOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    choice: Option<Choice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    installed: Option<&'a InstalledFramework>,
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    spec: String,
+    reason: &'a str,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let (req, installed) = resolve_request(&env.ctx, &args.framework)?;
+    let version = req.version.clone().expect("resolved");
+    let platform = match args.platform {
+        Platform::Linux => "linux",
+        Platform::Windows => "windows",
+    };
+    let requirement = compat::framework::requirement(req.framework, &version, platform)?;
+    let machine = this_machine(&env.ctx);
+    let choice: Option<StackChoice> = (platform == "linux")
+        .then(|| compat::stack_for(&req, Some(&machine)))
+        .transpose()?;
+    let builds: Vec<BuildOut> = requirement
+        .builds
+        .iter()
+        .map(|b| {
+            let verdict = machine.is_known().then(|| machine.can_run(&b.cuda));
+            BuildOut {
+                build: b,
+                runs_here: verdict.as_ref().map(|v| v.is_ok()),
+                why_not: verdict.and_then(|v| v.err()),
+            }
+        })
+        .collect();
+    if args.json {
+        ui::out_json(&Out {
+            requirement: &requirement,
+            builds,
+            choice: choice.as_ref().map(|c| Choice {
+                spec: c.spec.to_string(),
+                reason: &c.reason,
+            }),
+            installed: installed.as_ref(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    let mut t = String::new();
+    let name = format!("{} {}", requirement.package, requirement.version);
+    t.push_str(&format!(
+        "{name} ({platform}) — Python {}\n",
+        requirement.python
+    ));
+    if let Some(fw) = &installed {
+        t.push_str(&format!(
+            "installed here: {} {}{}\n",
+            fw.package,
+            fw.version,
+            fw.cuda
+                .as_ref()
+                .map(|c| format!(" (built with CUDA {c})"))
+                .unwrap_or_default()
+        ));
+    }
+    let header = format!(
+        "  {:<6} {:<11} {:<13} {:<64} {}",
+        "CUDA",
+        "cuDNN",
+        "build",
+        format!("driver ({platform})"),
+        if machine.is_known() {
+            "this machine"
+        } else {
+            ""
+        }
+    );
+    t.push_str(header.trim_end());
+    t.push('\n');
+    for b in &builds {
+        let drv = if platform == "windows" {
+            &b.build.driver_windows
+        } else {
+            &b.build.driver_linux
+        };
+        let here = match (&b.runs_here, &b.why_not) {
+            (Some(true), _) => "runs".to_string(),
+            (Some(false), Some(w)) => format!("no: {w}"),
+            _ => String::new(),
+        };
+        let channel = match b.build.channel {
+            compat::data::Channel::Stable => "stable",
+            compat::data::Channel::Experimental => "experimental",
+        };
+        let line = format!(
+            "  {:<6} {:<11} {:<13} {:<64} {}",
+            b.build.cuda.to_string(),
+            b.build
+                .cudnn
+                .as_ref()
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "-".into()),
+            channel,
+            drv.as_ref()
+                .map(|d| d.describe())
+                .unwrap_or_else(|| "unknown".into()),
+            here
+        );
+        t.push_str(line.trim_end());
+        t.push('\n');
+    }
+    for n in &requirement.notes {
+        t.push_str(&format!("note: {n}\n"));
+    }
+    if let Some(c) = &choice {
+        t.push_str(&format!("stack: {}\nwhy:   {}\n", c.spec, c.reason));
+        let arg = format!("{}=={}", req.framework, version);
+        t.push_str(&format!(
+            "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
+        ));
+    }
+    ui::out(t.as_bytes())?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,111 @@
+//! `cudaenv doctor [--json]`: what is wrong with this machine's CUDA setup, and the fix.
+
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+use super::Env;
+use crate::doctor::{self, Finding, Level};
+use crate::error::{ExitCode, Result};
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print the facts and findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not inspect the Python environment.
+    #[arg(long)]
+    pub no_python: bool,
+    /// Internal: load libcuda in this process and print what it reports (JSON).
+    #[arg(long, hide = true)]
+    pub probe_driver: bool,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    summary: Summary,
+    findings: &'a [Finding],
+    facts: &'a doctor::Facts,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    errors: usize,
+    warnings: usize,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    if args.probe_driver {
+        ui::out_json(&doctor::libcuda::probe())?;
+        return Ok(ExitCode::Success);
+    }
+    let exe = std::env::current_exe().ok();
+    let facts = doctor::gather(
+        &env.ctx,
+        &doctor::Options {
+            exe: exe.as_deref(),
+            python: !args.no_python,
+            nvidia_smi: true,
+        },
+    );
+    let findings = doctor::diagnose(&facts);
+    let summary = Summary {
+        errors: findings.iter().filter(|f| f.level == Level::Error).count(),
+        warnings: findings
+            .iter()
+            .filter(|f| f.level == Level::Warning)
+            .count(),
+    };
+    if args.json {
+        ui::out_json(&Report {
+            summary: Summary { ..summary },
+            findings: &findings,
+            facts: &facts,
+        })?;
+    } else {
+        let text = render(&findings, env.printer.quiet, &summary);
+        let mut o = anstream::stdout().lock();
+        o.write_all(text.as_bytes())
+            .and_then(|_| o.flush())
+            .map_err(crate::Error::io("cannot write to", "standard output"))?;
+    }
+    Ok(if summary.errors > 0 {
+        ExitCode::DoctorErrors
+    } else {
+        ExitCode::Success
+    })
+}
+
+fn render(findings: &[Finding], quiet: bool, s: &Summary) -> String {
+    const OK: Style = AnsiColor::Green.on_default().bold();
+    const WARN: Style = AnsiColor::Yellow.on_default().bold();
+    const ERR: Style = AnsiColor::Red.on_default().bold();
+    const DIM: Style = Style::new().dimmed();
+    let mut out = String::new();
+    for f in findings {
+        if quiet && f.level == Level::Ok {
+            continue;
+        }
+        let (style, word) = match f.level {
+            Level::Ok => (OK, "ok"),
+            Level::Warning => (WARN, "warning"),
+            Level::Error => (ERR, "error"),
+        };
+        out.push_str(&format!(
+            "{style}{word:<7}{style:#}  {DIM}{:<18}{DIM:#} {}\n",
+            f.code, f.message
+        ));
+        if let Some(fix) = &f.fix {
+            out.push_str(&format!("{:<27}  fix: {fix}\n", ""));
+        }
+    }
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    out.push_str(&format!(
+        "{}, {}\n",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning")
+    ));
+    out
+}

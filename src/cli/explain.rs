@@ -1,0 +1,103 @@
+//! `cudaenv explain "ERROR TEXT"` (or the text on stdin): what a CUDA error
+//! message means, what provides the missing piece, whether it is installed,
+//! and the command that fixes it.
+
+use std::io::Read;
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::explain::{self, Explanation, Input};
+use crate::store::Store;
+use crate::{doctor, select, ui};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The error text; without it (or with `-`), read it from standard input.
+    #[arg(value_name = "ERROR TEXT", num_args = 0..)]
+    pub text: Vec<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Logs can be long; only their tail is explained beyond this size.
+const MAX_INPUT: usize = 1 << 20;
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let text = if args.text.is_empty() || args.text == ["-"] {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .take(MAX_INPUT as u64)
+            .read_to_end(&mut buf)
+            .map_err(Error::io("cannot read", "standard input"))?;
+        String::from_utf8_lossy(&buf).into_owned()
+    } else {
+        args.text.join(" ")
+    };
+    if text.trim().is_empty() {
+        return Err(Error::Other(
+            "no error text given (pass it as an argument or on standard input)".into(),
+        ));
+    }
+    let store = Store::new(env.ctx.root());
+    let installed = store
+        .list()
+        .unwrap_or_default()
+        .iter()
+        .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+        .collect();
+    let active = select::active(&env.ctx).ok().and_then(|(_, a)| {
+        a.installed()
+            .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+    });
+    let exe = std::env::current_exe().ok();
+    let input = Input {
+        text,
+        installed,
+        active,
+        machine: doctor::facts::machine(&env.ctx, exe.as_deref()),
+        frameworks: doctor::python::probe(&env.ctx)
+            .map(|p| p.frameworks)
+            .unwrap_or_default(),
+    };
+    let found = explain::explain(&input);
+    if args.json {
+        ui::out_json(&found)?;
+    } else {
+        ui::out(render(&found).as_bytes())?;
+    }
+    if found.is_empty() {
+        env.printer.warn("cudaenv does not recognise this message");
+        env.printer.hint("`cudaenv doctor` checks the whole setup; paste the first error line, not the traceback's last one");
+        return Ok(ExitCode::Failure);
+    }
+    Ok(ExitCode::Success)
+}
+
+fn render(found: &[Explanation]) -> String {
+    let mut t = String::new();
+    for (i, e) in found.iter().enumerate() {
+        if i > 0 {
+            t.push('\n');
+        }
+        t.push_str(&format!("[{}] {}\n", e.id, e.matched));
+        t.push_str(&format!("  meaning:     {}\n", e.meaning));
+        if let Some(p) = &e.provided_by {
+            t.push_str(&format!("  provided by: {p}\n"));
+        }
+        if let Some(p) = &e.installed {
+            t.push_str(&format!("  installed:   {p}\n"));
+        }
+        for (j, f) in e.fix.iter().enumerate() {
+            t.push_str(&format!(
+                "  {}{f}\n",
+                if j == 0 {
+                    "fix:         "
+                } else {
+                    "             "
+                }
+            ));
+        }
+    }
+    t
+}

@@ -1,0 +1,239 @@
+//! GPU architectures (compute capabilities) and which CUDA releases build for them.
+//!
+//! A toolkit supports an architecture from the release that added it until the
+//! one that removed it. A GPU newer than the toolkit can still run code that
+//! was shipped as PTX (the driver JIT-compiles it), but libraries built
+//! without PTX for it fail with "no kernel image is available", so cudaenv
+//! treats that case as a warning and removal as an error.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::Version;
+
+use super::data;
+
+/// A compute capability such as 9.0 (`sm_90`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComputeCapability {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl ComputeCapability {
+    pub fn new(major: u32, minor: u32) -> Self {
+        ComputeCapability { major, minor }
+    }
+
+    /// `sm_90`.
+    pub fn sm(&self) -> String {
+        format!("sm_{}{}", self.major, self.minor)
+    }
+
+    /// NVIDIA's family name (`Hopper`), when the table knows the architecture.
+    pub fn family(&self) -> Option<&'static str> {
+        row(&self.sm()).map(|r| r.family.as_str())
+    }
+}
+
+impl fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+impl FromStr for ComputeCapability {
+    type Err = String;
+    /// `9.0`, `sm_90`, `sm_120`, `compute_86`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Some((a, b)) = s.split_once('.') {
+            return match (a.parse(), b.parse()) {
+                (Ok(major), Ok(minor)) if minor < 10 => Ok(ComputeCapability { major, minor }),
+                _ => Err(format!("`{s}` is not a compute capability")),
+            };
+        }
+        let digits = s
+            .strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))
+            .ok_or_else(|| format!("`{s}` is not a compute capability"))?;
+        let digits = digits.trim_end_matches(['a', 'f']);
+        if digits.len() < 2 || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("`{s}` is not a compute capability"));
+        }
+        let (maj, min) = digits.split_at(digits.len() - 1);
+        Ok(ComputeCapability {
+            major: maj.parse().map_err(|_| format!("`{s}`"))?,
+            minor: min.parse().map_err(|_| format!("`{s}`"))?,
+        })
+    }
+}
+
+impl Serialize for ComputeCapability {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ComputeCapability {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+fn row(sm: &str) -> Option<&'static data::ArchRow> {
+    data::arch().arch.iter().find(|a| a.sm == sm)
+}
+
+/// Whether a CUDA release can build and run code for an architecture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchSupport {
+    Native,
+    /// Still built, but NVIDIA announced its removal.
+    Deprecated {
+        since: Version,
+    },
+    /// The release no longer builds for it (nor do its libraries).
+    Removed {
+        since: Version,
+    },
+    /// The GPU is newer than the toolkit: only PTX JIT can run on it.
+    TooNew {
+        first: Option<Version>,
+    },
+    /// Outside the table (toolkits before 9.0, unknown architectures).
+    Unknown,
+}
+
+impl ArchSupport {
+    pub fn runs(&self) -> bool {
+        matches!(self, ArchSupport::Native | ArchSupport::Deprecated { .. })
+    }
+}
+
+pub fn support(cuda: &Version, cc: ComputeCapability) -> ArchSupport {
+    let mm = cuda.truncate(2);
+    let Some(r) = row(&cc.sm()) else {
+        // Newer than anything in the table: treat as too new for every toolkit we know.
+        let newest = data::arch()
+            .arch
+            .iter()
+            .filter_map(|a| a.sm.parse::<ComputeCapability>().ok())
+            .max();
+        return match newest {
+            Some(n) if cc > n => ArchSupport::TooNew { first: None },
+            _ => ArchSupport::Unknown,
+        };
+    };
+    if let Some(rem) = &r.removed
+        && mm >= *rem
+    {
+        return ArchSupport::Removed { since: rem.clone() };
+    }
+    match &r.added {
+        Some(add) if mm < *add => {
+            return ArchSupport::TooNew {
+                first: Some(add.clone()),
+            };
+        }
+        None if mm < Version::from_parts(&[9, 0]) => return ArchSupport::Unknown,
+        _ => {}
+    }
+    match &r.deprecated {
+        Some(dep) if mm >= *dep => ArchSupport::Deprecated { since: dep.clone() },
+        _ => ArchSupport::Native,
+    }
+}
+
+/// The first CUDA release that builds for this architecture, if known.
+pub fn first_cuda(cc: ComputeCapability) -> Option<Version> {
+    row(&cc.sm()).and_then(|r| r.added.clone())
+}
+
+/// The last CUDA (major.minor) before the one that removed this architecture.
+pub fn removed_in(cc: ComputeCapability) -> Option<Version> {
+    row(&cc.sm()).and_then(|r| r.removed.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cc(s: &str) -> ComputeCapability {
+        s.parse().unwrap()
+    }
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn parses_capabilities() {
+        assert_eq!(cc("9.0"), ComputeCapability::new(9, 0));
+        assert_eq!(cc("sm_86"), ComputeCapability::new(8, 6));
+        assert_eq!(cc("sm_120"), ComputeCapability::new(12, 0));
+        assert_eq!(cc("compute_90a"), ComputeCapability::new(9, 0));
+        assert_eq!(cc("12.1").sm(), "sm_121");
+        for bad in ["", "9", "sm_", "sm_x0", "9.x", "sm_1234"] {
+            assert!(bad.parse::<ComputeCapability>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn support_table() {
+        use ArchSupport::*;
+        let cases: &[(&str, &str, ArchSupport)] = &[
+            ("12.4", "9.0", Native),
+            ("11.8", "9.0", Native),
+            (
+                "11.2",
+                "9.0",
+                TooNew {
+                    first: Some(v("11.8")),
+                },
+            ),
+            (
+                "11.0",
+                "8.6",
+                TooNew {
+                    first: Some(v("11.1")),
+                },
+            ),
+            ("11.1", "8.6", Native),
+            ("13.0", "6.1", Removed { since: v("13.0") }),
+            ("13.0", "7.0", Removed { since: v("13.0") }),
+            ("12.9", "7.0", Deprecated { since: v("12.8") }),
+            ("12.4", "7.0", Native),
+            ("13.0", "7.5", Native),
+            ("12.0", "3.5", Removed { since: v("12.0") }),
+            ("11.8", "3.5", Deprecated { since: v("11.0") }),
+            (
+                "12.6",
+                "12.0",
+                TooNew {
+                    first: Some(v("12.8")),
+                },
+            ),
+            ("12.8", "12.0", Native),
+            ("13.0", "10.1", Removed { since: v("13.0") }),
+            ("13.0", "11.0", Native),
+            (
+                "12.9",
+                "11.0",
+                TooNew {
+                    first: Some(v("13.0")),
+                },
+            ),
+            ("13.0", "15.0", TooNew { first: None }),
+            ("8.0", "6.1", Unknown),
+        ];
+        for (cuda, c, want) in cases {
+            assert_eq!(&support(&v(cuda), cc(c)), want, "CUDA {cuda} on {c}");
+        }
+        assert_eq!(cc("9.0").family(), Some("Hopper"));
+        assert_eq!(first_cuda(cc("8.9")), Some(v("11.8")));
+    }
+}

@@ -1,0 +1,221 @@
+//! CUDA and cuDNN library file names → the release that provides them.
+//!
+//! Frameworks load libraries by soname (`libcudart.so.11.0`, `libcudnn.so.8`)
+//! on Linux and by versioned DLL name (`cudart64_110.dll`, `cudnn64_8.dll`) on
+//! Windows; their error messages name that file. Mapping the name back to a
+//! CUDA or cuDNN release is what `explain` needs to say what to install. Most
+//! sonames carry the component's major version, which the redist manifests
+//! relate to CUDA releases (`registry/compat/libraries.toml`); cudart and nvrtc
+//! keep `11.0` / `11.2` across CUDA 11.x, and CUDA 10 named files by minor.
+
+use serde::Serialize;
+
+use crate::spec::Version;
+
+use super::data;
+
+/// What a library file belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LibraryId {
+    /// The name as found (`libcudart.so.11.0`).
+    pub file: String,
+    /// Component (`cudart`, `cublas`, `cudnn`, `cudnn_cnn_infer`, `nvinfer`).
+    pub component: String,
+    /// The version in the name (`11.0`, `8`).
+    pub soversion: String,
+    pub provider: Provider,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Provider {
+    /// A CUDA toolkit library; `cuda` lists the releases (major.minor) that ship it.
+    Cuda {
+        cuda: Vec<Version>,
+    },
+    /// A cuDNN library of this major version.
+    Cudnn {
+        major: u32,
+    },
+    /// The driver's own library (`libcuda.so.1`, `nvcuda.dll`).
+    Driver,
+    /// TensorRT (`libnvinfer`), which cudaenv does not install.
+    TensorRt,
+    Unknown,
+}
+
+const CUDA_LIBS: &[&str] = &[
+    "cudart",
+    "cublasLt",
+    "cublas",
+    "cufft",
+    "curand",
+    "cusolver",
+    "cusparse",
+    "nvrtc",
+    "nvJitLink",
+    "cupti",
+    "nppc",
+    "nvjpeg",
+];
+
+/// Recognises `libX.so.N[.M…]`, `X64_NNN.dll`, `X64_N.dll`, `libX.so` (no version).
+pub fn identify(file: &str) -> Option<LibraryId> {
+    let file = file.trim_matches(|c: char| c == '\'' || c == '"' || c == '`');
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let (component, soversion, windows) = if let Some(stem) = base.strip_suffix(".dll") {
+        let (name, ver) = stem.rsplit_once('_')?;
+        let name = name.strip_suffix("64").unwrap_or(name);
+        (name.to_string(), ver.to_string(), true)
+    } else {
+        let rest = base.strip_prefix("lib")?;
+        let (name, ver) = rest.split_once(".so")?;
+        (
+            name.to_string(),
+            ver.trim_start_matches('.').to_string(),
+            false,
+        )
+    };
+    if component.is_empty() || !soversion.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let provider = if component == "cuda" || component == "nvcuda" {
+        Provider::Driver
+    } else if component.starts_with("nvinfer") {
+        Provider::TensorRt
+    } else if component == "cudnn" || component.starts_with("cudnn_") {
+        match soversion.split('.').next().and_then(|m| m.parse().ok()) {
+            Some(major) => Provider::Cudnn { major },
+            None => Provider::Unknown,
+        }
+    } else if CUDA_LIBS.contains(&component.as_str()) {
+        cuda_provider(&component, &soversion, windows)
+    } else {
+        Provider::Unknown
+    };
+    Some(LibraryId {
+        file: base.to_string(),
+        component,
+        soversion,
+        provider,
+    })
+}
+
+fn cuda_provider(component: &str, soversion: &str, windows: bool) -> Provider {
+    // Windows writes `110` for `11.0` and `12` for `12`; CUDA 10 DLLs carry the minor (`101`).
+    let ver: Option<Version> = if windows && soversion.len() == 3 {
+        let (a, b) = soversion.split_at(2);
+        Some(Version::from_parts(&[
+            a.parse().unwrap_or(0),
+            b.parse().unwrap_or(0),
+        ]))
+    } else {
+        Version::parse_parts(soversion, 4).ok()
+    };
+    let Some(ver) = ver else {
+        return Provider::Unknown;
+    };
+    let name = if component == "cublasLt" {
+        "cublas"
+    } else {
+        component
+    };
+    let major = ver.major();
+    // cudart/nvrtc/cupti: 11.x kept `11.0`/`11.2`-style names; CUDA 10 named by minor.
+    let from_table: Vec<Version> = data::libraries()
+        .library
+        .iter()
+        .filter(|l| l.name == name && l.major == major.to_string())
+        .flat_map(|l| l.cuda.iter().cloned())
+        .collect();
+    let same_as_cuda = matches!(
+        name,
+        "cudart" | "cublas" | "nvrtc" | "cupti" | "nvJitLink" | "nppc" | "nvjpeg"
+    );
+    if major <= 10 && same_as_cuda {
+        // libcudart.so.10.1 / cudart64_101.dll: exactly that release.
+        return Provider::Cuda {
+            cuda: vec![ver.truncate(2)],
+        };
+    }
+    if !from_table.is_empty() {
+        let mut cuda = from_table;
+        // The table starts at 11.4; 11.0-11.3 shipped the same 11.x names.
+        if same_as_cuda && major == 11 {
+            for m in 0..4 {
+                let v = Version::from_parts(&[11, m]);
+                if !cuda.contains(&v) {
+                    cuda.push(v);
+                }
+            }
+        }
+        cuda.sort();
+        return Provider::Cuda { cuda };
+    }
+    if same_as_cuda {
+        return Provider::Cuda {
+            cuda: vec![Version::from_parts(&[major])],
+        };
+    }
+    Provider::Unknown
+}
+
+impl LibraryId {
+    /// A stack spec that provides this library: the newest CUDA release that
+    /// ships it (`11.8` for `libcudart.so.11.0`), or a cuDNN major.
+    pub fn describe_provider(&self) -> String {
+        match &self.provider {
+            Provider::Cuda { cuda } => match (cuda.first(), cuda.last()) {
+                (Some(a), Some(b)) if a != b => format!("CUDA {a}–{b}"),
+                (Some(a), _) => format!("CUDA {a}"),
+                _ => "CUDA".into(),
+            },
+            Provider::Cudnn { major } => format!("cuDNN {major}.x"),
+            Provider::Driver => "the NVIDIA driver".into(),
+            Provider::TensorRt => "TensorRT (not a CUDA or cuDNN library)".into(),
+            Provider::Unknown => "an unknown package".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuda_of(file: &str) -> Vec<String> {
+        match identify(file).unwrap().provider {
+            Provider::Cuda { cuda } => cuda.iter().map(|v| v.to_string()).collect(),
+            p => panic!("{file}: {p:?}"),
+        }
+    }
+
+    #[test]
+    fn sonames_and_dlls() {
+        let c = cuda_of("libcudart.so.11.0");
+        assert_eq!(c.first().unwrap(), "11.0");
+        assert_eq!(c.last().unwrap(), "11.8");
+        assert_eq!(cuda_of("'libcudart.so.12'").last().unwrap(), "12.9");
+        assert_eq!(cuda_of("libcudart.so.10.1"), vec!["10.1"]);
+        assert_eq!(cuda_of("cudart64_110.dll").last().unwrap(), "11.8");
+        assert_eq!(cuda_of("cudart64_101.dll"), vec!["10.1"]);
+        assert_eq!(cuda_of("libcufft.so.10").last().unwrap(), "11.8");
+        assert_eq!(cuda_of("libcufft.so.11").first().unwrap(), "12.0");
+        assert_eq!(cuda_of("libcusparse.so.12").first().unwrap(), "12.0");
+        assert_eq!(cuda_of("libcublasLt.so.13"), vec!["13.0"]);
+        assert_eq!(cuda_of("cublas64_11.dll").last().unwrap(), "11.8");
+        let d = identify("libcudnn_cnn_infer.so.8").unwrap();
+        assert_eq!(d.provider, Provider::Cudnn { major: 8 });
+        assert_eq!(d.component, "cudnn_cnn_infer");
+        assert_eq!(
+            identify("cudnn64_8.dll").unwrap().provider,
+            Provider::Cudnn { major: 8 }
+        );
+        assert_eq!(identify("libcuda.so.1").unwrap().provider, Provider::Driver);
+        assert_eq!(
+            identify("libnvinfer.so.7").unwrap().provider,
+            Provider::TensorRt
+        );
+        assert!(identify("libfoo").is_none());
+        assert!(identify("libcudart.so.x").is_none());
+    }
+}

@@ -1,0 +1,366 @@
+//! `doctor`, `compat`, `explain` and `local --for`, run for real: on a machine
+//! without an NVIDIA driver (CI) the report must say so cleanly, and broken
+//! setups built in the temporary root must be diagnosed with their fix.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn finding<'a>(report: &'a Value, code: &str) -> Option<&'a Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+}
+
+/// A linked version `name` whose tree holds `lib64/<libs>` (empty files: doctor only reads names).
+fn fake_version(t: &TestEnv, name: &str, cuda: &str, libs: &[&str]) -> std::path::PathBuf {
+    let tree = t.path(&format!("trees/{name}"));
+    std::fs::create_dir_all(tree.join("lib64")).unwrap();
+    for l in libs {
+        std::fs::write(tree.join("lib64").join(l), b"").unwrap();
+    }
+    let meta = t.root.join("versions").join(name).join(".cudaenv");
+    std::fs::create_dir_all(&meta).unwrap();
+    std::fs::write(
+        meta.join("meta.toml"),
+        format!(
+            "schema = 1\nkind = \"linked\"\ncuda = \"{cuda}\"\nprefix = \"{}\"\nbin_dirs = [\"bin\"]\nlib_dirs = [\"lib64\"]\nhome = \".\"\nsource = \"link\"\ncreated = 0\n",
+            tree.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(meta.join("complete"), b"").unwrap();
+    tree
+}
+
+#[test]
+fn doctor_runs_for_real_and_a_machine_without_driver_is_not_an_error() {
+    let t = TestEnv::new();
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let has_driver = !report["facts"]["driver_versions"]
+        .as_array()
+        .unwrap()
+        .is_empty();
+    if has_driver {
+        assert_eq!(finding(&report, "driver").unwrap()["level"], "ok");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let f = finding(&report, "no-driver").expect("the report says there is no driver");
+    assert_eq!(f["level"], "warning");
+    assert_eq!(report["summary"]["errors"], 0);
+    assert_eq!(report["facts"]["libcuda"]["loaded"], false);
+    assert!(
+        report["facts"]["libcuda"]["load_error"]
+            .as_str()
+            .unwrap()
+            .contains("libcuda.so.1")
+    );
+    assert!(
+        finding(&report, "active").unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .contains("system")
+    );
+
+    let out = t.cmd().args(["doctor", "--no-python"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("no NVIDIA driver found"), "{text}");
+    assert!(text.ends_with("0 errors, 1 warning\n"), "{text}");
+    assert!(!text.contains('\u{1b}'), "NO_COLOR is set: no escape codes");
+}
+
+#[test]
+fn doctor_finds_a_shadowing_library_dir_and_hidden_gpus() {
+    let t = TestEnv::new();
+    let tree = fake_version(
+        &t,
+        "12.4",
+        "12.4.1",
+        &["libcudart.so.12", "libcublas.so.12"],
+    );
+    let stray = t.path("stray dir/lib");
+    std::fs::create_dir_all(&stray).unwrap();
+    std::fs::write(stray.join("libcudart.so.12"), b"").unwrap();
+    std::fs::write(stray.join("libcudnn.so.8"), b"").unwrap();
+    let ld = format!("{}:{}", stray.display(), tree.join("lib64").display());
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("CUDAENV_VERSION", "12.4")
+        .env("CUDAENV_ACTIVE", "12.4")
+        .env("LD_LIBRARY_PATH", &ld)
+        .env("CUDA_VISIBLE_DEVICES", "-1")
+        .env("CUDA_HOME", "/usr/local/cuda-11.8")
+        .output()
+        .unwrap();
+    let report = json(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(16),
+        "doctor exits DoctorErrors: {report:#}"
+    );
+    let shadow = finding(&report, "ld-shadow").expect("ld-shadow");
+    assert_eq!(shadow["level"], "error");
+    assert!(
+        shadow["message"]
+            .as_str()
+            .unwrap()
+            .contains("stray dir/lib")
+    );
+    assert!(
+        shadow["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudart.so.12")
+    );
+    assert!(shadow["fix"].as_str().unwrap().contains("remove"));
+    let cvd = finding(&report, "visible-devices").expect("visible-devices");
+    assert!(cvd["message"].as_str().unwrap().contains("hides every GPU"));
+    assert!(
+        finding(&report, "cuda-home").unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .contains("/usr/local/cuda-11.8")
+    );
+    assert_eq!(report["facts"]["active"]["name"], "12.4");
+
+    // Fixed: the stray directory gone, the GPUs visible again.
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("CUDAENV_VERSION", "12.4")
+        .env("CUDAENV_ACTIVE", "12.4")
+        .env("LD_LIBRARY_PATH", tree.join("lib64"))
+        .output()
+        .unwrap();
+    let report = json(&out);
+    assert!(finding(&report, "ld-shadow").is_none(), "{report:#}");
+    assert!(finding(&report, "visible-devices").is_none());
+}
+
+#[test]
+fn doctor_reports_a_pin_to_a_missing_version() {
+    let t = TestEnv::new();
+    std::fs::write(t.home.join(".cuda-version"), "12.4+cudnn9\n").unwrap();
+    let out = t.cmd().args(["doctor", "--no-python"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(16), "{text}");
+    assert!(text.contains("active-missing"), "{text}");
+    assert!(text.contains("cudaenv install"), "{text}");
+}
+
+/// A stand-in interpreter: answers the sysconfig probe with a site-packages we build.
+fn fake_python(t: &TestEnv, site: &Path) -> std::path::PathBuf {
+    let py = t.path("bin/python3");
+    std::fs::create_dir_all(py.parent().unwrap()).unwrap();
+    std::fs::write(
+        &py,
+        format!(
+            "#!/bin/sh\necho 3.11.7\necho '{0}'\necho '{0}'\n",
+            site.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    py
+}
+
+fn install_dist(site: &Path, name: &str, version: &str) {
+    let d = site.join(format!("{name}-{version}.dist-info"));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("METADATA"),
+        format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn compat_and_local_for_use_the_installed_framework() {
+    let t = TestEnv::new();
+    let site = t.path("site-packages");
+    install_dist(&site, "torch", "2.4.1+cu118");
+    std::fs::create_dir_all(site.join("torch")).unwrap();
+    std::fs::write(
+        site.join("torch/version.py"),
+        "cuda: Optional[str] = '11.8'\n",
+    )
+    .unwrap();
+    let py = fake_python(&t, &site);
+
+    let out = t
+        .cmd()
+        .args(["compat", "torch", "--json"])
+        .env("CUDAENV_PYTHON", &py)
+        .output()
+        .unwrap();
+    let r = json(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(r["version"], "2.4");
+    assert_eq!(r["installed"]["version"], "2.4.1+cu118");
+    assert_eq!(
+        r["choice"]["spec"], "11.8+cudnn9.1",
+        "the installed build's CUDA decides: {r:#}"
+    );
+
+    let proj = t.home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let out = t
+        .cmd()
+        .current_dir(&proj)
+        .args(["local", "--for", "torch"])
+        .env("CUDAENV_PYTHON", &py)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join(".cuda-version"))
+            .unwrap()
+            .trim(),
+        "11.8+cudnn9.1"
+    );
+
+    // Without the framework installed, a bare name is an error that says what to do.
+    let empty = t.path("empty-site");
+    std::fs::create_dir_all(&empty).unwrap();
+    let py2 = fake_python(&t, &empty);
+    let out = t
+        .cmd()
+        .args(["compat", "tensorflow"])
+        .env("CUDAENV_PYTHON", &py2)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tensorflow==VERSION"));
+}
+
+#[test]
+fn compat_and_local_for_named_releases() {
+    let t = TestEnv::new();
+    for (req, spec) in [
+        ("tensorflow==2.10", "11.2+cudnn8.1"),
+        ("tensorflow==2.16.1", "12.3+cudnn8.9"),
+        ("torch==2.4", "12.1+cudnn9.1"),
+        ("torch==2.7+cu118", "11.8+cudnn9.1"),
+        ("torch==1.12", "11.3+cudnn8.3"),
+    ] {
+        let out = t.cmd().args(["compat", req, "--json"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{req}");
+        assert_eq!(json(&out)["choice"]["spec"], spec, "{req}");
+        let dir = t.home.join(req.replace(['=', '+'], "_"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = t
+            .cmd()
+            .current_dir(&dir)
+            .args(["local", "--for", req])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{req}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(spec) && err.contains("not installed yet"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".cuda-version"))
+                .unwrap()
+                .trim(),
+            spec
+        );
+    }
+    let out = t.cmd().args(["compat", "torch==2.13"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unconfirmed"));
+    let out = t
+        .cmd()
+        .args(["compat", "tensorflow==2.12", "--platform", "windows"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("WSL2"));
+    let out = t.cmd().args(["compat", "torch==0.1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let out = t.cmd().args(["compat", "numpy==1.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = t
+        .cmd()
+        .args(["local", "--for", "torch==2.4", "12.4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--for and a spec conflict");
+}
+
+#[test]
+fn explain_answers_from_the_store() {
+    let t = TestEnv::new();
+    let out = t
+        .cmd()
+        .args(["explain", "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("provided by: CUDA 11.0–11.8"), "{text}");
+    assert!(text.contains("no installed version provides it"), "{text}");
+    assert!(text.contains("cudaenv install 11.8"), "{text}");
+
+    fake_version(&t, "11.8.0", "11.8.0", &["libcudart.so.11.0"]);
+    let mut child = t
+        .cmd()
+        .args(["explain", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"W dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r = json(&out);
+    assert_eq!(r[0]["id"], "missing-library");
+    assert!(
+        r[0]["installed"]
+            .as_str()
+            .unwrap()
+            .starts_with("yes: 11.8.0"),
+        "{r:#}"
+    );
+    assert_eq!(r[0]["fix"][0], "cudaenv local 11.8.0");
+
+    let out = t.cmd().args(["explain", "my own bug"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not recognise"));
+}
