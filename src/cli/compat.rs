@@ -80,6 +80,55 @@ pub(super) fn this_machine(ctx: &Context) -> Machine {
     doctor::facts::machine(ctx, exe.as_deref().map(Path::new))
 }
 
+/// `--for`: the stack a framework release needs on this machine, said with its reason.
+pub(super) fn stack_for_cli(
+    env: &Env,
+    req: &FrameworkReq,
+    machine: &Machine,
+) -> Result<crate::spec::StackSpec> {
+    let (req, _) = resolve_request(&env.ctx, req)?;
+    let choice = compat::stack_for(&req, Some(machine))?;
+    env.printer
+        .info(format!("{req}: {} ({})", choice.spec, choice.reason));
+    for n in &choice.requirement.notes {
+        env.printer.info(format!("note: {n}"));
+    }
+    Ok(choice.spec)
+}
+
+/// The install-time guard: warn when this machine's driver or GPU cannot run
+/// the stack; refuse with `--strict`. Says nothing on machines without a driver.
+pub(super) fn guard_install(
+    env: &Env,
+    machine: &Machine,
+    stack: &crate::spec::StackSpec,
+    strict: bool,
+) -> Result<()> {
+    let issues = compat::guard(machine, &stack.cuda);
+    let blocking: Vec<String> = issues
+        .iter()
+        .filter(|i| i.is_blocking())
+        .map(|i| i.message(&stack.cuda))
+        .collect();
+    if strict && !blocking.is_empty() {
+        return Err(Error::WouldNotRun {
+            spec: stack.to_string(),
+            problems: blocking,
+            driver_too_old: issues
+                .iter()
+                .any(|i| matches!(i, compat::GuardIssue::DriverTooOld { .. })),
+        });
+    }
+    for i in &issues {
+        env.printer.warn(i.message(&stack.cuda));
+    }
+    if !blocking.is_empty() {
+        env.printer
+            .hint("installing anyway; `--strict` refuses, `cudaenv doctor` shows the machine");
+    }
+    Ok(())
+}
+
 #[derive(Serialize)]
 struct BuildOut<'a> {
     #[serde(flatten)]

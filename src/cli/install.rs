@@ -60,12 +60,25 @@ pub struct Args {
     /// Reinstall even if the version is already installed.
     #[arg(short, long)]
     pub force: bool,
+    /// Install the stack a framework release needs (`tensorflow==2.10`,
+    /// `torch==2.4`; a bare name uses the release in the current Python environment).
+    #[arg(
+        long = "for",
+        value_name = "FRAMEWORK[==VERSION]",
+        conflicts_with = "spec"
+    )]
+    pub for_framework: Option<crate::compat::FrameworkReq>,
+    /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let stack = match &args.spec {
-        Some(s) => stack_of(Spec::parse(s)?, s)?,
-        None => {
+    let machine = super::compat::this_machine(&env.ctx);
+    let stack = match (&args.spec, &args.for_framework) {
+        (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
+        (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
+        (None, None) => {
             let sel = select::select(&env.ctx)?;
             let text = sel.spec.to_string();
             let origin = sel.origin.to_string();
@@ -77,6 +90,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             })?
         }
     };
+    super::compat::guard_install(env, &machine, &stack, args.strict)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -1,7 +1,7 @@
 //! `cudaenv local [SPEC] [--unset]`: the per-directory pin (.cuda-version).
 
 use super::Env;
-use crate::compat::{self, FrameworkReq};
+use crate::compat::FrameworkReq;
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
@@ -64,15 +64,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
 /// The stack a framework needs, chosen for this machine, with the reason said.
 pub(super) fn spec_for(env: &Env, req: &FrameworkReq) -> Result<Spec> {
-    let (req, _) = super::compat::resolve_request(&env.ctx, req)?;
     let machine = super::compat::this_machine(&env.ctx);
-    let choice = compat::stack_for(&req, Some(&machine))?;
-    env.printer
-        .info(format!("{req}: {} ({})", choice.spec, choice.reason));
-    for n in &choice.requirement.notes {
-        env.printer.info(format!("note: {n}"));
-    }
-    Ok(Spec::Stack(choice.spec))
+    super::compat::stack_for_cli(env, req, &machine).map(Spec::Stack)
 }
 
 /// A pin to something not installed is allowed (a project may be pinned before

@@ -46,6 +46,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         },
     };
     let config = Config::load(&env.ctx)?;
+    // What this machine's driver and GPU can run (nothing is marked without a driver).
+    let machine = super::compat::this_machine(&env.ctx);
     let catalog = Catalog::load(Cache::new(env.ctx.cache_dir()).dir());
     let legacy = LegacyRegistry::load(env.ctx.root())?;
     let platform = Platform::current();
@@ -130,6 +132,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             version: String,
             date: Option<String>,
             sources: Vec<&'static str>,
+            /// Whether this machine's driver and GPU run it (`null`: no driver to ask).
+            runs_here: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            why_not: Option<String>,
         }
         #[derive(serde::Serialize)]
         struct Cudnn {
@@ -152,6 +158,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                     version: v.to_string(),
                     date: dates.get(&v.to_string()).cloned(),
                     sources: k.iter().map(|k| k.name()).collect(),
+                    runs_here: machine.is_known().then(|| machine.can_run(v).is_ok()),
+                    why_not: machine.can_run(v).err(),
                 })
                 .collect(),
             cudnn: cudnn
@@ -172,7 +180,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let mut text = String::new();
     for (v, k) in &releases {
         let names: Vec<&str> = k.iter().map(|k| k.name()).collect();
-        text.push_str(&format!("{:<10} {}\n", v.to_string(), names.join(" ")));
+        let line = format!("{:<10} {:<20}", v.to_string(), names.join(" "));
+        match machine.can_run(v) {
+            // Marked, not hidden: a build machine may install for another.
+            Err(why) => text.push_str(&format!("{line} won't run here: {why}\n")),
+            Ok(()) => text.push_str(&format!("{}\n", line.trim_end())),
+        }
     }
     for (v, k, c) in &builtin_cudnn {
         text.push_str(&format!(

@@ -364,3 +364,49 @@ fn explain_answers_from_the_store() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not recognise"));
 }
+
+#[test]
+fn install_for_plans_the_frameworks_stack() {
+    let t = TestEnv::new();
+    let out = t
+        .cmd()
+        .args([
+            "install",
+            "--for",
+            "tensorflow==2.10",
+            "--dry-run",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("tensorflow==2.10: 11.2+cudnn8.1"), "{err}");
+    let plan = json(&out);
+    assert!(
+        plan["cuda"].as_str().unwrap().starts_with("11.2"),
+        "{plan:#}"
+    );
+    assert!(
+        plan["cudnn"].as_str().unwrap().starts_with("8.1"),
+        "{plan:#}"
+    );
+    assert!(
+        !t.root.join("versions").exists()
+            || std::fs::read_dir(t.root.join("versions")).unwrap().count() == 0,
+        "a dry run installs nothing"
+    );
+
+    let out = t
+        .cmd()
+        .args(["install", "--for", "numpy==1.0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = t
+        .cmd()
+        .args(["install", "12.4", "--for", "torch==2.4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--for and a spec conflict");
+}
