@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex};
 use crate::common::TestEnv;
 
 /// Leaves only cudart in the runtime profile (one ~1 MB wheel).
-const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti";
+pub(crate) const ONLY_CUDART: &str =
+    "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti";
 const WHEEL: &str = "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_ARCH.whl";
 
-fn wheel_name() -> String {
+pub(crate) fn wheel_name() -> String {
     WHEEL.replace("ARCH", std::env::consts::ARCH)
 }
 
@@ -32,7 +33,7 @@ fn text(o: &std::process::Output) -> String {
     )
 }
 
-fn versions(env: &TestEnv) -> String {
+pub(crate) fn versions(env: &TestEnv) -> String {
     env.ok(&["versions", "--bare"])
 }
 
@@ -152,7 +153,7 @@ fn releases_pypi_lacks_are_refused_clearly() {
 
 /// How the file server misbehaves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Mode {
+pub(crate) enum Mode {
     Normal,
     /// Answers 500 this many times, then serves.
     Fail500(usize),
@@ -164,19 +165,19 @@ enum Mode {
     Stall,
 }
 
-struct Server {
-    port: u16,
+pub(crate) struct Server {
+    pub(crate) port: u16,
     /// GETs of the wheel file.
-    downloads: Arc<AtomicUsize>,
-    mode: Arc<Mutex<Mode>>,
+    pub(crate) downloads: Arc<AtomicUsize>,
+    pub(crate) mode: Arc<Mutex<Mode>>,
     /// Ranges requested, as sent.
-    ranges: Arc<Mutex<Vec<String>>>,
+    pub(crate) ranges: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
     /// Serves a PEP 691 index with one project whose wheel is `body`;
     /// `index_sha` is the hash the index announces.
-    fn start(body: Vec<u8>, index_sha: String, mode: Mode) -> Server {
+    pub(crate) fn start(body: Vec<u8>, index_sha: String, mode: Mode) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let downloads = Arc::new(AtomicUsize::new(0));
@@ -208,7 +209,7 @@ impl Server {
         }
     }
 
-    fn index(&self) -> String {
+    pub(crate) fn index(&self) -> String {
         format!("http://127.0.0.1:{}/simple", self.port)
     }
 }
@@ -406,7 +407,7 @@ fn file(name: &str, data: &[u8]) -> Member {
     }
 }
 
-fn good_wheel() -> Vec<u8> {
+pub(crate) fn good_wheel() -> Vec<u8> {
     // Big enough to stream in several reads.
     let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
     zip(&[
@@ -420,7 +421,7 @@ fn good_wheel() -> Vec<u8> {
     ])
 }
 
-fn sha256(data: &[u8]) -> String {
+pub(crate) fn sha256(data: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(data)
         .iter()
@@ -428,7 +429,7 @@ fn sha256(data: &[u8]) -> String {
         .collect()
 }
 
-fn install_from(env: &TestEnv, server: &Server, extra: &[&str]) -> std::process::Output {
+pub(crate) fn install_from(env: &TestEnv, server: &Server, extra: &[&str]) -> std::process::Output {
     let mut c = env.cmd();
     c.env("CUDAENV_PYPI_INDEX", server.index())
         .args(["install", "12.4.1", ONLY_CUDART])

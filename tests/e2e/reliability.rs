@@ -9,6 +9,7 @@
 
 mod bad_version_file;
 mod hostile_zip;
+mod install_hostile;
 mod quoting;
 mod regressions;
 pub mod support;

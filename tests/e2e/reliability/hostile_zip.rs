@@ -23,19 +23,19 @@ fn lib(name: &str) -> String {
 }
 
 /// What a case must produce.
-enum Expect {
+pub enum Expect {
     /// Refused; the message must contain this text (the member's name).
     Refused(&'static str),
     /// Accepted, and then this must hold of the unpacked tree.
     Accepted(fn(&Path)),
 }
 
-struct Case {
-    label: &'static str,
-    members: Vec<Member>,
-    trailing: Vec<u8>,
-    limits: Limits,
-    expect: Expect,
+pub struct Case {
+    pub label: &'static str,
+    pub members: Vec<Member>,
+    pub trailing: Vec<u8>,
+    pub limits: Limits,
+    pub expect: Expect,
 }
 
 fn case(label: &'static str, members: Vec<Member>, expect: Expect) -> Case {
@@ -52,7 +52,7 @@ fn ok_file() -> Member {
     file(&lib("libok.so.1"), b"fine")
 }
 
-fn cases() -> Vec<Case> {
+pub fn cases() -> Vec<Case> {
     use Expect::*;
     let mut v = vec![
         case(
