@@ -21,6 +21,10 @@ use crate::sources::{ArchiveFormat, Layout};
 /// The longest link target accepted (tar allows more via PAX; nothing real needs it).
 const MAX_LINK: usize = 4096;
 
+/// Zero padding accepted after the end of a tar (writers pad to their
+/// record size, 10 KiB by default; anything this long is not padding).
+const MAX_PADDING: u64 = 1 << 20;
+
 /// Unpacks the tarball at `archive` (xz or gzip, per `format`) into the fresh directory `dest`.
 pub fn unpack_file(
     archive: &Path,
@@ -143,6 +147,27 @@ pub fn unpack(
                     ex.write_file(&raw, &t, exec, Some(size), &mut entry)?;
                 }
             }
+        }
+    }
+    // After the end-of-archive blocks only zero padding may follow: bytes
+    // there are invisible to this reader but not to others (a polyglot).
+    let mut rest = ar.into_inner().take(MAX_PADDING + 1);
+    let mut buf = [0u8; 8192];
+    let mut seen_rest: u64 = 0;
+    loop {
+        let n = match rest.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(corrupt(e)),
+        };
+        seen_rest += n as u64;
+        if seen_rest > MAX_PADDING || buf[..n].iter().any(|&b| b != 0) {
+            return Err(Error::BadArchive {
+                archive: name.into(),
+                entry: None,
+                reason: "trailing data after the end of the tar archive".into(),
+            });
         }
     }
     ex.finish()

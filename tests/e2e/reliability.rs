@@ -8,9 +8,11 @@
 //! hang is a failure rather than a stuck suite.
 
 mod bad_version_file;
+mod hostile_tar;
 mod hostile_zip;
 mod install_hostile;
 mod quoting;
 mod regressions;
 pub mod support;
+mod tarbuild;
 mod zipbuild;

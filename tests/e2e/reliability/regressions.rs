@@ -80,3 +80,10 @@ fn duplicate_and_encrypted_zip_members_were_not_named() {
     super::hostile_zip::run_case("duplicate changing type (file then symlink)");
     super::hostile_zip::run_case("encrypted member");
 }
+
+/// Bytes after a tar's end-of-archive blocks were silently ignored (a file
+/// that is a valid tarball to cudaenv and something else to another reader).
+#[test]
+fn tar_trailing_garbage_after_end_blocks_was_accepted() {
+    super::hostile_tar::run_case("trailing garbage after the end blocks");
+}
