@@ -369,6 +369,9 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
                     format!(" (and if present: {})", optional.join(", "))
                 }
             ),
+            crate::sources::Layout::NestedRunfile { installer } => {
+                format!("    takes the toolkit inside run_files/{installer}*.run\n")
+            }
             _ => String::new(),
         };
         text.push_str(&format!(

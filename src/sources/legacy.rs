@@ -141,8 +141,14 @@ pub fn cudnn_archives() -> &'static [LegacyCudnn] {
 }
 
 /// Is this runfile's payload laid out in a way cudaenv can take apart?
+/// (9.x and older nest installers with their own install scripts.)
 fn supported(cuda: &Version) -> bool {
-    *cuda >= Version::from_parts(&[10, 1])
+    *cuda >= Version::from_parts(&[10])
+}
+
+/// 10.0's payload holds the toolkit in a second runfile.
+fn nested(cuda: &Version) -> bool {
+    *cuda < Version::from_parts(&[10, 1])
 }
 
 /// The legacy pins in use: the embedded registry, overridden entry by entry
@@ -333,13 +339,20 @@ impl LegacySource {
                 what: format!("CUDA {}", r.cuda),
                 source_name: Some("the legacy source".into()),
                 hint: Some(
-                    "its runfile nests further installers inside its payload, which cudaenv does not take apart; use CUDA 10.1 or newer"
+                    "runfiles before CUDA 10.0 are laid out differently and cudaenv does not take them apart; use CUDA 10.0 or newer"
                         .into(),
                 ),
             });
         }
         let sha256 = self.checked_sha256(r.sha256.as_deref(), &r.path)?;
         let (members, optional, _) = Self::members(&r.cuda, profile);
+        let layout = if nested(&r.cuda) {
+            Layout::NestedRunfile {
+                installer: "cuda-linux".into(),
+            }
+        } else {
+            Layout::Runfile { members, optional }
+        };
         let file_name = r.path.rsplit('/').next().unwrap_or(&r.path).to_string();
         Ok(Artifact {
             component: "toolkit".into(),
@@ -348,7 +361,7 @@ impl LegacySource {
             sha256,
             size: None,
             format: ArchiveFormat::Runfile,
-            layout: Layout::Runfile { members, optional },
+            layout,
             source: SourceKind::Legacy,
             file_name,
         })
@@ -484,7 +497,7 @@ mod tests {
     }
 
     #[test]
-    fn cuda_10_0_is_refused_with_a_reason() {
+    fn cuda_10_layouts() {
         let src = LegacySource {
             registry: LegacyRegistry::default(),
             base: "http://x".into(),
@@ -492,10 +505,12 @@ mod tests {
             allow_unverified: false,
         };
         let r = src.find_cuda(&"10.0".parse().unwrap()).unwrap();
-        assert!(matches!(
-            src.cuda_artifact(&r, Profile::Runtime),
-            Err(Error::NotAvailable { .. })
-        ));
+        assert_eq!(
+            src.cuda_artifact(&r, Profile::Runtime).unwrap().layout,
+            Layout::NestedRunfile {
+                installer: "cuda-linux".into()
+            }
+        );
         let r = src.find_cuda(&"10.2".parse().unwrap()).unwrap();
         let a = src.cuda_artifact(&r, Profile::Runtime).unwrap();
         assert_eq!(

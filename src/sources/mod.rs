@@ -139,6 +139,11 @@ pub enum Layout {
         members: Vec<String>,
         optional: Vec<String>,
     },
+    /// A runfile whose payload holds a second runfile,
+    /// `run_files/<installer>….run` (CUDA 10.0), whose own payload is the
+    /// toolkit tree itself (`bin/`, `lib64/`, `include/`, `nvvm/`, …): the
+    /// inner payload is taken whole, as 10.1/10.2's `builds/cuda-toolkit` is.
+    NestedRunfile { installer: String },
 }
 
 /// One file to fetch and unpack.

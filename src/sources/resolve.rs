@@ -432,7 +432,7 @@ impl Resolver<'_> {
         }
         if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
             for r in self.legacy.cuda_releases(self.platform) {
-                if r.cuda >= Version::from_parts(&[10, 1]) {
+                if r.cuda >= Version::from_parts(&[10]) {
                     map.entry(r.cuda.clone())
                         .or_default()
                         .push(SourceKind::Legacy);
@@ -649,7 +649,7 @@ mod tests {
         };
         assert_eq!(find("11.2.2"), Some(vec![SourceKind::Legacy]));
         assert_eq!(find("12.4.1"), Some(vec![SourceKind::Nvidia]));
-        assert_eq!(find("10.0.130"), None);
+        assert_eq!(find("10.0.130"), Some(vec![SourceKind::Legacy]));
         let cudnn = r.remote_cudnn();
         assert!(
             cudnn

@@ -440,6 +440,7 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
             }
             &parts[1..]
         }
+        Layout::NestedRunfile { .. } => &parts[..],
         Layout::Runfile { members, optional } => {
             let m = members.iter().chain(optional).find_map(|m| {
                 let mp: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();

@@ -16,7 +16,11 @@
 //! since CUDA 11.0 one directory per component under `builds/`
 //! (`builds/cuda_cudart`, `builds/libcublas`, `builds/cuda_cupti/extras/CUPTI`,
 //! …, each with `bin/` and `targets/<triple>/{lib,include}`); CUDA 10.1 and
-//! 10.2 have a single `builds/cuda-toolkit` tree.
+//! 10.2 have a single `builds/cuda-toolkit` tree. CUDA 10.0's payload holds a
+//! second runfile, `run_files/cuda-linux.<ver>-<build>.run`, whose payload is
+//! the toolkit tree itself (`Layout::NestedRunfile`): that inner runfile is
+//! copied out of the stream into a temporary file (bounded like any member),
+//! parsed the same way, and its payload taken whole.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -190,10 +194,21 @@ pub fn unpack(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let Layout::Runfile { members, .. } = &layout else {
-        return Err(bad(path, "a runfile needs a runfile layout"));
-    };
-    let members: Vec<PathBuf> = members.iter().map(PathBuf::from).collect();
+    match &layout {
+        Layout::NestedRunfile { installer } => {
+            let inner = extract_nested(path, installer, dest, limits)?;
+            unpack_payload(inner.path(), name, layout.clone(), dest, limits, &[])
+        }
+        Layout::Runfile { members, .. } => {
+            let members: Vec<PathBuf> = members.iter().map(PathBuf::from).collect();
+            unpack_payload(path, name, layout.clone(), dest, limits, &members)
+        }
+        _ => Err(bad(path, "a runfile needs a runfile layout")),
+    }
+}
+
+/// Opens a runfile's payload as a decompressed stream.
+fn payload(path: &Path) -> Result<Box<dyn Read>> {
     let mut file = File::open(path).map_err(Error::io("cannot open", path))?;
     let len = file
         .metadata()
@@ -202,7 +217,72 @@ pub fn unpack(
     let header = parse_header(&mut file, path, len)?;
     file.seek(SeekFrom::Start(header.offset))
         .map_err(Error::io("cannot read", path))?;
-    let payload = BufReader::with_capacity(1 << 20, file.take(header.length));
+    let raw = BufReader::with_capacity(1 << 20, file.take(header.length));
+    Ok(match header.compression {
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
+    })
+}
+
+/// Copies `run_files/<installer>*.run` out of the runfile's payload into a
+/// temporary file beside `dest` (never executed: it is parsed next).
+fn extract_nested(
+    path: &Path,
+    installer: &str,
+    dest: &Path,
+    limits: Limits,
+) -> Result<tempfile::NamedTempFile> {
+    let corrupt =
+        |e: std::io::Error| bad(path, format!("its payload is not a valid tar stream: {e}"));
+    let mut ar = tar::Archive::new(payload(path)?);
+    for entry in ar.entries().map_err(corrupt)? {
+        let mut entry = entry.map_err(corrupt)?;
+        if entry.header().entry_type() != tar::EntryType::Regular {
+            continue;
+        }
+        let raw = entry.path_bytes().into_owned();
+        let Ok(clean) = super::sanitize(&String::from_utf8_lossy(&raw)) else {
+            continue;
+        };
+        let wanted = clean.parent() == Some(Path::new("run_files"))
+            && clean
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(installer) && n.ends_with(".run"));
+        if !wanted {
+            continue;
+        }
+        let size = entry.header().size().map_err(corrupt)?;
+        if size > limits.max_total_bytes {
+            return Err(bad(path, "the nested installer exceeds the size limit"));
+        }
+        let dir = dest.parent().unwrap_or(dest);
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)
+            .map_err(Error::io("cannot create a temporary file in", dir))?;
+        let copied = std::io::copy(&mut (&mut entry).take(size), tmp.as_file_mut())
+            .map_err(|e| bad(path, format!("cannot read the nested installer: {e}")))?;
+        if copied != size {
+            return Err(bad(path, "the nested installer is truncated"));
+        }
+        return Ok(tmp);
+    }
+    Err(bad(
+        path,
+        format!("its payload lacks run_files/{installer}*.run"),
+    ))
+}
+
+/// Streams a runfile's payload through the tar unpacker; every `members`
+/// directory must have been seen.
+fn unpack_payload(
+    path: &Path,
+    name: &str,
+    layout: Layout,
+    dest: &Path,
+    limits: Limits,
+    members: &[PathBuf],
+) -> Result<Summary> {
+    let stream = payload(path)?;
     let mut found = vec![false; members.len()];
     let mut seen = |p: &Path| {
         for (i, m) in members.iter().enumerate() {
@@ -211,24 +291,7 @@ pub fn unpack(
             }
         }
     };
-    let summary = match header.compression {
-        Compression::Gzip => super::tar::unpack(
-            flate2::read::MultiGzDecoder::new(payload),
-            name,
-            layout.clone(),
-            dest,
-            limits,
-            &mut seen,
-        )?,
-        Compression::Xz => super::tar::unpack(
-            xz2::read::XzDecoder::new_multi_decoder(payload),
-            name,
-            layout.clone(),
-            dest,
-            limits,
-            &mut seen,
-        )?,
-    };
+    let summary = super::tar::unpack(stream, name, layout, dest, limits, &mut seen)?;
     let missing: Vec<String> = members
         .iter()
         .zip(&found)
@@ -443,6 +506,71 @@ mod tests {
                 "{what}: nothing written"
             );
         }
+    }
+
+    #[test]
+    fn nested_runfiles_are_taken_whole() {
+        // CUDA 10.0: run_files/cuda-linux…run inside, the toolkit tree inside that.
+        let inner_tar = tar_bytes(&[
+            ("./lib64/libcudart.so.10.0.130", T::Regular, b"ELF", None),
+            (
+                "./lib64/libcudart.so.10.0",
+                T::Symlink,
+                b"",
+                Some("libcudart.so.10.0.130"),
+            ),
+            ("./include/cuda_runtime.h", T::Regular, b"//", None),
+            ("./bin/nvcc", T::Regular, b"#!", None),
+        ]);
+        let inner = build(&inner_tar, Compression::Gzip, "cuda-linux");
+        let outer_tar = tar_bytes(&[
+            (
+                "./run_files/cuda-samples.10.0.130-24817639.run",
+                T::Regular,
+                b"x",
+                None,
+            ),
+            (
+                "./run_files/cuda-linux.10.0.130-24817639.run",
+                T::Regular,
+                &inner,
+                None,
+            ),
+            ("./cuda-installer.pl", T::Regular, b"#!", None),
+        ]);
+        let d = tempfile::tempdir().unwrap();
+        let run = write(d.path(), &build(&outer_tar, Compression::Gzip, "CUDA 10.0"));
+        let dest = d.path().join("out");
+        std::fs::create_dir(&dest).unwrap();
+        let layout = Layout::NestedRunfile {
+            installer: "cuda-linux".into(),
+        };
+        unpack(&run, "x.run", layout.clone(), &dest, Limits::default()).unwrap();
+        assert!(dest.join("lib64/libcudart.so.10.0.130").is_file());
+        assert!(dest.join("lib64/libcudart.so.10.0").is_symlink());
+        assert!(dest.join("bin/nvcc").is_file());
+        assert!(!dest.join("cuda-installer.pl").exists());
+        let names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            names.len(),
+            2,
+            "the temporary inner runfile is gone: {names:?}"
+        );
+
+        // Without the inner installer: an error naming it.
+        let outer_tar = tar_bytes(&[("./run_files/other.run", T::Regular, b"x", None)]);
+        let run = write(d.path(), &build(&outer_tar, Compression::Xz, "CUDA 10.0"));
+        let dest = d.path().join("out2");
+        std::fs::create_dir(&dest).unwrap();
+        let r = unpack(&run, "x.run", layout, &dest, Limits::default());
+        let Err(Error::BadRunfile { reason, .. }) = r else {
+            panic!("{r:?}")
+        };
+        assert!(reason.contains("run_files/cuda-linux"), "{reason}");
     }
 
     #[test]

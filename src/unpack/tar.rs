@@ -72,7 +72,10 @@ pub fn unpack(
     limits: Limits,
     seen: &mut dyn FnMut(&Path),
 ) -> Result<Summary> {
-    let is_runfile = matches!(layout, Layout::Runfile { .. });
+    let is_runfile = matches!(
+        layout,
+        Layout::Runfile { .. } | Layout::NestedRunfile { .. }
+    );
     let mut ex = Extractor::new(name, dest, layout.clone(), limits);
     let corrupt = |e: std::io::Error| Error::BadArchive {
         archive: name.into(),

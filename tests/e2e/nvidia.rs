@@ -139,60 +139,33 @@ fn lib_entries(
 
 // --- the mirror -----------------------------------------------------------------
 
-/// A directory laid out like NVIDIA's download server, and an HTTP server for it.
+/// A directory laid out like NVIDIA's download server, and an HTTP server for
+/// it: one thread per connection, one request per connection
+/// (`Connection: close`), so no client can hold up another.
 struct Mirror {
     dir: PathBuf,
     port: u16,
     requests: Arc<Mutex<Vec<String>>>,
-    server: Arc<tiny_http::Server>,
-}
-
-impl Drop for Mirror {
-    fn drop(&mut self) {
-        self.server.unblock();
-    }
 }
 
 impl Mirror {
     fn start(dir: PathBuf) -> Mirror {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let (s, r, d) = (server.clone(), requests.clone(), dir.clone());
+        let (r, d) = (requests.clone(), dir.clone());
         std::thread::spawn(move || {
-            while let Ok(req) = s.recv() {
-                let url = req.url().to_string();
-                r.lock().unwrap().push(url.clone());
-                let rel = url.trim_start_matches('/');
-                let path = d.join(rel);
-                let resp = if rel.split('/').any(|p| p == "..") {
-                    tiny_http::Response::from_data(Vec::new()).with_status_code(400)
-                } else if path.is_dir() {
-                    // An Apache-style listing, as NVIDIA's redist directories have.
-                    let mut names: Vec<String> = std::fs::read_dir(&path)
-                        .unwrap()
-                        .flatten()
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .collect();
-                    names.sort();
-                    let html: String = names
-                        .iter()
-                        .map(|n| format!("<a href='{n}'>{n}</a><br>\n"))
-                        .collect();
-                    tiny_http::Response::from_data(html.into_bytes())
-                } else if let Ok(b) = std::fs::read(&path) {
-                    tiny_http::Response::from_data(b)
-                } else {
-                    tiny_http::Response::from_data(Vec::new()).with_status_code(404)
-                };
-                let _ = req.respond(resp);
+            for stream in listener.incoming().flatten() {
+                let (r, d) = (r.clone(), d.clone());
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &d, &r);
+                });
             }
         });
         Mirror {
             dir,
             port,
             requests,
-            server,
         }
     }
 
@@ -210,6 +183,53 @@ impl Mirror {
         let want = format!("/{rel}");
         self.requests.lock().unwrap().contains(&want)
     }
+}
+
+fn serve(
+    mut s: std::net::TcpStream,
+    dir: &Path,
+    requests: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::new(s.try_clone()?);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let url = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
+            break;
+        }
+    }
+    requests.lock().unwrap().push(url.clone());
+    let rel = url.trim_start_matches('/');
+    let path = dir.join(rel);
+    let (status, body) = if rel.split('/').any(|p| p == "..") {
+        ("400 Bad Request", Vec::new())
+    } else if path.is_dir() {
+        // An Apache-style listing, as NVIDIA's redist directories have.
+        let mut names: Vec<String> = std::fs::read_dir(&path)?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let html: String = names
+            .iter()
+            .map(|n| format!("<a href='{n}'>{n}</a><br>\n"))
+            .collect();
+        ("200 OK", html.into_bytes())
+    } else if let Ok(b) = std::fs::read(&path) {
+        ("200 OK", b)
+    } else {
+        ("404 Not Found", Vec::new())
+    };
+    write!(
+        s,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    s.write_all(&body)?;
+    s.flush()
 }
 
 /// cudaenv's environment, pointed at the mirror.
@@ -1166,4 +1186,91 @@ fn runfile_profiles_take_more_directories() {
     assert!(!v.join("bin/nsys").exists());
     let meta = std::fs::read_to_string(v.join(".cudaenv/meta.toml")).unwrap();
     assert!(meta.contains("profile = \"devel\""), "{meta}");
+}
+
+/// CUDA 10.0: the runfile's payload holds a second runfile with the toolkit.
+#[test]
+fn cuda_10_0_installs_from_its_nested_runfile() {
+    if platform() != "linux-x86_64" {
+        return; // NVIDIA published 10.0 for x86_64 only
+    }
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    let tmp = env.tmp.path();
+    let mut inner: Vec<(String, Entry)> = lib_entries(
+        tmp,
+        "./lib64",
+        "libcudart",
+        "10.0",
+        "10.0.130",
+        "cudaRuntimeGetVersion",
+        10000,
+    );
+    inner.extend(lib_entries(
+        tmp,
+        "./lib64",
+        "libcublas",
+        "10.0",
+        "10.0.130",
+        "cublasGetVersion_v2",
+        10000,
+    ));
+    inner.push((
+        "./include/cuda_runtime_api.h".into(),
+        Entry::File(b"#define CUDART_VERSION 10000\n".to_vec(), 0o644),
+    ));
+    inner.push((
+        "./bin/nvcc".into(),
+        Entry::File(b"#!/bin/sh\necho 'release 10.0'\n".to_vec(), 0o755),
+    ));
+    use cudaenv::unpack::runfile::{Compression, build};
+    let inner_run = build(&tar(&inner), Compression::Gzip, "cuda-linux 10.0.130");
+    let outer = build(
+        &tar(&[
+            (
+                "./run_files/cuda-linux.10.0.130-24817639.run".into(),
+                Entry::File(inner_run, 0o755),
+            ),
+            (
+                "./run_files/cuda-samples.10.0.130-24817639.run".into(),
+                Entry::File(b"#!/bin/sh\n".to_vec(), 0o755),
+            ),
+            (
+                "./cuda-installer.pl".into(),
+                Entry::File(b"#!/usr/bin/perl\n".to_vec(), 0o755),
+            ),
+        ]),
+        Compression::Gzip,
+        "CUDA 10.0.130 (synthetic)",
+    );
+    let path = "compute/cuda/10.0/Prod/local_installers/cuda_10.0.130_410.48_linux.run";
+    mirror.put(path, &outer);
+    let reg = env.root.join("registry");
+    std::fs::create_dir_all(&reg).unwrap();
+    std::fs::write(
+        reg.join("runfiles.toml"),
+        format!(
+            "[[runfile]]\ncuda = \"10.0.130\"\nplatform = \"linux-x86_64\"\npath = \"{path}\"\nsha256 = \"{}\"\n",
+            sha256_hex(&outer)
+        ),
+    )
+    .unwrap();
+    let o = cmd(&env, &mirror)
+        .args(["install", "10.0"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(mirror.requested(path));
+    let v = env.root.join("versions/10.0.130");
+    assert!(v.join("include/cuda_runtime_api.h").is_file());
+    assert!(!v.join("cuda-installer.pl").exists());
+    let out = load_by_soname(
+        &env,
+        "10.0.130",
+        &[
+            "libcudart.so.10.0:cudaRuntimeGetVersion",
+            "libcublas.so.10.0:cublasGetVersion_v2",
+        ],
+    );
+    assert!(out.contains("libcudart.so.10.0 10000"), "{out}");
 }
