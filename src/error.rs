@@ -192,6 +192,9 @@ pub enum Error {
     #[error("invalid configuration {}: {reason}", path.display())]
     Config { path: PathBuf, reason: String },
 
+    #[error("invalid doctor facts {}: {reason}", path.display())]
+    InvalidFacts { path: PathBuf, reason: String },
+
     #[error("invalid framework `{input}`: {reason}")]
     InvalidFramework { input: String, reason: String },
 
@@ -252,7 +255,7 @@ impl Error {
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
-            Error::InvalidFramework { .. } => ExitCode::Usage,
+            Error::InvalidFramework { .. } | Error::InvalidFacts { .. } => ExitCode::Usage,
             Error::UnknownFrameworkVersion { .. } => ExitCode::NotAvailable,
             Error::FrameworkNotInstalled { .. } => ExitCode::NotInstalled,
             Error::WouldNotRun {
@@ -344,6 +347,9 @@ impl Error {
                     .into(),
             ),
             Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
+            Error::InvalidFacts { .. } => {
+                Some("pass the output of `cudaenv doctor --json` (or its `facts` object)".into())
+            }
             Error::InvalidFramework { .. } => Some(
                 "write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)"
                     .into(),

@@ -18,6 +18,10 @@ pub struct Args {
     /// Do not inspect the Python environment.
     #[arg(long)]
     pub no_python: bool,
+    /// Diagnose the facts recorded by `doctor --json` (on another machine, say)
+    /// instead of gathering this machine's.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_python")]
+    pub facts: Option<std::path::PathBuf>,
     /// Internal: load libcuda in this process and print what it reports (JSON).
     #[arg(long, hide = true)]
     pub probe_driver: bool,
@@ -41,15 +45,20 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         ui::out_json(&doctor::libcuda::probe())?;
         return Ok(ExitCode::Success);
     }
-    let exe = std::env::current_exe().ok();
-    let facts = doctor::gather(
-        &env.ctx,
-        &doctor::Options {
-            exe: exe.as_deref(),
-            python: !args.no_python,
-            nvidia_smi: true,
-        },
-    );
+    let facts = match &args.facts {
+        Some(path) => read_facts(&crate::context::absolutize(path, env.ctx.cwd()))?,
+        None => {
+            let exe = std::env::current_exe().ok();
+            doctor::gather(
+                &env.ctx,
+                &doctor::Options {
+                    exe: exe.as_deref(),
+                    python: !args.no_python,
+                    nvidia_smi: true,
+                },
+            )
+        }
+    };
     let findings = doctor::diagnose(&facts);
     let summary = Summary {
         errors: findings.iter().filter(|f| f.level == Level::Error).count(),
@@ -76,6 +85,21 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     } else {
         ExitCode::Success
     })
+}
+
+/// A `doctor --json` report (its `facts`) or bare facts.
+fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
+    let text = std::fs::read_to_string(path).map_err(crate::Error::io("cannot read", path))?;
+    let bad = |reason: String| crate::Error::InvalidFacts {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if let Some(f) = value.get_mut("facts") {
+        value = f.take();
+    }
+    serde_json::from_value(value).map_err(|e| bad(e.to_string()))
 }
 
 fn render(findings: &[Finding], quiet: bool, s: &Summary) -> String {

@@ -350,7 +350,7 @@ fn library_findings(f: &Facts, o: &mut Out) {
                     format!("{} on LD_LIBRARY_PATH holds the link-time stub libcuda.so: programs load it instead of the driver and fail with \"CUDA driver version is insufficient\"", d.dir),
                     format!("remove {} from LD_LIBRARY_PATH (stubs are for linking only: use -L, not the loader path)", d.dir),
                 );
-            } else if driver_dir.as_deref() != Some(norm(&d.dir)) {
+            } else if is_foreign_libcuda(d, driver_dir.as_deref(), f.driver().as_ref()) {
                 o.warn(
                     "libcuda-compat",
                     format!("{} on LD_LIBRARY_PATH holds its own libcuda (a CUDA forward-compatibility package?): it replaces the installed driver's", d.dir),
@@ -431,7 +431,9 @@ fn library_findings(f: &Facts, o: &mut Out) {
             let extra: Vec<&str> = d
                 .libs
                 .iter()
-                .filter(|l| !l.starts_with("libcuda.so") && !a.libs.contains(l))
+                .filter(|l| {
+                    !l.starts_with("libcuda.so") && l.contains(".so.") && !a.libs.contains(l)
+                })
                 .map(|s| s.as_str())
                 .collect();
             if !extra.is_empty() {
@@ -457,6 +459,34 @@ fn library_findings(f: &Facts, o: &mut Out) {
                 );
             }
         }
+    }
+}
+
+/// A libcuda on LD_LIBRARY_PATH that is not the running driver's: a `compat`
+/// directory, or a versioned `libcuda.so.X.Y.Z` of another release. Containers
+/// mount the driver's own libcuda in several directories (`/usr/local/nvidia/lib`
+/// and `lib64`); those carry the driver's version and are fine.
+fn is_foreign_libcuda(
+    d: &LibDir,
+    driver_dir: Option<&str>,
+    driver: Option<&crate::compat::DriverVersion>,
+) -> bool {
+    if driver_dir == Some(norm(&d.dir)) {
+        return false;
+    }
+    if d.dir.split('/').any(|c| c == "compat") {
+        return true;
+    }
+    let versions: Vec<crate::compat::DriverVersion> = d
+        .libs
+        .iter()
+        .filter_map(|l| l.strip_prefix("libcuda.so."))
+        .filter_map(crate::compat::DriverVersion::parse)
+        .filter(|v| v.major() >= 100)
+        .collect();
+    match driver {
+        Some(drv) => versions.iter().any(|v| v != drv),
+        None => false,
     }
 }
 
@@ -1212,6 +1242,20 @@ mod tests {
             "forward-compatibility",
         ),
         (
+            "another release's libcuda",
+            |f| {
+                f.library_dirs.push(LibDir {
+                    dir: "/opt/old-driver/lib".into(),
+                    origin: "LD_LIBRARY_PATH".into(),
+                    position: Some(1),
+                    libs: libs(&["libcuda.so.1", "libcuda.so.535.104.05"]),
+                })
+            },
+            "libcuda-compat",
+            Level::Warning,
+            "replaces the installed driver's",
+        ),
+        (
             "system cuDNN in ldconfig",
             |f| {
                 f.library_dirs.push(LibDir {
@@ -1543,6 +1587,27 @@ mod tests {
                 assert!(hit.fix.is_some(), "{name}: a problem needs a fix");
             }
         }
+    }
+
+    /// A container mounts the driver's libcuda in /usr/local/nvidia/lib and lib64
+    /// (seen on the GPU machine): not a forward-compatibility library.
+    #[test]
+    fn the_drivers_own_libcuda_in_a_second_directory_is_fine() {
+        let mut f = healthy();
+        f.libcuda.path = Some("/usr/local/nvidia/lib64/libcuda.so.580.159.04".into());
+        for dir in ["/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"] {
+            f.library_dirs.push(LibDir {
+                dir: dir.into(),
+                origin: "LD_LIBRARY_PATH".into(),
+                position: Some(1),
+                libs: libs(&["libcuda.so", "libcuda.so.1", "libcuda.so.580.159.04"]),
+            });
+        }
+        let found = diagnose(&f);
+        assert!(
+            found.iter().all(|x| x.code != "libcuda-compat"),
+            "{found:#?}"
+        );
     }
 
     #[test]

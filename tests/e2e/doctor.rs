@@ -410,3 +410,54 @@ fn install_for_plans_the_frameworks_stack() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--for and a spec conflict");
 }
+
+/// The facts gathered on the GPU machine (one H200, driver 580.159.04, CUDA 13.0
+/// linked), clean and broken on purpose, diagnosed again by today's rules.
+#[test]
+fn doctor_rediagnoses_the_facts_recorded_on_the_gpu_machine() {
+    let t = TestEnv::new();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/doctor/");
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--facts"])
+        .arg(format!("{fixtures}h200-clean.json"))
+        .output()
+        .unwrap();
+    let r = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{r:#}");
+    assert_eq!(r["summary"]["errors"], 0);
+    assert!(
+        finding(&r, "gpus").unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .contains("sm_90, Hopper")
+    );
+    assert!(
+        finding(&r, "libcuda-compat").is_none(),
+        "the container's own libcuda is fine"
+    );
+
+    let out = t
+        .cmd()
+        .args(["doctor", "--facts"])
+        .arg(format!("{fixtures}h200-broken.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(16), "{text}");
+    assert!(
+        text.contains("ld-shadow") && text.contains("/tmp/stray/lib"),
+        "{text}"
+    );
+    assert!(text.contains("visible-devices"), "{text}");
+
+    std::fs::write(t.path("bad.json"), "{\"facts\": 3}").unwrap();
+    let out = t
+        .cmd()
+        .args(["doctor", "--facts"])
+        .arg(t.path("bad.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
+}
