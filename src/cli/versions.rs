@@ -80,6 +80,17 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             if r.missing {
                 line.push_str(" (missing)");
             }
+            // A link's name need not say what it holds; the detected versions do.
+            let mut what = Vec::new();
+            if let Some(c) = &r.cuda {
+                what.push(format!("CUDA {c}"));
+            }
+            if let Some(c) = &r.cudnn {
+                what.push(format!("cuDNN {c}"));
+            }
+            if !what.is_empty() {
+                line.push_str(&format!(" [{}]", what.join(", ")));
+            }
         }
         if let (true, Some((sel, _))) = (r.active, &active) {
             line.push_str(&format!(" (set by {})", sel.origin));

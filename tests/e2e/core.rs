@@ -56,7 +56,13 @@ fn link_toolkit_records_versions_and_dirs_and_leaves_tree_untouched() {
     );
 
     let versions = env.ok(&["versions"]);
-    assert!(versions.contains("local124 -> "), "{versions}");
+    assert_eq!(
+        versions,
+        format!(
+            "* system\n  local124 -> {} [CUDA 12.4.1, cuDNN 9.1.0]\n",
+            std::fs::canonicalize(&tk).unwrap().display()
+        )
+    );
     // A version prefix selects it by its recorded CUDA version.
     assert_eq!(
         env.ok(&["prefix", "12.4"]).trim(),
