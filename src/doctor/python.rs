@@ -4,7 +4,7 @@
 //!
 //! The interpreter is `CUDAENV_PYTHON`, else `$VIRTUAL_ENV/bin/python`, else
 //! `$CONDA_PREFIX/bin/python`, else `python3`/`python` on PATH. It is asked
-//! only for its site-packages directories (`sysconfig`), then the
+//! only for its package directories (`sysconfig`, `sys.path`), then the
 //! `*.dist-info/METADATA` files there are read directly, as are the plain-text
 //! build records frameworks ship (`torch/version.py`,
 //! `tensorflow/python/platform/build_info.py`).
@@ -74,15 +74,17 @@ pub fn interpreter(ctx: &Context) -> Option<PathBuf> {
     command::which(ctx, "python3", &[]).or_else(|| command::which(ctx, "python", &[]))
 }
 
-const PROBE: &str = "import sys, sysconfig\np = sysconfig.get_paths()\nprint(sys.version.split()[0])\nprint(p['purelib'])\nprint(p['platlib'])";
+/// Prints the version, then every directory packages may be imported from:
+/// sysconfig's purelib/platlib first, then the rest of `sys.path` (the user
+/// site, PYTHONPATH entries, Debian's dist-packages).
+const PROBE: &str = "import os, sys, sysconfig\np = sysconfig.get_paths()\nprint(sys.version.split()[0])\nfor d in [p['purelib'], p['platlib']] + sys.path:\n    if d and os.path.isdir(d): print(d)";
 
 /// Probes the environment; `Err` says why there is no answer (no interpreter, it failed).
 pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
     let exe = interpreter(ctx).ok_or("no python3 or python on PATH")?;
     let mut cmd = Command::new(&exe);
-    cmd.args(["-I", "-c", PROBE]).env_clear().envs(ctx.vars());
-    // -I ignores PYTHONPATH; honour it anyway, as the user's programs do.
-    cmd.env_remove("PYTHONSTARTUP");
+    // Not isolated (-I): the user's programs see PYTHONPATH and the user site too.
+    cmd.args(["-c", PROBE]).env_clear().envs(ctx.vars());
     let out = command::run(cmd, Duration::from_secs(15))
         .map_err(|e| format!("{}: {e}", exe.display()))?;
     if !out.ok() {
@@ -90,11 +92,12 @@ pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
     }
     let mut lines = out.stdout.lines();
     let version = lines.next().map(str::to_string);
-    let mut site_dirs: Vec<String> = lines
-        .map(str::to_string)
-        .filter(|l| !l.is_empty())
-        .collect();
-    site_dirs.dedup();
+    let mut site_dirs: Vec<String> = Vec::new();
+    for l in lines.filter(|l| !l.is_empty()) {
+        if !site_dirs.iter().any(|d| d == l) {
+            site_dirs.push(l.to_string());
+        }
+    }
     let mut env = scan(&site_dirs.iter().map(PathBuf::from).collect::<Vec<_>>());
     env.executable = exe.display().to_string();
     env.version = version;
