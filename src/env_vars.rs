@@ -16,6 +16,8 @@ pub const CUDAENV_DIR: &str = "CUDAENV_DIR";
 pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 /// Python package index for the PyPI source (overrides pip's configuration).
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
+/// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
+pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 /// The Python interpreter whose environment `doctor`, `compat` and `explain` inspect

@@ -33,10 +33,17 @@ use tokio::sync::Semaphore;
 use crate::error::{Error, Result};
 use crate::sources::Artifact;
 
-/// Files at least this large are fetched as parallel ranges.
-const PARALLEL_MIN: u64 = 48 << 20;
-/// The size of one range.
-const CHUNK: u64 = 16 << 20;
+/// Files at least this large are fetched as parallel ranges (default).
+pub const PARALLEL_MIN: u64 = 48 << 20;
+/// The largest range.
+const CHUNK_MAX: u64 = 16 << 20;
+/// The smallest range.
+const CHUNK_MIN: u64 = 64 << 10;
+
+/// The range size for a file: about an eighth of it, within bounds.
+fn chunk_size(size: u64) -> u64 {
+    (size / 8).clamp(CHUNK_MIN, CHUNK_MAX)
+}
 /// Attempts per request before giving up.
 const ATTEMPTS: u32 = 5;
 
@@ -134,8 +141,10 @@ pub struct Fetcher {
     offline: bool,
     connections: Arc<Semaphore>,
     progress: Arc<dyn Progress>,
-    /// Base delay between retries (shortened by tests through the context).
+    /// Base delay between retries.
     backoff: Duration,
+    /// Files at least this large are fetched as parallel ranges (0: never).
+    parallel_min: u64,
 }
 
 /// Builds the HTTP client every source uses: rustls, HTTP/2 when offered,
@@ -172,7 +181,14 @@ impl Fetcher {
             connections: Arc::new(Semaphore::new(jobs.max(1))),
             progress,
             backoff: Duration::from_millis(500),
+            parallel_min: PARALLEL_MIN,
         }
+    }
+
+    /// Sets the size from which files are fetched as parallel ranges (0: never).
+    pub fn with_parallel_min(mut self, bytes: u64) -> Fetcher {
+        self.parallel_min = bytes;
+        self
     }
 
     pub fn with_backoff(mut self, d: Duration) -> Fetcher {
@@ -251,7 +267,8 @@ impl Fetcher {
         }
         self.progress.status(line, "downloading");
         if let Some(s) = size
-            && s >= PARALLEL_MIN
+            && self.parallel_min > 0
+            && s >= self.parallel_min
             && have == 0
         {
             match self.download_ranges(a, part, s, line).await {
@@ -436,7 +453,8 @@ impl Fetcher {
             create_part(part, size)
                 .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?,
         );
-        let n = size.div_ceil(CHUNK) as usize;
+        let chunk = chunk_size(size);
+        let n = size.div_ceil(chunk) as usize;
         let state = Arc::new(Chunks {
             done: Mutex::new((vec![false; n], false)),
             cv: Condvar::new(),
@@ -444,14 +462,14 @@ impl Fetcher {
         let hasher = {
             let file = file.clone();
             let state = state.clone();
-            std::thread::spawn(move || hash_following(&file, size, &state))
+            std::thread::spawn(move || hash_following(&file, size, chunk, &state))
         };
         let mut tasks = futures_util::stream::iter((0..n).map(|i| {
             let file = file.clone();
             let state = state.clone();
             async move {
-                let start = i as u64 * CHUNK;
-                let end = (start + CHUNK).min(size);
+                let start = i as u64 * chunk;
+                let end = (start + chunk).min(size);
                 let r = self.range_with_retries(a, &file, start, end, line).await;
                 if r.is_ok() {
                     let mut g = state.done.lock().expect("poisoned");
@@ -600,10 +618,10 @@ fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
 }
 
 /// Hashes `file` chunk by chunk as the contiguous prefix becomes available.
-fn hash_following(file: &File, size: u64, state: &Chunks) -> Option<String> {
+fn hash_following(file: &File, size: u64, chunk: u64, state: &Chunks) -> Option<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
-    let n = size.div_ceil(CHUNK) as usize;
+    let n = size.div_ceil(chunk) as usize;
     for i in 0..n {
         {
             let mut g = state.done.lock().ok()?;
@@ -614,8 +632,8 @@ fn hash_following(file: &File, size: u64, state: &Chunks) -> Option<String> {
                 g = state.cv.wait(g).ok()?;
             }
         }
-        let mut pos = i as u64 * CHUNK;
-        let end = (pos + CHUNK).min(size);
+        let mut pos = i as u64 * chunk;
+        let end = (pos + chunk).min(size);
         while pos < end {
             let want = ((end - pos) as usize).min(buf.len());
             let k = file.read_at(&mut buf[..want], pos).ok()?;

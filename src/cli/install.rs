@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use super::Env;
 use crate::config::Config;
+use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Cache, Fetcher, Progress};
 use crate::install::{self, Outcome};
@@ -284,7 +285,18 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
-    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress);
+    let parallel_min = match env.ctx.var(env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN) {
+        None => fetch::PARALLEL_MIN,
+        Some(v) => v.parse().map_err(|_| Error::InvalidSpec {
+            input: v.to_string(),
+            reason: format!(
+                "{} must be a number of bytes",
+                env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN
+            ),
+        })?,
+    };
+    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
+        .with_parallel_min(parallel_min);
     let opts = install::Options {
         force: args.force,
         threads: 0,

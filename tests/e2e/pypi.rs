@@ -163,6 +163,8 @@ pub(crate) enum Mode {
     TruncateThenIgnoreRange,
     /// Sends half the body, then stalls forever.
     Stall,
+    /// Always answers 200 with the whole body.
+    IgnoreRange,
 }
 
 pub(crate) struct Server {
@@ -282,17 +284,20 @@ fn handle(
         )?;
         return Ok(());
     }
-    let start = match (&range, m) {
-        (_, Mode::TruncateThenIgnoreRange) => 0,
-        (Some(rg), _) => rg
-            .strip_prefix("bytes=")
-            .and_then(|x| x.split('-').next())
-            .and_then(|x| x.parse::<usize>().ok())
-            .unwrap_or(0),
-        (None, _) => 0,
+    let (start, end) = match (&range, m) {
+        (_, Mode::TruncateThenIgnoreRange | Mode::IgnoreRange) => (0, body.len()),
+        (Some(rg), _) => {
+            let spec = rg.strip_prefix("bytes=").unwrap_or("");
+            let (a, b) = spec.split_once('-').unwrap_or((spec, ""));
+            let a = a.parse::<usize>().unwrap_or(0);
+            let b = b.parse::<usize>().map(|b| b + 1).unwrap_or(body.len());
+            (a, b.min(body.len()))
+        }
+        (None, _) => (0, body.len()),
     };
-    let part = &body[start..];
-    let status = if start > 0 {
+    let ranged = range.is_some() && !matches!(m, Mode::TruncateThenIgnoreRange | Mode::IgnoreRange);
+    let part = &body[start..end];
+    let status = if ranged {
         "206 Partial Content"
     } else {
         "200 OK"
@@ -301,10 +306,10 @@ fn handle(
         "HTTP/1.1 {status}\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n",
         part.len()
     );
-    if start > 0 {
+    if ranged {
         head.push_str(&format!(
             "Content-Range: bytes {start}-{}/{}\r\n",
-            body.len() - 1,
+            end - 1,
             body.len()
         ));
     }
@@ -483,6 +488,43 @@ fn loopback_install_works_and_reuses_the_cache() {
     let o = install_from(&env, &srv, &["--offline"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert_eq!(srv.downloads.load(Ordering::SeqCst), 1);
+}
+
+/// Large files come as parallel ranges (the threshold lowered so a small
+/// wheel takes that path), hashed as the chunks land; a server that ignores
+/// Range makes it fall back to one stream.
+#[test]
+fn parallel_ranges_download_verify_and_fall_back() {
+    let w = good_wheel();
+    for (mode, ranged) in [(Mode::Normal, true), (Mode::IgnoreRange, false)] {
+        let srv = Server::start(w.clone(), sha256(&w), mode);
+        let env = TestEnv::new();
+        let mut c = env.cmd();
+        c.env("CUDAENV_PYPI_INDEX", srv.index())
+            .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1000")
+            .args(["install", "12.4.1", ONLY_CUDART]);
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 0, "{mode:?}: {}", text(&o));
+        let lib = std::fs::read(env.root.join("versions/12.4.1/lib64/libcudart.so.12")).unwrap();
+        assert_eq!(lib.len(), 300_000);
+        let n = srv.ranges.lock().unwrap().len();
+        if ranged {
+            assert!(n >= 4, "{n} ranges");
+        } else {
+            // Range requests were answered with the whole file; then one plain GET.
+            assert!(srv.downloads.load(Ordering::SeqCst) > n);
+        }
+    }
+    // A corrupt body is caught on this path too.
+    let srv = Server::start(w.clone(), "1".repeat(64), Mode::Normal);
+    let env = TestEnv::new();
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1000")
+        .args(["install", "12.4.1", ONLY_CUDART]);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 4, "{}", text(&o));
+    assert_nothing_installed(&env);
 }
 
 #[test]
