@@ -687,7 +687,7 @@ mod part_file_tests {
     fn ranged_part_file_can_be_hashed_while_written() {
         let dir = tempfile::tempdir().unwrap();
         let part = dir.path().join("x.whl.part");
-        let size = CHUNK + 5;
+        let size = CHUNK_MAX + 5;
         let file = create_part(&part, size).unwrap();
         let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
         file.write_all_at(&data, 0).unwrap();
@@ -695,7 +695,7 @@ mod part_file_tests {
             done: Mutex::new((vec![true; 2], false)),
             cv: Condvar::new(),
         };
-        let got = hash_following(&file, size, &state);
+        let got = hash_following(&file, size, CHUNK_MAX, &state);
         assert_eq!(got, Some(hex(&Sha256::digest(&data))));
     }
 }
