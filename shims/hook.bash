@@ -44,7 +44,8 @@ _cudaenv_hook() {
 }
 
 # Run first at every prompt, keeping the user's PROMPT_COMMAND (string or array).
-if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+# (Written to work under `set -u` too.)
+if [[ -n ${PROMPT_COMMAND+set} && ${PROMPT_COMMAND@a} == *a* ]]; then
   [[ " ${PROMPT_COMMAND[*]} " == *" _cudaenv_hook "* ]] || PROMPT_COMMAND=(_cudaenv_hook "${PROMPT_COMMAND[@]}")
 else
   case $'\n'"${PROMPT_COMMAND-}"$'\n' in
