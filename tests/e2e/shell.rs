@@ -306,6 +306,11 @@ fn walk_through_projects(sh: Sh) {
         "@step uninstalled".into(),
         "cd ~".into(),
         "@step out-again".into(),
+        // The real `cudaenv uninstall` (it rehashes; the hook sees the new generation).
+        format!("cd {}", env_ref("NESTED")),
+        "@step nested-again".into(),
+        "cudaenv uninstall beta -y".into(),
+        "@step uninstalled-by-command".into(),
     ];
     let proj_s = proj.to_str().unwrap();
     let nested_s = nested.to_str().unwrap();
@@ -334,6 +339,13 @@ fn walk_through_projects(sh: Sh) {
         run.stderr
     );
     check(&run, "out-again", &inactive(&mine));
+    check(&run, "nested-again", &b.active(&mine));
+    check(&run, "uninstalled-by-command", &inactive(&mine));
+    assert!(
+        run.stderr.contains("version `beta` is not installed"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
