@@ -78,35 +78,16 @@ impl SourceOrder {
     }
 
     /// Every source any component may use.
-    fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKindOrd> {
+    fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKind> {
         match choice {
             SourceChoice::Auto => self
                 .default
                 .iter()
                 .chain(self.per_component.values().flatten())
-                .map(|k| SourceKindOrd(*k))
+                .copied()
                 .collect(),
-            other => self
-                .for_component("", other)
-                .into_iter()
-                .map(SourceKindOrd)
-                .collect(),
+            other => self.for_component("", other).into_iter().collect(),
         }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct SourceKindOrd(SourceKind);
-
-impl PartialOrd for SourceKind {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for SourceKind {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.name().cmp(other.name())
     }
 }
 
@@ -197,7 +178,7 @@ impl Resolver<'_> {
 
     /// May any component come from `kind` under this choice and order?
     pub fn allows(&self, kind: SourceKind) -> bool {
-        self.order.all(self.choice).contains(&SourceKindOrd(kind))
+        self.order.all(self.choice).contains(&kind)
     }
 
     fn other(&self, kind: SourceKind) -> Option<&dyn Offerer> {
@@ -207,7 +188,7 @@ impl Resolver<'_> {
     /// The newest CUDA release matching `spec` that an allowed source has.
     pub fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
         let mut best: Option<Version> = None;
-        for SourceKindOrd(kind) in self.order.all(self.choice) {
+        for kind in self.order.all(self.choice) {
             let found = match kind {
                 SourceKind::Nvidia => self.catalog.find_cuda(spec, self.platform).map(|(v, _)| v),
                 SourceKind::Legacy => self.legacy().find_cuda(spec).map(|r| r.cuda.clone()),
@@ -425,12 +406,12 @@ impl Resolver<'_> {
     pub fn remote_cuda(&self) -> Vec<(Version, Vec<SourceKind>)> {
         let mut map: BTreeMap<Version, Vec<SourceKind>> = BTreeMap::new();
         let allowed = self.order.all(self.choice);
-        if allowed.contains(&SourceKindOrd(SourceKind::Nvidia)) {
+        if allowed.contains(&SourceKind::Nvidia) {
             for (v, _) in self.catalog.cuda_releases(self.platform) {
                 map.entry(v).or_default().push(SourceKind::Nvidia);
             }
         }
-        if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
+        if allowed.contains(&SourceKind::Legacy) {
             for r in self.legacy.cuda_releases(self.platform) {
                 if r.cuda >= Version::from_parts(&[10]) {
                     map.entry(r.cuda.clone())
@@ -440,14 +421,27 @@ impl Resolver<'_> {
             }
         }
         if let Some(o) = self.other(SourceKind::Pypi)
-            && allowed.contains(&SourceKindOrd(SourceKind::Pypi))
+            && allowed.contains(&SourceKind::Pypi)
             && let Ok(vs) = o.cuda_releases()
         {
             for v in vs {
                 map.entry(v).or_default().push(SourceKind::Pypi);
             }
         }
-        map.into_iter().collect()
+        // Listed in the order `auto` would try them.
+        let rank = |k: &SourceKind| {
+            self.order
+                .default
+                .iter()
+                .position(|d| d == k)
+                .unwrap_or(usize::MAX)
+        };
+        map.into_iter()
+            .map(|(v, mut kinds)| {
+                kinds.sort_by_key(rank);
+                (v, kinds)
+            })
+            .collect()
     }
 
     /// Every cuDNN build in the built-in sources: version, source, CUDA majors.
@@ -455,7 +449,7 @@ impl Resolver<'_> {
         let allowed = self.order.all(self.choice);
         let mut out: BTreeMap<(Version, &'static str), (SourceKind, BTreeSet<String>)> =
             BTreeMap::new();
-        if allowed.contains(&SourceKindOrd(SourceKind::Nvidia)) {
+        if allowed.contains(&SourceKind::Nvidia) {
             for major in 10..=13 {
                 for (v, _, _) in self.catalog.cudnn_builds(major, self.platform) {
                     out.entry((v, "nvidia"))
@@ -465,7 +459,7 @@ impl Resolver<'_> {
                 }
             }
         }
-        if allowed.contains(&SourceKindOrd(SourceKind::Legacy)) {
+        if allowed.contains(&SourceKind::Legacy) {
             for a in self.legacy.cudnn_releases(self.platform) {
                 out.entry((a.version.clone(), "legacy"))
                     .or_insert((SourceKind::Legacy, BTreeSet::new()))
