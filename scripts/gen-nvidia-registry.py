@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generate the NVIDIA source's registry data from reference files.
 
-Usage: scripts/gen-nvidia-registry.py [REFERENCE_DIR]
+Usage: scripts/gen-nvidia-registry.py [REFERENCE_DIR [OUT_DIR]]
 
-REFERENCE_DIR defaults to ../shared/reference. Writes, deterministically:
+REFERENCE_DIR defaults to ../shared/reference, OUT_DIR to registry/ (a test
+regenerates into a temporary OUT_DIR and compares). Writes, deterministically:
 
   registry/nvidia-redist.toml   every archive of the CUDA and cuDNN redist manifests
                                 (relative_path, sha256, size) for the platforms cudaenv
@@ -226,7 +227,7 @@ def cudnn_legacy(ref):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ref = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "shared", "reference")
-    reg = os.path.join(here, "..", "registry")
+    reg = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "registry")
     for name, text in [("nvidia-redist.toml", redist(ref)),
                        ("runfiles.toml", runfiles(ref, here)),
                        ("cudnn-legacy.toml", cudnn_legacy(ref))]:

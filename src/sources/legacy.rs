@@ -524,6 +524,32 @@ mod tests {
 }
 
 #[cfg(test)]
+mod generated {
+    /// The committed registry files are exactly what the generator makes of
+    /// the reference data: nobody edited them by hand, nothing drifted.
+    #[test]
+    fn registry_files_match_the_generator() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let out = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("python3")
+            .arg(format!("{root}/scripts/gen-nvidia-registry.py"))
+            .arg(format!("{root}/../shared/reference"))
+            .arg(out.path())
+            .status()
+            .expect("python3 runs the registry generator");
+        assert!(status.success());
+        for f in ["nvidia-redist.toml", "runfiles.toml", "cudnn-legacy.toml"] {
+            let made = std::fs::read_to_string(out.path().join(f)).unwrap();
+            let committed = std::fs::read_to_string(format!("{root}/registry/{f}")).unwrap();
+            assert!(
+                made == committed,
+                "registry/{f} differs from the generator's output"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
 mod site_pins {
     use super::*;
 
