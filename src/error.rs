@@ -331,6 +331,11 @@ impl Error {
                 "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
                     .into(),
             ),
+            // NVIDIA's files all live under /compute/ (on NVIDIA's host or a mirror).
+            Error::Network { url, .. } if url.contains("/compute/") => Some(
+                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml); run again to resume"
+                    .into(),
+            ),
             Error::Network { .. } => Some(
                 "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the package index (CUDAENV_PYPI_INDEX, PIP_INDEX_URL); run again to resume"
                     .into(),

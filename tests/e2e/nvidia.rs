@@ -1047,6 +1047,7 @@ fn a_size_lie_is_rejected() {
     let o = install_cudart_only(&env, &mirror);
     assert_ne!(code(&o), 0, "{}", text(&o));
     assert!(text(&o).contains("bytes"), "{}", text(&o));
+    assert!(text(&o).contains("CUDAENV_NVIDIA_MIRROR"), "{}", text(&o));
     assert_nothing_installed(&env);
 }
 
