@@ -81,9 +81,19 @@ pub async fn install(
     let jobs = plan.artifacts.iter().map(|a| {
         let line = fetcher.progress().add(&label(a), a.size);
         async move {
+            // A file already in the download cache was verified when it was
+            // stored, but disks and people change files: it is hashed again
+            // before it is unpacked, and fetched anew if it changed.
+            let was_cached = fetcher.cache().file_for(a).is_file();
             let file = fetcher.fetch(a, line).await?;
             fetcher.progress().status(line, "unpacking");
-            let pkg = ensure_unpacked(fetcher.cache(), a, &file, threads).await?;
+            let pkg = match ensure_unpacked(fetcher.cache(), a, &file, threads, was_cached).await {
+                Err(Error::HashMismatch { .. }) if was_cached => {
+                    let file = fetcher.fetch(a, line).await?;
+                    ensure_unpacked(fetcher.cache(), a, &file, threads, false).await?
+                }
+                r => r?,
+            };
             fetcher.progress().finish(line);
             Ok::<PathBuf, Error>(pkg)
         }
@@ -139,11 +149,15 @@ fn package_key(a: &Artifact) -> String {
 }
 
 /// Unpacks an artifact into `cache/pkgs/<key>/` unless it is there already.
+///
+/// With `verify`, the file's sha256 is checked first; on a mismatch the file
+/// is removed from the cache and `HashMismatch` returned.
 async fn ensure_unpacked(
     cache: &Cache,
     a: &Artifact,
     file: &Path,
     threads: usize,
+    verify: bool,
 ) -> Result<PathBuf> {
     let pkgs = cache.pkgs();
     let key = package_key(a);
@@ -162,6 +176,17 @@ async fn ensure_unpacked(
     tokio::task::spawn_blocking(move || -> Result<()> {
         // Unpack beside the final name, then rename: a half-unpacked package
         // is never mistaken for a whole one.
+        if verify && let Some(expected) = &a.sha256 {
+            let actual = sha256_file(&file)?;
+            if !actual.eq_ignore_ascii_case(expected) {
+                let _ = std::fs::remove_file(&file);
+                return Err(Error::HashMismatch {
+                    url: file.display().to_string(),
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+        }
         let tmp = tempfile::Builder::new()
             .prefix(".tmp-")
             .tempdir_in(dest2.parent().expect("pkgs dir"))
@@ -336,3 +361,20 @@ fn source_names(plan: &Plan) -> String {
 
 /// Shared handle type for progress reporters.
 pub type ProgressRef = Arc<dyn fetch::Progress>;
+
+/// The sha256 of a file, as lower-case hex.
+fn sha256_file(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(Error::io("cannot read", path))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
