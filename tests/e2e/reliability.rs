@@ -10,6 +10,7 @@
 mod bad_version_file;
 mod hostile_tar;
 mod hostile_zip;
+mod install_faults;
 mod install_hostile;
 mod quoting;
 mod regressions;
