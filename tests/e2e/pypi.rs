@@ -509,7 +509,7 @@ fn parallel_ranges_download_verify_and_fall_back() {
         assert_eq!(lib.len(), 300_000);
         let n = srv.ranges.lock().unwrap().len();
         if ranged {
-            assert!(n >= 4, "{n} ranges");
+            assert!(n >= 4, "{n} ranges: {}", text(&o));
         } else {
             // Range requests were answered with the whole file; then one plain GET.
             assert!(srv.downloads.load(Ordering::SeqCst) > n);
