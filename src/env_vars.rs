@@ -25,6 +25,10 @@ pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 pub const CUDAENV_PYTHON: &str = "CUDAENV_PYTHON";
 /// Guards shims against finding themselves on PATH (recursion counter).
 pub const CUDAENV_SHIM_DEPTH: &str = "CUDAENV_SHIM_DEPTH";
+/// Test hook for `verify`: a comma-separated list of checks (`fp32`, `tf32`,
+/// `fp16`, `bf16`, `fp64`, `conv`, or `all`) whose GPU result is overwritten
+/// with garbage before it is checked, to prove that a wrong result fails.
+pub const CUDAENV_VERIFY_CORRUPT: &str = "CUDAENV_VERIFY_CORRUPT";
 
 // --- Read from the user's environment ----------------------------------------
 

@@ -191,6 +191,76 @@ pub enum Error {
 
     #[error("invalid configuration {}: {reason}", path.display())]
     Config { path: PathBuf, reason: String },
+    #[error("no NVIDIA driver: {detail}")]
+    NoDriver { detail: String },
+
+    #[error(
+        "the NVIDIA driver{} (supports CUDA up to {driver_cuda}) is too old for the CUDA {runtime} runtime, which needs driver {min_driver} or newer",
+        driver.as_ref().map(|d| format!(" {d}")).unwrap_or_default()
+    )]
+    DriverTooOld {
+        driver: Option<String>,
+        driver_cuda: String,
+        runtime: String,
+        min_driver: String,
+    },
+
+    #[error("GPU {index} ({name}, compute capability {cc}) cannot run CUDA {cuda}: {reason}")]
+    ArchUnsupported {
+        index: u32,
+        name: String,
+        cc: String,
+        cuda: String,
+        reason: String,
+        /// What to use instead, e.g. `CUDA 11.8 or newer`.
+        instead: String,
+    },
+
+    #[error("no GPU is visible: {detail}")]
+    NoDevice {
+        detail: String,
+        /// CUDA_VISIBLE_DEVICES as the check saw it.
+        visible_devices: Option<String>,
+        /// GPUs the driver has, ignoring CUDA_VISIBLE_DEVICES.
+        present: Option<u32>,
+    },
+
+    #[error("{library} could not be loaded for version `{version}` (tried {tried}): {detail}")]
+    LibraryMissing {
+        library: String,
+        version: String,
+        tried: String,
+        detail: String,
+    },
+
+    #[error("{library} was loaded from {}, outside version `{version}`", path.display())]
+    LibraryShadowed {
+        library: String,
+        version: String,
+        path: PathBuf,
+    },
+
+    #[error("{library} {loaded} was loaded, but version `{version}` records {recorded}")]
+    LibraryMismatch {
+        library: String,
+        version: String,
+        loaded: String,
+        recorded: String,
+    },
+
+    #[error("{check} computed wrong results: {detail}")]
+    WrongResult { check: String, detail: String },
+
+    #[error("{check} failed: {detail}")]
+    CheckFailed { check: String, detail: String },
+
+    #[error("the verification process {how} while {stage}")]
+    VerifyCrashed {
+        how: String,
+        stage: String,
+        /// The end of its stderr.
+        output: String,
+    },
 
     #[error("invalid doctor facts {}: {reason}", path.display())]
     InvalidFacts { path: PathBuf, reason: String },
@@ -252,6 +322,15 @@ impl Error {
             Error::NotInstalled { .. } | Error::NoSuchVersion { .. } => ExitCode::NotInstalled,
             Error::CommandNotFound { .. } => ExitCode::CommandNotFound,
             Error::Interrupted => ExitCode::Interrupted,
+            Error::NoDriver { .. } => ExitCode::NoDriver,
+            Error::DriverTooOld { .. } => ExitCode::DriverTooOld,
+            Error::ArchUnsupported { .. } => ExitCode::ArchUnsupported,
+            Error::NoDevice { .. } => ExitCode::NoDevice,
+            Error::LibraryMissing { .. }
+            | Error::LibraryShadowed { .. }
+            | Error::LibraryMismatch { .. } => ExitCode::LibraryMissing,
+            Error::WrongResult { .. } => ExitCode::WrongResult,
+            Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
@@ -370,7 +449,90 @@ impl Error {
             } else {
                 "pick a CUDA release that supports this GPU, or drop --strict to install anyway".into()
             }),
+            Error::NoDriver { .. } => Some(
+                "install the NVIDIA driver for this GPU (`nvidia-smi` should then list it); in a container, \
+                 start it with the GPU exposed (e.g. `docker run --gpus all`); cudaenv installs toolkits, \
+                 never the driver"
+                    .into(),
+            ),
+            Error::DriverTooOld {
+                driver_cuda,
+                min_driver,
+                ..
+            } => Some(format!(
+                "upgrade the NVIDIA driver to {min_driver} or newer, or select a CUDA this driver runs \
+                 (`cudaenv install {driver_cuda}`, then `cudaenv local {driver_cuda}`)"
+            )),
+            Error::ArchUnsupported { instead, .. } => Some(format!(
+                "select a CUDA that supports this GPU: {instead}"
+            )),
+            Error::NoDevice {
+                visible_devices: Some(v),
+                present,
+                ..
+            } => Some(format!(
+                "CUDA_VISIBLE_DEVICES={v:?} hides {}; unset it or list a GPU index (e.g. CUDA_VISIBLE_DEVICES=0)",
+                match present {
+                    Some(1) => "the driver's only GPU".to_string(),
+                    Some(n) => format!("the driver's {n} GPUs"),
+                    None => "the GPUs".to_string(),
+                }
+            )),
+            Error::NoDevice { .. } => Some(
+                "check `nvidia-smi`; in a container, start it with the GPU exposed (e.g. `docker run --gpus all`)"
+                    .into(),
+            ),
+            Error::LibraryMissing { version, .. } if version == "system" => Some(
+                "no version is selected and the loader finds no copy: select one \
+                 (`cudaenv local 12.4`, `cudaenv verify 12.4`) or put a toolkit's lib64 on LD_LIBRARY_PATH"
+                    .into(),
+            ),
+            Error::LibraryMissing { version, .. } => Some(format!(
+                "version `{version}` lacks it: reinstall it, or link a tree that has it; \
+                 `cudaenv verify --json` lists every soname tried"
+            )),
+            Error::LibraryShadowed { path, .. } => Some(format!(
+                "another copy is found first: remove {} from LD_LIBRARY_PATH (and LD_PRELOAD), \
+                 or install the library into the version",
+                path.parent().unwrap_or(path).display()
+            )),
+            Error::LibraryMismatch { .. } => Some(
+                "the files changed since the version was recorded, or another copy shadows them; \
+                 reinstall the version"
+                    .into(),
+            ),
+            Error::WrongResult { .. } => Some(
+                "a GPU, driver or library that computes wrong numbers: check `nvidia-smi -q -d ECC,CLOCK` \
+                 for memory errors or overclocking, try another driver; NVIDIA_TF32_OVERRIDE=1 also makes \
+                 fp32 products inexact"
+                    .into(),
+            ),
+            Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
+                "the libraries' last output was:\n{output}"
+            )),
             _ => None,
+        }
+    }
+
+    /// A short machine-readable name for the kind of problem (`--json`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::NoDriver { .. } => "no_driver",
+            Error::DriverTooOld { .. } => "driver_too_old",
+            Error::ArchUnsupported { .. } => "arch_unsupported",
+            Error::NoDevice { .. } => "no_device",
+            Error::LibraryMissing { .. } => "library_missing",
+            Error::LibraryShadowed { .. } => "library_shadowed",
+            Error::LibraryMismatch { .. } => "library_mismatch",
+            Error::WrongResult { .. } => "wrong_result",
+            Error::CheckFailed { .. } => "check_failed",
+            Error::VerifyCrashed { .. } => "verify_crashed",
+            Error::NotInstalled { .. } | Error::CommandNotFound { .. } => "not_installed",
+            Error::InvalidSpec { .. }
+            | Error::InvalidVersionFile { .. }
+            | Error::InvalidName { .. }
+            | Error::UnrepresentablePath { .. } => "usage",
+            _ => "failure",
         }
     }
 }

@@ -7,6 +7,8 @@
 //! - `activate`: the environment a version needs, as data;
 //! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
 //! - `shims`: the binary playing each CUDA tool, and `rehash`, which makes them;
+//! - `verify`: proving on the GPU that a version works (a child process that
+//!   loads the libraries by soname and runs GEMMs and a convolution);
 //! - `cli`: one file per subcommand, the only layer that talks to the terminal
 //!   (through `ui`).
 //!
@@ -34,6 +36,7 @@ pub mod store;
 pub mod toolkit;
 pub mod ui;
 pub mod unpack;
+pub mod verify;
 pub mod version_file;
 
 pub use context::Context;

@@ -29,6 +29,7 @@ mod root;
 mod shell;
 mod uninstall;
 mod update;
+mod verify;
 mod version;
 mod versions;
 mod which;
@@ -102,6 +103,11 @@ pub enum Command {
     Compat(compat::Args),
     /// Explain a CUDA error message and print the command that fixes it.
     Explain(explain::Args),
+    /// Prove on the GPU that a version works: driver, runtime, cuBLAS GEMMs, cuDNN.
+    Verify(verify::Args),
+    /// Runs verify's checks in the activated environment (internal).
+    #[command(name = "__verify-child", hide = true)]
+    VerifyChild(verify::ChildArgs),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -179,6 +185,8 @@ fn run_cli() -> Result<ExitCode> {
         Command::Doctor(a) => doctor::run(&env, a),
         Command::Compat(a) => compat::run(&env, a),
         Command::Explain(a) => explain::run(&env, a),
+        Command::Verify(a) => verify::run(&env, a),
+        Command::VerifyChild(a) => verify::run_child(&env, a),
     }
 }
 

@@ -1,0 +1,151 @@
+//! `cudaenv verify [SPEC] [--json] [--dtype …] [--size N] [--device K|all]`:
+//! prove on the GPU that a version works.
+//!
+//! Resolves the version as `exec` does, applies its activation to a copy of
+//! the environment, and runs the checks in a child (`__verify-child`, hidden)
+//! with exactly that environment; see `crate::verify` for why.
+
+use std::time::Instant;
+
+use super::Env;
+use crate::activate;
+use crate::error::{Error, ExitCode, Result};
+use crate::select::{self, Active};
+use crate::spec::Spec;
+use crate::store::Store;
+use crate::ui;
+use crate::verify::{
+    self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
+};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The version to verify; default: the active one.
+    pub spec: Option<Spec>,
+    /// Print the facts, measurements and problems as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// GEMM element types, comma-separated [default: fp32,tf32,fp16,bf16 where the GPU supports them]
+    #[arg(long, value_delimiter = ',', value_name = "fp32,tf32,fp16,bf16,fp64")]
+    pub dtype: Vec<Dtype>,
+    /// Matrix size N of the N×N×N GEMMs.
+    #[arg(long, value_name = "N", default_value_t = verify::DEFAULT_SIZE, value_parser = parse_size)]
+    pub size: usize,
+    /// The GPU to run the checks on: an index, or `all`.
+    #[arg(long, value_name = "K|all", default_value = "0")]
+    pub device: Devices,
+}
+
+fn parse_size(s: &str) -> std::result::Result<usize, String> {
+    let n: usize = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if !(verify::MIN_SIZE..=verify::MAX_SIZE).contains(&n) || n % 8 != 0 {
+        return Err(format!(
+            "the size must be a multiple of 8 from {} to {}",
+            verify::MIN_SIZE,
+            verify::MAX_SIZE
+        ));
+    }
+    Ok(n)
+}
+
+/// The hidden child: `cudaenv __verify-child REQUEST_JSON`.
+#[derive(Debug, clap::Args)]
+pub struct ChildArgs {
+    pub request: String,
+}
+
+pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
+    let request: Request = serde_json::from_str(&args.request)
+        .map_err(|e| Error::Other(format!("bad request for {}: {e}", verify::CHILD_COMMAND)))?;
+    let probe = verify::probe::run(&env.ctx, &request);
+    ui::out(
+        serde_json::to_string(&probe)
+            .map_err(|e| Error::Other(e.to_string()))?
+            .as_bytes(),
+    )?;
+    Ok(ExitCode::Success)
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let started = Instant::now();
+    let (selection, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
+    let store = Store::new(env.ctx.root());
+    let delta = activate::plan(&env.ctx, &store, &active)?;
+    let mut vars = env.ctx.vars().clone();
+    delta.apply(&mut vars);
+
+    let expected = match &active {
+        Active::System => Expected {
+            name: "system".into(),
+            ..Expected::default()
+        },
+        Active::Version(v) => {
+            let mut dirs = v.lib_dirs();
+            dirs.push(v.prefix());
+            dirs.extend(v.cudnn_home());
+            Expected {
+                name: v.name.to_string(),
+                cuda: v.cuda().cloned(),
+                cudnn: v.cudnn().cloned(),
+                dirs,
+            }
+        }
+    };
+    let request = Request {
+        dtypes: (!args.dtype.is_empty()).then(|| {
+            let mut d = args.dtype.clone();
+            d.sort();
+            d.dedup();
+            d
+        }),
+        size: args.size,
+        devices: args.device,
+        expected: expected.clone(),
+    };
+    let exe = std::env::current_exe().map_err(Error::io(
+        "cannot find the cudaenv executable",
+        "/proc/self/exe",
+    ))?;
+    env.printer.info(format!("verifying `{}` …", expected.name));
+
+    let (probe, mut problems, warnings) = match verify::run_child(&exe, &vars, &request) {
+        Ok(probe) => {
+            let d = diagnose::diagnose(&expected, &probe);
+            (probe, d.problems, d.warnings)
+        }
+        Err(e @ Error::VerifyCrashed { .. }) => (Probe::default(), vec![e], Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let exit = problems.first().map_or(ExitCode::Success, Error::exit_code);
+    let report = Verification {
+        version: expected.name.clone(),
+        selected_by: selection.origin.to_string(),
+        cuda: expected.cuda.clone(),
+        cudnn: expected.cudnn.clone(),
+        size: args.size,
+        probe,
+        problems: problems.iter().map(ProblemJson::from).collect(),
+        warnings: warnings.clone(),
+        passed: problems.is_empty(),
+        exit_code: exit.code(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    if args.json {
+        ui::out_json(&report)?;
+    } else {
+        ui::out(render::render(&report).as_bytes())?;
+    }
+    for w in &warnings {
+        env.printer.warn(w);
+    }
+    for p in problems.drain(..) {
+        ui::report_error(&p);
+    }
+    if exit == ExitCode::Success {
+        env.printer.success(format!(
+            "`{}` works: every check passed in {:.2} s",
+            report.version, report.wall_seconds
+        ));
+    }
+    Ok(exit)
+}

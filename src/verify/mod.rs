@@ -1,0 +1,476 @@
+//! `cudaenv verify`: prove on the GPU that a CUDA stack works.
+//!
+//! Design. The checks run in a child process — the cudaenv binary itself,
+//! re-executed with the hidden `__verify-child` subcommand — whose environment
+//! is exactly what `cudaenv exec` would give a program: the caller's
+//! environment with the version's activation applied. The child loads the
+//! libraries by soname, as frameworks do (`ffi`), so the dynamic loader makes
+//! the same choices it would make for PyTorch, and reports what it found and
+//! measured as JSON (`Probe`) on stdout. Doing this in a child has two more
+//! reasons: the parent's own environment cannot influence what gets loaded,
+//! and a library that crashes (it happens, with mismatched drivers) takes down
+//! only the child, which the parent then reports with the stage it died in.
+//!
+//! The parent turns the facts into problems (`diagnose`): each is an `Error`
+//! with the values a user needs, a hint and a distinct exit code, decided
+//! from the live results first and explained with the embedded table
+//! (`table`). `render` prints the human report; `--json` prints
+//! `Verification`, which carries the same facts.
+//!
+//! Modules: `ffi` (dlopen'd tables of entry points), `probe` (the child),
+//! `gemm` and `conv` (host-side data, references, error bounds, CPU GEMM),
+//! `table`, `diagnose`, `render`.
+
+pub mod diagnose;
+pub mod ffi;
+pub mod gemm;
+pub mod probe;
+pub mod render;
+pub mod table;
+
+mod conv;
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::spec::Version;
+
+/// The name of the hidden subcommand that runs the checks.
+pub const CHILD_COMMAND: &str = "__verify-child";
+
+/// Matrix element types a GEMM check can run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    Fp32,
+    Tf32,
+    Fp16,
+    Bf16,
+    Fp64,
+}
+
+impl Dtype {
+    pub const ALL: [Dtype; 5] = [
+        Dtype::Fp32,
+        Dtype::Tf32,
+        Dtype::Fp16,
+        Dtype::Bf16,
+        Dtype::Fp64,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dtype::Fp32 => "fp32",
+            Dtype::Tf32 => "tf32",
+            Dtype::Fp16 => "fp16",
+            Dtype::Bf16 => "bf16",
+            Dtype::Fp64 => "fp64",
+        }
+    }
+
+    /// The oldest compute capability (×10) whose tensor or CUDA cores run it
+    /// through `cublasGemmEx`.
+    pub fn min_cc(self) -> u32 {
+        match self {
+            Dtype::Fp32 | Dtype::Fp64 => 0,
+            Dtype::Fp16 => 53,
+            Dtype::Tf32 | Dtype::Bf16 => 80,
+        }
+    }
+
+    /// What runs when no `--dtype` is given: everything the GPU supports,
+    /// except fp64 (slow on most GPUs, and rarely what a stack is used for).
+    pub fn defaults_for(cc: u32) -> Vec<Dtype> {
+        [Dtype::Fp32, Dtype::Tf32, Dtype::Fp16, Dtype::Bf16]
+            .into_iter()
+            .filter(|d| cc >= d.min_cc())
+            .collect()
+    }
+
+    /// The largest acceptable error, as measured by `gemm::element_error`:
+    /// |c - ref| / (|ref| + sqrt(sum_k (a_k b_k)^2)).
+    ///
+    /// Expected errors (random data, fp32 accumulation): fp64 ~1e-16, fp32
+    /// ~1e-6, tf32 (10-bit inputs) ~5e-4, fp16 output rounding <= 4.9e-4,
+    /// bf16 output rounding <= 3.9e-3. A wrong result is of order 1. Each bound
+    /// sits well above the expected error and far below garbage.
+    pub fn bound(self) -> f64 {
+        match self {
+            Dtype::Fp64 => 1e-12,
+            Dtype::Fp32 => 1e-4,
+            Dtype::Tf32 => 1e-2,
+            Dtype::Fp16 => 1e-2,
+            Dtype::Bf16 => 3e-2,
+        }
+    }
+}
+
+impl std::fmt::Display for Dtype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Dtype {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Dtype::ALL
+            .into_iter()
+            .find(|d| d.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("unknown dtype `{s}` (expected fp32, tf32, fp16, bf16 or fp64)"))
+    }
+}
+
+/// Which GPUs to run the GEMM and convolution checks on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Devices {
+    Index(u32),
+    All,
+}
+
+impl FromStr for Devices {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s.eq_ignore_ascii_case("all") {
+            return Ok(Devices::All);
+        }
+        s.parse::<u32>()
+            .map(Devices::Index)
+            .map_err(|_| format!("`{s}` is not a GPU index or `all`"))
+    }
+}
+
+/// What the version under test claims to be, for judging what was loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expected {
+    /// The version's name (`system` for no version).
+    pub name: String,
+    pub cuda: Option<Version>,
+    pub cudnn: Option<Version>,
+    /// Directories that belong to the version; a library loaded from anywhere
+    /// else is flagged. Empty for `system`, where nothing can be judged.
+    pub dirs: Vec<PathBuf>,
+}
+
+/// What the parent asks the child to do (passed as one JSON argument).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// `None`: the defaults for each GPU (`Dtype::defaults_for`).
+    pub dtypes: Option<Vec<Dtype>>,
+    pub size: usize,
+    pub devices: Devices,
+    pub expected: Expected,
+}
+
+/// 6144³ keeps a default run under 3 s on an H200 while each GEMM is long
+/// enough (0.6–9 ms) for cuBLAS to reach the throughput of 8192³ (docs/verify.md).
+pub const DEFAULT_SIZE: usize = 6144;
+pub const MIN_SIZE: usize = 64;
+pub const MAX_SIZE: usize = 32768;
+
+/// A failed call into a CUDA library, by its status code and name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    /// The function that failed.
+    pub call: String,
+    pub code: i32,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} returned {} ({})", self.call, self.name, self.code)?;
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        Ok(())
+    }
+}
+
+/// The driver, as seen through `libcuda.so.1` (and NVML for its version).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverFacts {
+    /// The file `libcuda.so.1` resolved to.
+    pub library: Option<PathBuf>,
+    /// Why `libcuda.so.1` could not be loaded.
+    pub load_error: Option<String>,
+    /// The kernel driver's version, e.g. `580.159.04`.
+    pub version: Option<String>,
+    /// The newest CUDA this driver supports (`cuDriverGetVersion`).
+    pub cuda: Option<Version>,
+    /// `cuInit` failed.
+    pub init_error: Option<ApiError>,
+    /// GPUs the driver has, ignoring CUDA_VISIBLE_DEVICES (NVML or /proc).
+    pub gpus_present: Option<u32>,
+}
+
+/// The CUDA runtime's view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeFacts {
+    /// `cudaRuntimeGetVersion`.
+    pub version: Option<Version>,
+    /// `cudaGetDeviceCount`, when it succeeded.
+    pub device_count: Option<u32>,
+    pub error: Option<ApiError>,
+}
+
+/// Where a library came from, relative to the version under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// From one of the version's directories.
+    Version,
+    /// From somewhere else: shadowing, or the version lacks it.
+    Outside,
+    /// No version directories to judge by (`system`).
+    Unjudged,
+}
+
+/// One library loaded by soname.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryFacts {
+    /// `cudart`, `cublas`, `cublasLt` or `cudnn`.
+    pub name: String,
+    /// The sonames tried, in order.
+    pub tried: Vec<String>,
+    /// The soname that loaded.
+    pub soname: Option<String>,
+    /// The file, with symlinks resolved.
+    pub path: Option<PathBuf>,
+    pub origin: Option<Origin>,
+    /// The version the library reports about itself.
+    pub version: Option<String>,
+    /// Why none of the sonames loaded (one line per attempt).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    pub index: u32,
+    pub name: String,
+    /// Compute capability ×10 (`90` for 9.0).
+    pub cc: u32,
+    pub memory_bytes: u64,
+    pub multiprocessors: u32,
+}
+
+impl DeviceFacts {
+    pub fn cc_string(&self) -> String {
+        format!("{}.{}", self.cc / 10, self.cc % 10)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    WrongResult,
+    Error,
+    Skipped,
+}
+
+/// One GEMM check: correctness, then throughput.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GemmResult {
+    pub device: u32,
+    pub dtype: Dtype,
+    /// m = n = k.
+    pub size: usize,
+    pub outcome: Outcome,
+    /// Largest error over the sampled elements (`None` if any was NaN/inf).
+    pub max_error: Option<f64>,
+    /// Largest error over the column checksums.
+    pub checksum_error: Option<f64>,
+    pub bound: f64,
+    pub samples: usize,
+    /// A result element was NaN or infinite.
+    pub non_finite: bool,
+    pub tflops: Option<f64>,
+    pub median_ms: Option<f64>,
+    pub repeats: u32,
+    pub error: Option<ApiError>,
+    pub note: Option<String>,
+}
+
+/// The cuDNN convolution check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConvResult {
+    pub device: u32,
+    pub outcome: Outcome,
+    /// `NCHW` input, `KCRS` filter, e.g. `4x16x16x16 * 32x16x3x3`.
+    pub shape: String,
+    pub algo: Option<i32>,
+    pub max_error: Option<f64>,
+    pub bound: f64,
+    pub error: Option<ApiError>,
+    pub note: Option<String>,
+}
+
+/// The CPU GEMM, for the speed-up figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuGemm {
+    pub size: usize,
+    pub threads: usize,
+    /// The instruction set the kernel ran with (`avx2+fma` or `baseline`).
+    pub isa: String,
+    pub gflops: f64,
+    pub median_ms: f64,
+}
+
+/// Everything the child found and measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    pub driver: DriverFacts,
+    pub runtime: RuntimeFacts,
+    pub libraries: Vec<LibraryFacts>,
+    pub devices: Vec<DeviceFacts>,
+    pub gemm: Vec<GemmResult>,
+    pub cudnn_conv: Vec<ConvResult>,
+    pub cpu_gemm: Option<CpuGemm>,
+    /// `--device K` named a GPU that is not there.
+    pub missing_device: Option<u32>,
+    /// The value of CUDA_VISIBLE_DEVICES the child ran with.
+    pub cuda_visible_devices: Option<String>,
+    /// Seconds the child spent.
+    pub seconds: f64,
+    /// Where those seconds went, stage by stage.
+    #[serde(default)]
+    pub timings: Vec<Timing>,
+}
+
+/// One stage of the child's work and its duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub stage: String,
+    pub seconds: f64,
+}
+
+impl Probe {
+    pub fn library(&self, name: &str) -> Option<&LibraryFacts> {
+        self.libraries.iter().find(|l| l.name == name)
+    }
+}
+
+/// One problem, as `--json` carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProblemJson {
+    pub kind: String,
+    pub exit_code: u8,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl From<&Error> for ProblemJson {
+    fn from(e: &Error) -> Self {
+        ProblemJson {
+            kind: e.kind().into(),
+            exit_code: e.exit_code().code(),
+            message: e.to_string(),
+            hint: e.hint(),
+        }
+    }
+}
+
+/// The whole result: what `--json` prints.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Verification {
+    pub version: String,
+    /// What selected it (`the command line`, a `.cuda-version` path, …).
+    pub selected_by: String,
+    pub cuda: Option<Version>,
+    pub cudnn: Option<Version>,
+    pub size: usize,
+    #[serde(flatten)]
+    pub probe: Probe,
+    pub problems: Vec<ProblemJson>,
+    pub warnings: Vec<String>,
+    pub passed: bool,
+    pub exit_code: u8,
+    pub wall_seconds: f64,
+}
+
+/// Runs the child with `env` as its whole environment and returns its facts.
+///
+/// A child that dies (a library crashed) or prints something that is not a
+/// report becomes `Error::VerifyCrashed`, naming the last stage it reached.
+pub fn run_child(
+    exe: &std::path::Path,
+    env: &std::collections::BTreeMap<OsString, OsString>,
+    request: &Request,
+) -> Result<Probe> {
+    let arg = serde_json::to_string(request).map_err(|e| Error::Other(e.to_string()))?;
+    let mut child = std::process::Command::new(exe)
+        .arg(CHILD_COMMAND)
+        .arg(arg)
+        .env_clear()
+        .envs(env)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(Error::io("cannot start the verification process", exe))?;
+    // Drain stderr on a thread so a chatty library cannot block the child.
+    let mut stderr = child.stderr.take().expect("piped");
+    let err_thread = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        String::from_utf8_lossy(&s).into_owned()
+    });
+    let mut out = Vec::new();
+    let _ = child.stdout.take().expect("piped").read_to_end(&mut out);
+    let status = child
+        .wait()
+        .map_err(Error::io("cannot wait for the verification process", exe))?;
+    let stderr = err_thread.join().unwrap_or_default();
+    let parsed = serde_json::from_slice::<Probe>(&out);
+    match parsed {
+        Ok(mut p) if status.success() => {
+            p.timings = probe::timings(&stderr, p.seconds);
+            Ok(p)
+        }
+        _ => {
+            use std::os::unix::process::ExitStatusExt;
+            let how = match (status.code(), status.signal()) {
+                (_, Some(sig)) => format!("was killed by signal {sig} ({})", signal_name(sig)),
+                (Some(c), _) => format!("exited with status {c} without a report"),
+                _ => "ended without a report".into(),
+            };
+            Err(Error::VerifyCrashed {
+                how,
+                stage: probe::last_stage(&stderr).unwrap_or_else(|| "starting".into()),
+                output: tail(&stderr, 20),
+            })
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        _ => "signal",
+    }
+}
+
+/// The last `n` lines of a text, without the child's stage markers.
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s
+        .lines()
+        .filter(|l| !l.starts_with(probe::STAGE_PREFIX))
+        .collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
