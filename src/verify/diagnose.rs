@@ -159,6 +159,16 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
             }
             continue;
         };
+        if let Some(err) = &lib.error {
+            // It loaded, but lacks entry points every release has: not a real copy.
+            d.problems.push(Error::LibraryMissing {
+                library: lib.name.clone(),
+                version: expected.name.clone(),
+                tried: soname.clone(),
+                detail: format!("{soname} loads but is unusable: {err}"),
+            });
+            continue;
+        }
         if lib.origin == Some(Origin::Outside) {
             let path = lib.path.clone().unwrap_or_else(|| soname.into());
             if part_of_version {

@@ -11,3 +11,4 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod verify;
