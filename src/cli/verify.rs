@@ -38,7 +38,7 @@ pub struct Args {
 
 fn parse_size(s: &str) -> std::result::Result<usize, String> {
     let n: usize = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if !(verify::MIN_SIZE..=verify::MAX_SIZE).contains(&n) || n % 8 != 0 {
+    if !(verify::MIN_SIZE..=verify::MAX_SIZE).contains(&n) || !n.is_multiple_of(8) {
         return Err(format!(
             "the size must be a multiple of 8 from {} to {}",
             verify::MIN_SIZE,

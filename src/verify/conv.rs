@@ -29,7 +29,7 @@ fn cudnn_error(d: &Cudnn, call: &str, code: c_int) -> ApiError {
         call: call.into(),
         code,
         // SAFETY: returns a static string for any status.
-        name: ffi::cstr(unsafe { (d.cudnnGetErrorString)(code) }),
+        name: unsafe { ffi::cstr((d.cudnnGetErrorString)(code)) },
         message: String::new(),
     }
 }
@@ -273,8 +273,8 @@ fn forward(
     let dx = DevBuf::new(rt, x.len() * 4)?;
     let df = DevBuf::new(rt, f.len() * 4)?;
     let dy = DevBuf::new(rt, ybytes)?;
-    dx.upload(x.as_ptr().cast(), x.len() * 4)?;
-    df.upload(f.as_ptr().cast(), f.len() * 4)?;
+    dx.upload(gemm::bytes(&x))?;
+    df.upload(gemm::bytes(&f))?;
     dy.fill(0xFF, ybytes)?;
     let (alpha, beta) = (1.0f32, 0.0f32);
     let mut last = None;
@@ -334,7 +334,7 @@ fn forward(
     if corrupt {
         dy.fill(0x3C, ybytes)?;
     }
-    dy.download(y.as_mut_ptr().cast(), ybytes)?;
+    dy.download(gemm::bytes_mut(&mut y))?;
     Ok((algo, y, want))
 }
 

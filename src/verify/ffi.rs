@@ -55,7 +55,7 @@ fn loaded_path(lib: &Library, symbol: &str) -> Option<PathBuf> {
     let addr = *sym;
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads loader state; `info` is a valid out-pointer.
-    if unsafe { libc::dladdr(addr as *const c_void, &mut info) } == 0 || info.dli_fname.is_null() {
+    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
         return None;
     }
     // SAFETY: dli_fname points at a NUL-terminated string owned by the loader.
@@ -65,11 +65,15 @@ fn loaded_path(lib: &Library, symbol: &str) -> Option<PathBuf> {
 }
 
 /// Copies a C string out, tolerating NULL.
-pub fn cstr(p: *const c_char) -> String {
+///
+/// # Safety
+/// `p` is NULL or points at a NUL-terminated string (the libraries return
+/// static ones).
+pub unsafe fn cstr(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
     }
-    // SAFETY: the libraries return static, NUL-terminated strings.
+    // SAFETY: guaranteed by the caller.
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 

@@ -87,21 +87,22 @@ impl HostMatrix {
         self.len() * self.elem_size()
     }
 
-    pub fn as_ptr(&self) -> *const std::ffi::c_void {
+    /// The elements' bytes, as the GPU reads them.
+    pub fn as_bytes(&self) -> &[u8] {
         match self {
-            HostMatrix::F32(v) => v.as_ptr().cast(),
-            HostMatrix::F16(v) => v.as_ptr().cast(),
-            HostMatrix::Bf16(v) => v.as_ptr().cast(),
-            HostMatrix::F64(v) => v.as_ptr().cast(),
+            HostMatrix::F32(v) => bytes(v),
+            HostMatrix::F16(v) => bytes(v),
+            HostMatrix::Bf16(v) => bytes(v),
+            HostMatrix::F64(v) => bytes(v),
         }
     }
 
-    pub fn as_mut_ptr(&mut self) -> *mut std::ffi::c_void {
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         match self {
-            HostMatrix::F32(v) => v.as_mut_ptr().cast(),
-            HostMatrix::F16(v) => v.as_mut_ptr().cast(),
-            HostMatrix::Bf16(v) => v.as_mut_ptr().cast(),
-            HostMatrix::F64(v) => v.as_mut_ptr().cast(),
+            HostMatrix::F32(v) => bytes_mut(v),
+            HostMatrix::F16(v) => bytes_mut(v),
+            HostMatrix::Bf16(v) => bytes_mut(v),
+            HostMatrix::F64(v) => bytes_mut(v),
         }
     }
 
@@ -115,6 +116,25 @@ impl HostMatrix {
             HostMatrix::F64(v) => v[start..start + rows].iter().sum(),
         }
     }
+}
+
+/// Floating-point element types: no padding, and every bit pattern is a value.
+pub trait Element: Copy {}
+impl Element for f32 {}
+impl Element for f64 {}
+impl Element for f16 {}
+impl Element for bf16 {}
+
+/// A slice of floats as bytes (for copies to and from the GPU).
+pub fn bytes<T: Element>(v: &[T]) -> &[u8] {
+    // SAFETY: `Element` types have no padding; u8 has alignment 1.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+/// A mutable slice of floats as bytes; any bytes written form valid floats.
+pub fn bytes_mut<T: Element>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as `bytes`, and every bit pattern is a valid `Element`.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
 /// splitmix64: a counter-based generator, so chunk `i` of a buffer can be
@@ -259,10 +279,10 @@ pub fn par_chunks<T: Send>(data: &mut [T], f: impl Fn(usize, &mut [T]) + Sync) {
     });
 }
 
-fn par_map<A: Sync, B: Send + Default + Clone>(src: &[A], f: impl Fn(A) -> B + Sync) -> Vec<B>
-where
-    A: Copy,
-{
+fn par_map<A: Sync + Copy, B: Send + Default + Clone>(
+    src: &[A],
+    f: impl Fn(A) -> B + Sync,
+) -> Vec<B> {
     let mut out = vec![B::default(); src.len()];
     par_chunks(&mut out, |offset, chunk| {
         for (i, o) in chunk.iter_mut().enumerate() {
@@ -370,7 +390,7 @@ fn has_avx2() -> bool {
 
 /// C = A·B on the CPU, all threads; `n` must be a multiple of 4.
 pub fn cpu_gemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
-    assert!(n % 4 == 0 && a.len() == n * n && b.len() == n * n && c.len() == n * n);
+    assert!(n.is_multiple_of(4) && a.len() == n * n && b.len() == n * n && c.len() == n * n);
     c.fill(0.0);
     let t = threads();
     let cols_per = (n / 4).div_ceil(t) * 4;

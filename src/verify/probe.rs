@@ -184,7 +184,8 @@ fn driver_version_string(nvml: Option<&Nvml>) -> Option<String> {
     let mut buf = [0 as std::ffi::c_char; 96];
     // SAFETY: NVML was initialised; the buffer is larger than NVML's 80-byte limit.
     let r = unsafe { (nvml.nvmlSystemGetDriverVersion)(buf.as_mut_ptr(), buf.len() as u32) };
-    (r == 0).then(|| ffi::cstr(buf.as_ptr()))
+    // SAFETY: NVML wrote a NUL-terminated string into the buffer.
+    (r == 0).then(|| unsafe { ffi::cstr(buf.as_ptr()) })
 }
 
 /// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu …` → `580.159.04`.
@@ -203,7 +204,8 @@ fn cu_error(d: &Driver, call: &str, code: c_int) -> ApiError {
     ApiError {
         call: call.into(),
         code,
-        name: ffi::cstr(p),
+        // SAFETY: NULL or a static string from cuGetErrorName.
+        name: unsafe { ffi::cstr(p) },
         message: String::new(),
     }
 }
@@ -578,6 +580,7 @@ fn failed_gemm(device: u32, dtype: Dtype, size: usize, error: ApiError) -> GemmR
 pub struct DevBuf<'a> {
     rt: &'a Runtime,
     pub ptr: *mut c_void,
+    bytes: usize,
 }
 
 impl<'a> DevBuf<'a> {
@@ -588,24 +591,39 @@ impl<'a> DevBuf<'a> {
         if r != 0 {
             return Err(cuda_error(rt, "cudaMalloc", r));
         }
-        Ok(DevBuf { rt, ptr })
+        Ok(DevBuf { rt, ptr, bytes })
     }
 
-    pub fn upload(&self, src: *const c_void, bytes: usize) -> Result<(), ApiError> {
-        // SAFETY: `src` has `bytes` readable bytes; the buffer is at least that large.
-        let r =
-            unsafe { (self.rt.cudaMemcpy)(self.ptr, src, bytes, ffi::CUDA_MEMCPY_HOST_TO_DEVICE) };
+    pub fn upload(&self, src: &[u8]) -> Result<(), ApiError> {
+        assert!(src.len() <= self.bytes, "upload larger than the buffer");
+        // SAFETY: `src` is readable for its length, which fits the allocation.
+        let r = unsafe {
+            (self.rt.cudaMemcpy)(
+                self.ptr,
+                src.as_ptr().cast(),
+                src.len(),
+                ffi::CUDA_MEMCPY_HOST_TO_DEVICE,
+            )
+        };
         check_cuda(self.rt, "cudaMemcpy", r)
     }
 
-    pub fn download(&self, dst: *mut c_void, bytes: usize) -> Result<(), ApiError> {
-        // SAFETY: `dst` has `bytes` writable bytes; the buffer is at least that large.
-        let r =
-            unsafe { (self.rt.cudaMemcpy)(dst, self.ptr, bytes, ffi::CUDA_MEMCPY_DEVICE_TO_HOST) };
+    pub fn download(&self, dst: &mut [u8]) -> Result<(), ApiError> {
+        assert!(dst.len() <= self.bytes, "download larger than the buffer");
+        // SAFETY: `dst` is writable for its length, which fits the allocation.
+        let r = unsafe {
+            (self.rt.cudaMemcpy)(
+                dst.as_mut_ptr().cast(),
+                self.ptr,
+                dst.len(),
+                ffi::CUDA_MEMCPY_DEVICE_TO_HOST,
+            )
+        };
         check_cuda(self.rt, "cudaMemcpy", r)
     }
 
     pub fn fill(&self, byte: u8, bytes: usize) -> Result<(), ApiError> {
+        assert!(bytes <= self.bytes, "fill larger than the buffer");
         // SAFETY: within the allocation.
         let r = unsafe { (self.rt.cudaMemset)(self.ptr, byte as c_int, bytes) };
         check_cuda(self.rt, "cudaMemset", r)
@@ -752,8 +770,8 @@ impl<'a> Prepared<'a> {
         let da = DevBuf::new(rt, ha.bytes())?;
         let db = DevBuf::new(rt, hb.bytes())?;
         let dc = DevBuf::new(rt, hc.bytes())?;
-        da.upload(ha.as_ptr(), ha.bytes())?;
-        db.upload(hb.as_ptr(), hb.bytes())?;
+        da.upload(ha.as_bytes())?;
+        db.upload(hb.as_bytes())?;
         Ok(Prepared {
             storage: storage(dtype),
             converted,
@@ -836,7 +854,7 @@ fn one_gemm(
         // The test hook: what a GEMM that runs but computes garbage looks like.
         dc.fill(0x3C, hc.bytes())?;
     }
-    dc.download(hc.as_mut_ptr(), hc.bytes())?;
+    dc.download(hc.as_bytes_mut())?;
     stage(format!("checking GEMM {dtype} on GPU {dev}"));
     let check = gemm::check(ha, hb, hc, n, SAMPLES);
     let passed = check.passes(dtype.bound());
