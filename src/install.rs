@@ -173,6 +173,7 @@ async fn ensure_unpacked(
     let a = a.clone();
     let file = file.to_path_buf();
     let dest2 = dest.clone();
+    let key = key.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {
         // Unpack beside the final name, then rename: a half-unpacked package
         // is never mistaken for a whole one.
@@ -187,8 +188,18 @@ async fn ensure_unpacked(
                 });
             }
         }
+        // Leftovers of this package from a killed unpack: whoever made them
+        // held the lock we hold now, so they are dead.
+        let prefix = format!(".tmp-{key}-");
+        if let Ok(rd) = std::fs::read_dir(dest2.parent().expect("pkgs dir")) {
+            for e in rd.flatten() {
+                if e.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
         let tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
+            .prefix(&prefix)
             .tempdir_in(dest2.parent().expect("pkgs dir"))
             .map_err(Error::io(
                 "cannot create a directory in",

@@ -488,6 +488,42 @@ fn loopback_install_works_and_reuses_the_cache() {
     let o = install_from(&env, &srv, &["--offline"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert_eq!(srv.downloads.load(Ordering::SeqCst), 1);
+
+    // The version shares its bytes with the package store (one inode), and
+    // survives `cache clean`.
+    use std::os::unix::fs::MetadataExt;
+    let lib = env.root.join("versions/12.4.1/lib64/libcudart.so.12");
+    let m = std::fs::metadata(&lib).unwrap();
+    assert!(m.nlink() >= 2, "not hard-linked");
+    let mut store = Vec::new();
+    walk(&env.root.join("cache/pkgs"), &mut store);
+    let shared = store
+        .iter()
+        .filter(|p| p.ends_with("lib64/libcudart.so.12"))
+        .any(|p| {
+            std::fs::metadata(p)
+                .map(|s| s.ino() == m.ino())
+                .unwrap_or(false)
+        });
+    assert!(shared, "{store:?}");
+    env.ok(&["cache", "clean"]);
+    assert!(!env.root.join("cache/pkgs").exists());
+    assert_eq!(std::fs::read(&lib).unwrap().len(), 300_000);
+}
+
+/// `install` without a spec installs what `.cuda-version` pins.
+#[test]
+fn install_without_spec_uses_the_selection() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    std::fs::write(env.home.join(".cuda-version"), "12.4.1\n").unwrap();
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .args(["install", ONLY_CUDART]);
+    let o = c.output().unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(versions(&env).trim(), "12.4.1");
 }
 
 /// Large files come as parallel ranges (the threshold lowered so a small
