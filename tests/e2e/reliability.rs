@@ -8,6 +8,7 @@
 //! hang is a failure rather than a stuck suite.
 
 mod bad_version_file;
+mod disk;
 mod hostile_tar;
 mod hostile_zip;
 mod install_faults;
