@@ -9,6 +9,7 @@
 
 mod bad_version_file;
 mod disk;
+mod hook;
 mod hostile_tar;
 mod hostile_zip;
 mod install_faults;

@@ -13,7 +13,7 @@ use super::support::{diff, fake_version, run_with_deadline, snapshot, without_da
 use crate::common::{TestEnv, bin};
 
 /// How to put the hostile thing at `proj/.cuda-version`.
-enum Make {
+pub enum Make {
     Bytes(Vec<u8>),
     Fifo,
     SymlinkTo(&'static str),
@@ -27,7 +27,7 @@ fn bytes(b: &[u8]) -> Make {
     Make::Bytes(b.to_vec())
 }
 
-fn hostile_cases() -> Vec<(&'static str, Make)> {
+pub fn hostile_cases() -> Vec<(&'static str, Make)> {
     vec![
         ("empty", bytes(b"")),
         ("whitespace only", bytes(b"  \t \n\n   \r\n")),
@@ -83,7 +83,7 @@ impl From<Vec<u8>> for Make {
     }
 }
 
-fn make(what: &Make, file: &Path) {
+pub fn make(what: &Make, file: &Path) {
     match what {
         Make::Bytes(b) => std::fs::write(file, b).unwrap(),
         Make::Fifo => {
