@@ -41,6 +41,8 @@ pub enum ExitCode {
     WrongResult = 15,
     /// `doctor` found at least one error-level problem.
     DoctorErrors = 16,
+    /// `verify`: the checks did not finish within `--timeout` (a hanging driver).
+    TimedOut = 17,
     /// The command to run or look up does not exist in the active version
     /// (`which`, `exec`): 127, as shells report "command not found".
     CommandNotFound = 127,
@@ -50,7 +52,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 17] = [
+    pub const ALL: [ExitCode; 18] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -66,6 +68,7 @@ impl ExitCode {
         ExitCode::LibraryMissing,
         ExitCode::WrongResult,
         ExitCode::DoctorErrors,
+        ExitCode::TimedOut,
         ExitCode::CommandNotFound,
         ExitCode::Interrupted,
     ];
@@ -262,6 +265,16 @@ pub enum Error {
         output: String,
     },
 
+    #[error(
+        "the verification process did not finish within {seconds} s; it was stopped while {stage}"
+    )]
+    VerifyTimedOut {
+        seconds: u64,
+        stage: String,
+        /// The end of its stderr.
+        output: String,
+    },
+
     #[error("invalid doctor facts {}: {reason}", path.display())]
     InvalidFacts { path: PathBuf, reason: String },
 
@@ -331,6 +344,7 @@ impl Error {
             | Error::LibraryMismatch { .. } => ExitCode::LibraryMissing,
             Error::WrongResult { .. } => ExitCode::WrongResult,
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
+            Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
             Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
@@ -507,6 +521,23 @@ impl Error {
                  fp32 products inexact"
                     .into(),
             ),
+            Error::VerifyTimedOut { stage, output, .. } => {
+                let cause = if stage.starts_with("cuInit") || stage.contains("libcuda") {
+                    "the driver hangs in its initialisation (cuInit)"
+                } else {
+                    "a driver or library call hangs"
+                };
+                let mut hint = format!(
+                    "{cause}: every CUDA program on this machine will hang the same way. Check `nvidia-smi` \
+                     (if it hangs too, the driver or GPU is stuck: reload the kernel module or reboot; look \
+                     for Xid errors in `dmesg`). If the checks are only slow (a large --size), raise the \
+                     limit with --timeout SECS"
+                );
+                if !output.is_empty() {
+                    hint.push_str(&format!("\nthe libraries' last output was:\n{output}"));
+                }
+                Some(hint)
+            }
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
             )),
@@ -527,6 +558,7 @@ impl Error {
             Error::WrongResult { .. } => "wrong_result",
             Error::CheckFailed { .. } => "check_failed",
             Error::VerifyCrashed { .. } => "verify_crashed",
+            Error::VerifyTimedOut { .. } => "timed_out",
             Error::NotInstalled { .. } | Error::CommandNotFound { .. } => "not_installed",
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
@@ -570,6 +602,7 @@ mod tests {
             | ExitCode::LibraryMissing
             | ExitCode::WrongResult
             | ExitCode::DoctorErrors
+            | ExitCode::TimedOut
             | ExitCode::CommandNotFound
             | ExitCode::Interrupted => {}
         }

@@ -1,4 +1,4 @@
-//! `cudaenv verify [SPEC] [--json] [--dtype …] [--size N] [--device K|all]`:
+//! `cudaenv verify [SPEC] [--json] [--dtype …] [--size N] [--device K|all] [--timeout SECS]`:
 //! prove on the GPU that a version works.
 //!
 //! Resolves the version as `exec` does, applies its activation to a copy of
@@ -34,7 +34,22 @@ pub struct Args {
     /// The GPU to run the checks on: an index, or `all`.
     #[arg(long, value_name = "K|all", default_value = "0")]
     pub device: Devices,
+    /// Stop the checks (and every process they started) after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = verify::DEFAULT_TIMEOUT_SECS, value_parser = parse_timeout)]
+    pub timeout: u64,
 }
+
+fn parse_timeout(s: &str) -> std::result::Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_TIMEOUT_SECS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}"
+        )),
+    }
+}
+
+/// A day: long enough for any real check, short enough to be a number.
+const MAX_TIMEOUT_SECS: u64 = 86_400;
 
 fn parse_size(s: &str) -> std::result::Result<usize, String> {
     let n: usize = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
@@ -108,12 +123,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     ))?;
     env.printer.info(format!("verifying `{}` …", expected.name));
 
-    let (probe, mut problems, warnings) = match verify::run_child(&exe, &vars, &request) {
+    let timeout = std::time::Duration::from_secs(args.timeout);
+    let (probe, mut problems, warnings) = match verify::run_child(&exe, &vars, &request, timeout) {
         Ok(probe) => {
             let d = diagnose::diagnose(&expected, &probe);
             (probe, d.problems, d.warnings)
         }
-        Err(e @ Error::VerifyCrashed { .. }) => (Probe::default(), vec![e], Vec::new()),
+        Err(e @ (Error::VerifyCrashed { .. } | Error::VerifyTimedOut { .. })) => {
+            (Probe::default(), vec![e], Vec::new())
+        }
         Err(e) => return Err(e),
     };
     let exit = problems.first().map_or(ExitCode::Success, Error::exit_code);

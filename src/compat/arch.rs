@@ -159,6 +159,88 @@ pub fn removed_in(cc: ComputeCapability) -> Option<Version> {
     row(&cc.sm()).and_then(|r| r.removed.clone())
 }
 
+/// Whether a GPU can run the machine code a CUDA release ships, counting
+/// binary compatibility: code built for `sm_86` runs on an `sm_89` GPU (same
+/// major, newer minor), so only a newer major is out of reach. `support`
+/// answers the narrower question "does this release build natively for it".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuFit {
+    Runs,
+    /// The GPU predates every architecture the release still builds for.
+    TooOld {
+        oldest: ComputeCapability,
+    },
+    /// The GPU's major architecture is newer than anything the release builds for.
+    TooNew {
+        newest: ComputeCapability,
+    },
+    /// The table does not cover this release (before CUDA 9.0).
+    Unknown,
+}
+
+/// The architectures a release builds for (natively or deprecated), oldest first.
+pub fn targets(cuda: &Version) -> Vec<ComputeCapability> {
+    let mut out: Vec<ComputeCapability> = data::arch()
+        .arch
+        .iter()
+        .filter_map(|a| a.sm.parse::<ComputeCapability>().ok())
+        .filter(|cc| support(cuda, *cc).runs())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+pub fn runs_on(cuda: &Version, gpu: ComputeCapability) -> GpuFit {
+    let t = targets(cuda);
+    let (Some(&oldest), Some(&newest)) = (t.first(), t.last()) else {
+        return GpuFit::Unknown;
+    };
+    if t.iter()
+        .any(|a| a.major == gpu.major && a.minor <= gpu.minor)
+    {
+        GpuFit::Runs
+    } else if gpu < oldest {
+        GpuFit::TooOld { oldest }
+    } else {
+        GpuFit::TooNew { newest }
+    }
+}
+
+/// A CUDA to use instead for a GPU that a release cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Alternative {
+    /// This release or any newer one (the GPU is too new for the one asked about).
+    FromOn(Version),
+    /// Any release older than this one (it dropped the GPU).
+    Before(Version),
+}
+
+/// The oldest newer release that runs `gpu`, or else the newest older one;
+/// `None` when no release in the table runs it.
+pub fn alternative(cuda: &Version, gpu: ComputeCapability) -> Option<Alternative> {
+    // Support only changes at the releases the table names.
+    let mut marks: Vec<Version> = data::arch()
+        .arch
+        .iter()
+        .flat_map(|a| [&a.added, &a.deprecated, &a.removed])
+        .flatten()
+        .cloned()
+        .collect();
+    marks.sort();
+    marks.dedup();
+    let fits = |v: &Version| runs_on(v, gpu) == GpuFit::Runs;
+    let mm = cuda.truncate(2);
+    if let Some(v) = marks.iter().find(|v| **v > mm && fits(v)) {
+        return Some(Alternative::FromOn(v.clone()));
+    }
+    let last = marks.iter().rposition(fits)?;
+    Some(match marks.get(last + 1) {
+        Some(next) => Alternative::Before(next.clone()),
+        None => Alternative::FromOn(marks[last].clone()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +317,31 @@ mod tests {
         }
         assert_eq!(cc("9.0").family(), Some("Hopper"));
         assert_eq!(first_cuda(cc("8.9")), Some(v("11.8")));
+    }
+
+    #[test]
+    fn gpus_run_code_of_the_same_major() {
+        let fit = |c: &str, g: &str| runs_on(&v(c), cc(g));
+        // CUDA 11.2 predates Hopper; its newest target names the gap.
+        assert_eq!(fit("11.2", "9.0"), GpuFit::TooNew { newest: cc("8.6") });
+        assert_eq!(fit("11.8", "9.0"), GpuFit::Runs);
+        assert_eq!(fit("12.4", "9.0"), GpuFit::Runs);
+        // sm_86 machine code runs on sm_89, though 11.1 does not build for it.
+        assert_eq!(fit("11.1", "8.9"), GpuFit::Runs);
+        assert_eq!(fit("13.0", "7.0"), GpuFit::TooOld { oldest: cc("7.5") });
+        assert!(matches!(fit("12.4", "10.0"), GpuFit::TooNew { .. }));
+        assert_eq!(fit("12.8", "10.0"), GpuFit::Runs);
+        assert_eq!(fit("13.0", "12.0"), GpuFit::Runs);
+        assert_eq!(fit("12.9", "12.1"), GpuFit::Runs);
+        assert!(matches!(fit("12.8", "12.1"), GpuFit::Runs));
+        assert_eq!(fit("8.0", "6.1"), GpuFit::Unknown);
+        assert_eq!(targets(&v("13.0")).first(), Some(&cc("7.5")));
+        assert_eq!(targets(&v("13.0")).last(), Some(&cc("12.1")));
+
+        let alt = |c: &str, g: &str| alternative(&v(c), cc(g));
+        assert_eq!(alt("11.2", "9.0"), Some(Alternative::FromOn(v("11.8"))));
+        assert_eq!(alt("13.0", "7.0"), Some(Alternative::Before(v("13.0"))));
+        assert_eq!(alt("12.4", "10.0"), Some(Alternative::FromOn(v("12.8"))));
+        assert_eq!(alt("13.0", "15.0"), None);
     }
 }

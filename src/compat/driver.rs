@@ -168,6 +168,12 @@ pub fn requirement(cuda: &Version, os: DriverOs) -> Option<DriverRequirement> {
     })
 }
 
+/// The oldest driver that starts a runtime of this CUDA version at all
+/// (through minor version compatibility where the family has it).
+pub fn min_driver(cuda: &Version, os: DriverOs) -> Option<DriverVersion> {
+    requirement(cuda, os)?.absolute_min().cloned()
+}
+
 /// How a driver relates to a toolkit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriverFit {
@@ -237,6 +243,24 @@ mod tests {
         for bad in ["", "x", "1..2", "580.65.06.1.2", "-1"] {
             assert!(DriverVersion::parse(bad).is_none(), "{bad}");
         }
+    }
+
+    /// The floor `verify` names when a runtime refuses to start: minor version
+    /// compatibility from 11.0 on (Table 2), the release driver before it (Table 3).
+    #[test]
+    fn oldest_driver_that_starts_a_runtime() {
+        let min = |c: &str| min_driver(&v(c), DriverOs::Linux).map(|d| d.to_string());
+        assert_eq!(min("12.4").as_deref(), Some("525.60.13"));
+        assert_eq!(min("12.9.1").as_deref(), Some("525.60.13"));
+        assert_eq!(min("11.8").as_deref(), Some("450.80.02"));
+        assert_eq!(min("11.0").as_deref(), Some("450.36.06"));
+        assert_eq!(min("13.0").as_deref(), Some("580"));
+        assert_eq!(min("13.2").as_deref(), Some("580"));
+        assert_eq!(min("10.2").as_deref(), Some("440.33"));
+        assert_eq!(min("9.2").as_deref(), Some("396.26"));
+        assert_eq!(min("6.5"), None);
+        assert_eq!(min("14.0"), None);
+        assert!(d("575.57.08") < d(min("13.0").as_deref().unwrap()));
     }
 
     #[test]

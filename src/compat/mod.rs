@@ -16,7 +16,7 @@ pub mod libraries;
 
 use serde::Serialize;
 
-pub use arch::{ArchSupport, ComputeCapability};
+pub use arch::{Alternative, ArchSupport, ComputeCapability, GpuFit};
 pub use driver::{DriverFit, DriverOs, DriverRequirement, DriverVersion};
 pub use framework::{Framework, FrameworkReq, Requirement, StackChoice, stack_for};
 

@@ -1,14 +1,15 @@
 //! From facts to problems: what went wrong, in the user's terms.
 //!
 //! Live results decide (a status code, a wrong number, a library from the
-//! wrong directory); the embedded table (`table`) explains and names the fix.
+//! wrong directory); the compatibility tables (`crate::compat`, the same data
+//! `doctor` and the install guard use) explain and name the fix.
 //! Problems are `Error`s, so each has its message, hint and exit code in one
 //! place; they are sorted so that the most fundamental one comes first and
 //! gives the exit code (no driver explains everything after it).
 
 use super::ffi;
-use super::table::{DriverVersion, Requirements, arch_problem};
 use super::{ApiError, Expected, Origin, Outcome, Probe};
+use crate::compat::{self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit};
 use crate::error::Error;
 use crate::spec::Version;
 
@@ -39,7 +40,6 @@ fn rank(e: &Error) -> u8 {
 }
 
 pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
-    let table = Requirements::embedded();
     let mut d = Diagnosis::default();
     let driver = &probe.driver;
     let driver_loaded = driver.load_error.is_none();
@@ -63,9 +63,11 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
 
     // --- the runtime against the driver ------------------------------------------
     if driver_loaded {
-        let floor = runtime.and_then(|r| table.min_driver(r));
+        // The Linux column: WSL2 drivers report Windows numbering, which runs
+        // ahead of the Linux floors, and the live checks below decide anyway.
+        let floor = runtime.and_then(|r| compat::driver::min_driver(r, DriverOs::Linux));
         let installed = driver.version.as_deref().and_then(DriverVersion::parse);
-        let too_old_by_table = matches!((&installed, floor), (Some(i), Some(f)) if i < f);
+        let too_old_by_table = matches!((&installed, &floor), (Some(i), Some(f)) if i < f);
         let too_old_by_api =
             matches!((&driver.cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
         let insufficient = probe
@@ -83,7 +85,9 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
                     .as_ref()
                     .map_or_else(|| "an unknown version".into(), Version::to_string),
                 runtime: r.to_string(),
-                min_driver: floor.map_or_else(|| "a newer one".into(), DriverVersion::to_string),
+                min_driver: floor
+                    .as_ref()
+                    .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
             });
         } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
             && dc < &r.truncate(2)
@@ -128,20 +132,30 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
 
     // --- architectures -------------------------------------------------------------
     let cuda_for_arch = runtime.or(expected.cuda.as_ref());
-    if let Some(cuda) = cuda_for_arch
-        && let Some(range) = table.arch_range(cuda)
-    {
+    if let Some(cuda) = cuda_for_arch {
         for dev in &probe.devices {
-            if let Some(reason) = arch_problem(range, dev.cc) {
-                d.problems.push(Error::ArchUnsupported {
-                    index: dev.index,
-                    name: dev.name.clone(),
-                    cc: dev.cc_string(),
-                    cuda: cuda.truncate(2).to_string(),
-                    reason,
-                    instead: table.instead(cuda, dev.cc),
-                });
-            }
+            let gpu = ComputeCapability::new(dev.cc / 10, dev.cc % 10);
+            let reason = match compat::arch::runs_on(cuda, gpu) {
+                GpuFit::TooOld { oldest } => {
+                    format!("its oldest supported architecture is {}", oldest.sm())
+                }
+                GpuFit::TooNew { newest } => {
+                    format!("its newest supported architecture is {}", newest.sm())
+                }
+                GpuFit::Runs | GpuFit::Unknown => continue,
+            };
+            d.problems.push(Error::ArchUnsupported {
+                index: dev.index,
+                name: dev.name.clone(),
+                cc: dev.cc_string(),
+                cuda: cuda.truncate(2).to_string(),
+                reason,
+                instead: match compat::arch::alternative(cuda, gpu) {
+                    Some(Alternative::FromOn(v)) => format!("CUDA {v} or newer"),
+                    Some(Alternative::Before(v)) => format!("a CUDA older than {v}"),
+                    None => "none known to cudaenv".into(),
+                },
+            });
         }
     }
 

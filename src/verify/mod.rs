@@ -13,20 +13,19 @@
 //!
 //! The parent turns the facts into problems (`diagnose`): each is an `Error`
 //! with the values a user needs, a hint and a distinct exit code, decided
-//! from the live results first and explained with the embedded table
-//! (`table`). `render` prints the human report; `--json` prints
+//! from the live results first and explained with the compatibility tables
+//! (`crate::compat`, shared with `doctor` and the install guard). `render` prints the human report; `--json` prints
 //! `Verification`, which carries the same facts.
 //!
 //! Modules: `ffi` (dlopen'd tables of entry points), `probe` (the child),
 //! `gemm` and `conv` (host-side data, references, error bounds, CPU GEMM),
-//! `table`, `diagnose`, `render`.
+//! `diagnose`, `render`.
 
 pub mod diagnose;
 pub mod ffi;
 pub mod gemm;
 pub mod probe;
 pub mod render;
-pub mod table;
 
 mod conv;
 
@@ -397,39 +396,96 @@ pub struct Verification {
     pub wall_seconds: f64,
 }
 
+/// How long the checks may take by default: a default run takes seconds and
+/// the largest `--size` GEMMs well under a minute on current GPUs, so this only
+/// ever stops a hang.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+
 /// Runs the child with `env` as its whole environment and returns its facts.
 ///
 /// A child that dies (a library crashed) or prints something that is not a
 /// report becomes `Error::VerifyCrashed`, naming the last stage it reached.
+/// A child still running after `timeout` (a driver stuck in `cuInit` never
+/// returns) is killed with its whole process group and becomes
+/// `Error::VerifyTimedOut`: `verify` must answer, whatever the driver does.
 pub fn run_child(
     exe: &std::path::Path,
     env: &std::collections::BTreeMap<OsString, OsString>,
     request: &Request,
+    timeout: std::time::Duration,
 ) -> Result<Probe> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+
     let arg = serde_json::to_string(request).map_err(|e| Error::Other(e.to_string()))?;
-    let mut child = std::process::Command::new(exe)
-        .arg(CHILD_COMMAND)
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg(CHILD_COMMAND)
         .arg(arg)
         .env_clear()
         .envs(env)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
+        // Its own process group, so that whatever the libraries start dies
+        // with it when the time is up.
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe and touches no memory of ours. Being
+    // in its own group, the child no longer gets the terminal's Ctrl-C; it
+    // dies with the parent instead.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd
         .spawn()
         .map_err(Error::io("cannot start the verification process", exe))?;
-    // Drain stderr on a thread so a chatty library cannot block the child.
+    let group = child.id() as libc::pid_t;
+    // Drain both pipes on threads so a chatty library cannot block the child
+    // and the wait below can give up on time.
     let mut stderr = child.stderr.take().expect("piped");
     let err_thread = std::thread::spawn(move || {
         let mut s = Vec::new();
         let _ = stderr.read_to_end(&mut s);
         String::from_utf8_lossy(&s).into_owned()
     });
-    let mut out = Vec::new();
-    let _ = child.stdout.take().expect("piped").read_to_end(&mut out);
-    let status = child
-        .wait()
+    let mut stdout = child.stdout.take().expect("piped");
+    let out_thread = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        s
+    });
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = done_tx.send(());
+        status
+    });
+    let timed_out = matches!(
+        done_rx.recv_timeout(timeout),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+    );
+    // Kill the group in every case: after a timeout to stop the hang, after a
+    // normal exit so that no helper it left behind keeps the pipes (and so
+    // this process) waiting. A group with nobody left answers ESRCH.
+    // SAFETY: plain syscall; a negative pid addresses the child's group only.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let status = waiter
+        .join()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the wait thread panicked")))
         .map_err(Error::io("cannot wait for the verification process", exe))?;
+    let out = out_thread.join().unwrap_or_default();
     let stderr = err_thread.join().unwrap_or_default();
+    let stage = || probe::last_stage(&stderr).unwrap_or_else(|| "starting".into());
+    if timed_out {
+        return Err(Error::VerifyTimedOut {
+            seconds: timeout.as_secs(),
+            stage: stage(),
+            output: tail(&stderr, 20),
+        });
+    }
     let parsed = serde_json::from_slice::<Probe>(&out);
     match parsed {
         Ok(mut p) if status.success() => {
@@ -437,7 +493,6 @@ pub fn run_child(
             Ok(p)
         }
         _ => {
-            use std::os::unix::process::ExitStatusExt;
             let how = match (status.code(), status.signal()) {
                 (_, Some(sig)) => format!("was killed by signal {sig} ({})", signal_name(sig)),
                 (Some(c), _) => format!("exited with status {c} without a report"),
@@ -445,7 +500,7 @@ pub fn run_child(
             };
             Err(Error::VerifyCrashed {
                 how,
-                stage: probe::last_stage(&stderr).unwrap_or_else(|| "starting".into()),
+                stage: stage(),
                 output: tail(&stderr, 20),
             })
         }

@@ -332,6 +332,11 @@ fn arguments_are_checked_before_anything_runs() {
         (&["verify", "--size", "1000000"][..], "multiple of 8"),
         (&["verify", "--dtype", "fp8"][..], "unknown dtype `fp8`"),
         (&["verify", "--device", "first"][..], "not a GPU index"),
+        (&["verify", "--timeout", "0"][..], "from 1 to 86400"),
+        (
+            &["verify", "--timeout", "soon"][..],
+            "whole number of seconds",
+        ),
     ] {
         let err = assert_code(&env.run(args), 2, &args.join(" "));
         assert!(err.contains(what), "{args:?}: {err}");
@@ -342,6 +347,116 @@ fn arguments_are_checked_before_anything_runs() {
         "verify of a missing version",
     );
     assert!(err.contains("12.8"), "{err}");
+}
+
+/// A `libcuda.so.1` whose `cuInit` never returns, as a wedged driver's does.
+/// It first forks a helper (as drivers start daemons) that also waits forever
+/// and holds the child's stdout/stderr, then writes both pids to `pids`.
+fn hanging_libcuda(lib: &Path, pids: &Path) {
+    let path = pids
+        .display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    cc_shared(
+        &lib.join("libcuda.so.1"),
+        "libcuda.so.1",
+        &format!(
+            "#include <stdio.h>\n#include <unistd.h>\n\
+             int cuInit(unsigned f) {{\n\
+               pid_t helper = fork();\n\
+               if (helper == 0) {{ for (;;) pause(); }}\n\
+               FILE *o = fopen(\"{path}\", \"w\");\n\
+               fprintf(o, \"%d %d\\n\", (int)getpid(), (int)helper);\n\
+               fclose(o);\n\
+               for (;;) pause();\n\
+             }}\n\
+             int cuDriverGetVersion(int *v) {{ *v = 13000; return 0; }}\n\
+             int cuGetErrorName(int e, const char **s) {{ *s = \"CUDA_ERROR_UNKNOWN\"; return 0; }}\n{}",
+            stubs(
+                &[
+                    "cuDeviceGetCount",
+                    "cuDeviceGet",
+                    "cuDeviceGetName",
+                    "cuDeviceGetAttribute",
+                    "cuDeviceTotalMem_v2",
+                ],
+                999
+            )
+        ),
+    );
+}
+
+/// True while `pid` is a live (not zombie) member of process group `group`:
+/// a recycled pid in another group does not count.
+fn alive_in_group(pid: u32, group: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) state ppid pgrp …`; comm may hold spaces, so split after `)`.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    !matches!(fields[0], "Z" | "X") && fields[2] == group.to_string()
+}
+
+/// A driver that hangs in `cuInit` must not hang `verify`: the child is
+/// killed with everything it started, and the cause is named.
+#[test]
+fn a_driver_hanging_in_cuinit_is_stopped_by_the_timeout() {
+    let env = TestEnv::new();
+    let prefix = stack(&env, "stack");
+    let pids = env.path("pids");
+    hanging_libcuda(&prefix.join("lib64"), &pids);
+    for json_flag in [false, true] {
+        let _ = std::fs::remove_file(&pids);
+        let mut args = vec!["verify", "stack", "--timeout", "2"];
+        if json_flag {
+            args.push("--json");
+        }
+        // A safety net, not a measurement: if the fix regresses, the test
+        // fails (killed, no exit code) instead of hanging the suite.
+        let out = assert_cmd::Command::from_std(env.cmd())
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = assert_code(&out, 17, &args.join(" "));
+        assert!(
+            err.contains(
+                "error: the verification process did not finish within 2 s; \
+                 it was stopped while cuInit"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("hint: the driver hangs in its initialisation (cuInit)"),
+            "{err}"
+        );
+        assert!(err.contains("--timeout SECS"), "{err}");
+        if json_flag {
+            let v = json(&out);
+            assert_eq!(v["exit_code"], 17);
+            assert_eq!(v["passed"], false);
+            assert_eq!(kinds(&v), ["timed_out"]);
+        }
+        // The stand-in got as far as cuInit, and neither it nor its helper survived.
+        let text = std::fs::read_to_string(&pids).expect("cuInit was reached");
+        let ids: Vec<u32> = text
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        let [child, helper] = ids[..] else {
+            panic!("bad pid file: {text}")
+        };
+        assert!(
+            !alive_in_group(child, child),
+            "the check process {child} is still running"
+        );
+        assert!(
+            !alive_in_group(helper, child),
+            "its helper {helper} is still running"
+        );
+    }
 }
 
 /// The real runtime from PyPI, on a machine without a driver: it loads from
