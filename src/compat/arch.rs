@@ -101,6 +101,12 @@ pub enum ArchSupport {
     Removed {
         since: Version,
     },
+    /// The release does not build for this architecture itself, but for an
+    /// older one of the same major (`sm_86` for an `sm_89` GPU), whose machine
+    /// code the GPU runs unchanged.
+    Compatible {
+        via: ComputeCapability,
+    },
     /// The GPU is newer than the toolkit: only PTX JIT can run on it.
     TooNew {
         first: Option<Version>,
@@ -111,8 +117,21 @@ pub enum ArchSupport {
 
 impl ArchSupport {
     pub fn runs(&self) -> bool {
+        matches!(
+            self,
+            ArchSupport::Native | ArchSupport::Deprecated { .. } | ArchSupport::Compatible { .. }
+        )
+    }
+
+    /// True when the release builds machine code for this very architecture.
+    pub fn builds_for(&self) -> bool {
         matches!(self, ArchSupport::Native | ArchSupport::Deprecated { .. })
     }
+}
+
+/// Does the release (major.minor `mm`) build for this table row?
+fn builds(mm: &Version, r: &data::ArchRow) -> bool {
+    r.added.as_ref().is_some_and(|a| mm >= a) && r.removed.as_ref().is_none_or(|rem| mm < rem)
 }
 
 pub fn support(cuda: &Version, cc: ComputeCapability) -> ArchSupport {
@@ -136,8 +155,19 @@ pub fn support(cuda: &Version, cc: ComputeCapability) -> ArchSupport {
     }
     match &r.added {
         Some(add) if mm < *add => {
-            return ArchSupport::TooNew {
-                first: Some(add.clone()),
+            // Machine code for an older minor of the same major runs unchanged.
+            let via = data::arch()
+                .arch
+                .iter()
+                .filter(|r| builds(&mm, r))
+                .filter_map(|r| r.sm.parse::<ComputeCapability>().ok())
+                .filter(|a| a.major == cc.major && a.minor < cc.minor)
+                .max();
+            return match via {
+                Some(via) => ArchSupport::Compatible { via },
+                None => ArchSupport::TooNew {
+                    first: Some(add.clone()),
+                },
             };
         }
         None if mm < Version::from_parts(&[9, 0]) => return ArchSupport::Unknown,
@@ -184,7 +214,7 @@ pub fn targets(cuda: &Version) -> Vec<ComputeCapability> {
         .arch
         .iter()
         .filter_map(|a| a.sm.parse::<ComputeCapability>().ok())
-        .filter(|cc| support(cuda, *cc).runs())
+        .filter(|cc| support(cuda, *cc).builds_for())
         .collect();
     out.sort();
     out.dedup();
@@ -277,13 +307,10 @@ mod tests {
                     first: Some(v("11.8")),
                 },
             ),
-            (
-                "11.0",
-                "8.6",
-                TooNew {
-                    first: Some(v("11.1")),
-                },
-            ),
+            // sm_80 machine code runs on sm_86: 11.0 works there without building for it.
+            ("11.0", "8.6", Compatible { via: cc("8.0") }),
+            ("11.1", "8.9", Compatible { via: cc("8.6") }),
+            ("12.8", "12.1", Compatible { via: cc("12.0") }),
             ("11.1", "8.6", Native),
             ("13.0", "6.1", Removed { since: v("13.0") }),
             ("13.0", "7.0", Removed { since: v("13.0") }),

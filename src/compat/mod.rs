@@ -215,5 +215,9 @@ mod tests {
         let g = guard(&m("580.159.04", &[(9, 0)]), &v("11.2"));
         assert!(matches!(&g[..], [GuardIssue::ArchTooNew { .. }]), "{g:?}");
         assert!(g[0].message(&v("11.2")).contains("≥ 11.8"));
+        assert!(
+            guard(&m("580.159.04", &[(8, 9)]), &v("11.1")).is_empty(),
+            "an sm_89 GPU runs 11.1's sm_86 machine code"
+        );
     }
 }

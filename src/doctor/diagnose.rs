@@ -279,6 +279,10 @@ fn active_findings(f: &Facts, o: &mut Out) {
         let sm = gpu.sm();
         match compat::arch::support(&cuda, gpu) {
             ArchSupport::Native => o.ok("arch", format!("CUDA {cuda} supports {sm}")),
+            ArchSupport::Compatible { via } => o.ok(
+                "arch",
+                format!("CUDA {cuda} runs on {sm} through its {} machine code (same architecture family)", via.sm()),
+            ),
             ArchSupport::Deprecated { since } => o.warn(
                 "arch-deprecated",
                 format!("{sm} is deprecated since CUDA {since}; a future release drops it"),
