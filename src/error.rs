@@ -156,6 +156,9 @@ pub enum Error {
         actual: String,
     },
 
+    #[error("size mismatch for {url}: {reason}")]
+    SizeMismatch { url: String, reason: String },
+
     #[error("download failed: {url}: {reason}")]
     Network { url: String, reason: String },
 
@@ -345,7 +348,9 @@ impl Error {
             Error::WrongResult { .. } => ExitCode::WrongResult,
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
-            Error::BadArchive { .. } | Error::HashMismatch { .. } => ExitCode::Integrity,
+            Error::BadArchive { .. } | Error::HashMismatch { .. } | Error::SizeMismatch { .. } => {
+                ExitCode::Integrity
+            }
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
             Error::InvalidFramework { .. } | Error::InvalidFacts { .. } => ExitCode::Usage,
@@ -424,6 +429,11 @@ impl Error {
                 "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
                     .into(),
             ),
+            Error::SizeMismatch { url, .. } => Some(format!(
+                "the file is not the one the {} announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file{}",
+                if url.contains("/compute/") { "manifest" } else { "index" },
+                if url.contains("/compute/") { " (check CUDAENV_NVIDIA_MIRROR)" } else { "" }
+            )),
             // NVIDIA's files all live under /compute/ (on NVIDIA's host or a mirror).
             Error::Network { url, .. } if url.contains("/compute/") => Some(
                 "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml); run again to resume"

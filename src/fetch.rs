@@ -304,7 +304,7 @@ impl Fetcher {
             if a.size.is_some_and(|s| got > s) {
                 drop(to);
                 let _ = std::fs::remove_file(part);
-                return Err(Error::Network {
+                return Err(Error::SizeMismatch {
                     url: a.url.clone(),
                     reason: format!(
                         "the file is larger than the {} bytes the index announced",
@@ -322,7 +322,7 @@ impl Fetcher {
         {
             drop(to);
             let _ = std::fs::remove_file(part);
-            return Err(Error::Network {
+            return Err(Error::SizeMismatch {
                 url: a.url.clone(),
                 reason: format!("got {got} bytes, the index announced {want}"),
             });
@@ -414,7 +414,9 @@ impl Fetcher {
             self.progress.advance(line, chunk.len() as u64);
             if a.size.is_some_and(|s| got > s) {
                 let _ = std::fs::remove_file(part);
-                return Err(Attempt::Fail(Error::Network {
+                // More bytes than announced is not a flaky connection but a
+                // different file: an integrity failure, never retried.
+                return Err(Attempt::Fail(Error::SizeMismatch {
                     url: a.url.clone(),
                     reason: format!(
                         "the server sent more than the {} bytes the index announced",

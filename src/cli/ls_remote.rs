@@ -123,7 +123,24 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .build()
             .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
         for m in majors {
-            cudnn.push((m, rt.block_on(source.cudnn_versions(m))?));
+            match rt.block_on(source.cudnn_versions(m)) {
+                Ok(v) => cudnn.push((m, v)),
+                // Without the index (air-gapped, offline laptop) the releases and the
+                // NVIDIA/legacy cuDNN builds above still come from embedded data: list
+                // those and say what is missing rather than failing the whole listing.
+                // An explicit `--source pypi` asked for the index, so that still fails.
+                Err(e)
+                    if e.exit_code() == ExitCode::Network && args.source != SourceChoice::Pypi =>
+                {
+                    env.printer
+                        .warn(format!("cannot list PyPI's cuDNN wheels for CUDA {m}: {e}"));
+                    env.printer.hint(
+                        "the rest of this list comes from cudaenv's embedded data; check the connection or CUDAENV_PYPI_INDEX",
+                    );
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
     if args.json {

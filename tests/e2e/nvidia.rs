@@ -1045,7 +1045,12 @@ fn a_size_lie_is_rejected() {
     let real = archive.len() as u64;
     serve_cudart(&env, &mirror, archive, Some(real / 2));
     let o = install_cudart_only(&env, &mirror);
-    assert_ne!(code(&o), 0, "{}", text(&o));
+    assert_eq!(
+        code(&o),
+        4,
+        "a size lie is an integrity failure: {}",
+        text(&o)
+    );
     assert!(text(&o).contains("bytes"), "{}", text(&o));
     assert!(text(&o).contains("CUDAENV_NVIDIA_MIRROR"), "{}", text(&o));
     assert_nothing_installed(&env);

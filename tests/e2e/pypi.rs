@@ -781,3 +781,41 @@ fn killed_install_leaves_nothing_and_the_next_one_succeeds() {
         .unwrap_or_default();
     assert!(staging.is_empty(), "{staging:?}");
 }
+
+/// Without the package index (an offline laptop, an air-gapped node), `ls-remote`
+/// still lists what cudaenv's embedded data knows and says what is missing; an
+/// explicit `--source pypi` asked for the index, so it fails with the network code.
+#[test]
+fn ls_remote_without_the_index_lists_embedded_data() {
+    let env = TestEnv::new();
+    // A port that refuses connections: bound, then closed.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let index = format!("http://127.0.0.1:{port}/simple");
+    let o = env
+        .cmd()
+        .env("CUDAENV_PYPI_INDEX", &index)
+        .args(["ls-remote", "11"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("11.8.0"), "{stdout}");
+    assert!(stdout.contains("11.2.2"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("warning") && stderr.contains("cuDNN"),
+        "{stderr}"
+    );
+
+    let o = env
+        .cmd()
+        .env("CUDAENV_PYPI_INDEX", &index)
+        .args(["ls-remote", "11", "--source", "pypi"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 5, "{}", text(&o));
+}
