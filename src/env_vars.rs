@@ -29,6 +29,11 @@ pub const CUDAENV_SHIM_DEPTH: &str = "CUDAENV_SHIM_DEPTH";
 /// `fp16`, `bf16`, `fp64`, `conv`, or `all`) whose GPU result is overwritten
 /// with garbage before it is checked, to prove that a wrong result fails.
 pub const CUDAENV_VERIFY_CORRUPT: &str = "CUDAENV_VERIFY_CORRUPT";
+/// Test hook for `install`: a named point (`after-download`, `mid-extract`,
+/// `before-commit`, `after-commit`, `mid-rehash`) at which the process kills
+/// itself with SIGKILL, to prove that a crash there leaves no partial version
+/// (see `failpoint`). Not for normal use.
+pub const CUDAENV_CRASH_AT: &str = "CUDAENV_CRASH_AT";
 
 // --- Read from the user's environment ----------------------------------------
 

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::failpoint::{self, Point};
 use crate::fetch::{self, Cache, Fetcher};
 use crate::sources::{ArchiveFormat, Artifact, Plan};
 use crate::store::{Component, Installed, Kind, Metadata, Store};
@@ -86,6 +87,7 @@ pub async fn install(
             // before it is unpacked, and fetched anew if it changed.
             let was_cached = fetcher.cache().file_for(a).is_file();
             let file = fetcher.fetch(a, line).await?;
+            failpoint::hit(Point::AfterDownload);
             fetcher.progress().status(line, "unpacking");
             let pkg = match ensure_unpacked(fetcher.cache(), a, &file, threads, was_cached).await {
                 Err(Error::HashMismatch { .. }) if was_cached => {
@@ -117,6 +119,7 @@ pub async fn install(
         store.remove(&plan.name)?;
     }
     let installed = staging.commit(&meta)?;
+    failpoint::hit(Point::AfterCommit);
     drop(lock);
     Ok(Outcome::Installed(installed))
 }

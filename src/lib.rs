@@ -24,6 +24,7 @@ pub mod doctor;
 pub mod env_vars;
 pub mod error;
 pub mod explain;
+pub mod failpoint;
 pub mod fetch;
 pub mod install;
 pub mod registry;

@@ -104,6 +104,7 @@ pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
             return Err(Error::io("cannot install shim", &shim)(e));
         }
         report.added.push(name.clone());
+        crate::failpoint::hit(crate::failpoint::Point::MidRehash);
     }
 
     let entries = std::fs::read_dir(&dir).map_err(Error::io("cannot list", &dir))?;

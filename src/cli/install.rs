@@ -159,6 +159,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
         if !args.force && !args.dry_run {
             let release = source.release(&stack)?;
             if let Some(v) = installed_release(&store, &stack, &release.version)? {
+                refresh_shims(env, &store);
                 return report(env, args, &v, true, started);
             }
         }
@@ -216,6 +217,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             && !args.dry_run
             && let Some(v) = installed_release(&store, &stack, &release)?
         {
+            refresh_shims(env, &store);
             return report(env, args, &v, true, started);
         }
         let exact = StackSpec {
@@ -297,6 +299,9 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     };
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
         .with_parallel_min(parallel_min);
+    if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
+        crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
+    }
     let opts = install::Options {
         force: args.force,
         threads: 0,
@@ -307,10 +312,17 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
         Outcome::Installed(v) => (v, false),
         Outcome::AlreadyInstalled(v) => (v, true),
     };
-    if let Err(e) = crate::shims::rehash(&store) {
+    refresh_shims(env, &store);
+    report(env, args, &v, already, started)
+}
+
+/// Rehashes after every install, also one that found its version already
+/// there: an install killed between its commit and its rehash left the
+/// version without shims, and the re-run is what repairs that.
+fn refresh_shims(env: &Env, store: &Store) {
+    if let Err(e) = crate::shims::rehash(store) {
         env.printer.warn(format!("could not update the shims: {e}"));
     }
-    report(env, args, &v, already, started)
 }
 
 fn report(

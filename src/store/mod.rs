@@ -325,6 +325,7 @@ impl Staging {
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;
+        crate::failpoint::hit(crate::failpoint::Point::BeforeCommit);
         if self.target.symlink_metadata().is_ok() {
             return Err(Error::AlreadyExists {
                 name: self.name.to_string(),

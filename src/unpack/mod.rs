@@ -237,6 +237,7 @@ impl Extractor {
         if declared.is_some_and(|d| n != d) {
             return Err(self.bad(raw, "less data than the archive declared"));
         }
+        crate::failpoint::hit(crate::failpoint::Point::MidExtract);
         Ok(n)
     }
 

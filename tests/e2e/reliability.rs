@@ -8,6 +8,7 @@
 //! hang is a failure rather than a stuck suite.
 
 mod bad_version_file;
+mod crash_points;
 mod disk;
 mod hook;
 mod hostile_tar;
