@@ -180,26 +180,31 @@ impl Server {
     /// Serves a PEP 691 index with one project whose wheel is `body`;
     /// `index_sha` is the hash the index announces.
     pub(crate) fn start(body: Vec<u8>, index_sha: String, mode: Mode) -> Server {
+        Server::start_wheels(vec![(wheel_name(), body, index_sha)], mode)
+    }
+
+    /// Serves several wheels of the runtime project (file name, bytes, the
+    /// sha256 the index announces), e.g. one per CUDA release.
+    pub(crate) fn start_wheels(wheels: Vec<(String, Vec<u8>, String)>, mode: Mode) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let downloads = Arc::new(AtomicUsize::new(0));
         let mode = Arc::new(Mutex::new(mode));
         let ranges = Arc::new(Mutex::new(Vec::new()));
-        let body = Arc::new(body);
+        let wheels = Arc::new(wheels);
         let (d, m, r) = (downloads.clone(), mode.clone(), ranges.clone());
         std::thread::spawn(move || {
             let served = Arc::new(AtomicUsize::new(0));
             for stream in listener.incoming().flatten() {
-                let (body, sha, d, m, r, served) = (
-                    body.clone(),
-                    index_sha.clone(),
+                let (wheels, d, m, r, served) = (
+                    wheels.clone(),
                     d.clone(),
                     m.clone(),
                     r.clone(),
                     served.clone(),
                 );
                 std::thread::spawn(move || {
-                    let _ = handle(stream, port, &body, &sha, &d, &m, &r, &served);
+                    let _ = handle(stream, port, &wheels, &d, &m, &r, &served);
                 });
             }
         });
@@ -220,8 +225,7 @@ impl Server {
 fn handle(
     mut s: TcpStream,
     port: u16,
-    body: &[u8],
-    sha: &str,
+    wheels: &[(String, Vec<u8>, String)],
     downloads: &AtomicUsize,
     mode: &Mutex<Mode>,
     ranges: &Mutex<Vec<String>>,
@@ -242,17 +246,22 @@ fn handle(
             range = Some(v.trim().to_string());
         }
     }
-    let name = wheel_name();
     if path == "/simple/nvidia-cuda-runtime-cu12/" {
+        let files: Vec<_> = wheels
+            .iter()
+            .map(|(name, body, sha)| {
+                serde_json::json!({
+                    "filename": name,
+                    "url": format!("http://127.0.0.1:{port}/files/{name}"),
+                    "hashes": {"sha256": sha},
+                    "size": body.len(),
+                })
+            })
+            .collect();
         let json = serde_json::json!({
             "meta": {"api-version": "1.1"},
             "name": "nvidia-cuda-runtime-cu12",
-            "files": [{
-                "filename": name,
-                "url": format!("http://127.0.0.1:{port}/files/{name}"),
-                "hashes": {"sha256": sha},
-                "size": body.len(),
-            }],
+            "files": files,
         })
         .to_string();
         write!(
@@ -262,13 +271,16 @@ fn handle(
         )?;
         return Ok(());
     }
-    if path != format!("/files/{name}") {
+    let Some((_, body, _)) = wheels
+        .iter()
+        .find(|(name, _, _)| path == format!("/files/{name}"))
+    else {
         write!(
             s,
             "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         )?;
         return Ok(());
-    }
+    };
     downloads.fetch_add(1, Ordering::SeqCst);
     if let Some(rg) = &range {
         ranges.lock().unwrap().push(rg.clone());

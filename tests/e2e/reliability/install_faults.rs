@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use super::zipbuild;
 use crate::common::TestEnv;
 use crate::pypi::{Mode, ONLY_CUDART, Server, good_wheel, install_from, sha256, versions};
 
@@ -470,6 +471,117 @@ fn sixteen_simultaneous_installs_of_one_version() {
         strip_meta(tree_listing(&env.root.join("versions/12.4.1"))),
         strip_meta(tree_listing(&lone.root.join("versions/12.4.1")))
     );
+}
+
+/// CUDA releases with distinct cudart wheels, for installs of different
+/// versions at once.
+const EIGHT_RELEASES: [(&str, &str); 8] = [
+    ("12.0.1", "12.0.146"),
+    ("12.1.1", "12.1.105"),
+    ("12.2.2", "12.2.140"),
+    ("12.3.2", "12.3.101"),
+    ("12.4.1", "12.4.127"),
+    ("12.5.1", "12.5.82"),
+    ("12.6.3", "12.6.77"),
+    ("12.8.1", "12.8.90"),
+];
+
+/// A cudart library whose bytes say which wheel they came from, so a tree
+/// assembled from another version's package would be caught.
+fn versioned_lib(wheel_version: &str) -> Vec<u8> {
+    let mut b = format!("cudart {wheel_version}\n").into_bytes();
+    b.extend((0..100_000u32).map(|i| (i * 11 % 251) as u8));
+    b
+}
+
+/// 8 different versions installed at once into one root (sharing its cache,
+/// package store, staging and shims): 8 successes, each downloaded once, and
+/// each tree holds exactly its own wheel's bytes.
+#[test]
+fn eight_different_versions_at_once() {
+    let wheels: Vec<(String, Vec<u8>, String)> = EIGHT_RELEASES
+        .iter()
+        .map(|(_, wv)| {
+            let body = zipbuild::build(
+                &[
+                    zipbuild::file(
+                        "nvidia/cuda_runtime/lib/libcudart.so.12",
+                        &versioned_lib(wv),
+                    ),
+                    zipbuild::file(
+                        "nvidia/cuda_runtime/include/cuda_runtime_api.h",
+                        wv.as_bytes(),
+                    ),
+                    zipbuild::file(
+                        &format!("nvidia_cuda_runtime_cu12-{wv}.dist-info/RECORD"),
+                        b"",
+                    ),
+                ],
+                b"",
+            );
+            let name = format!(
+                "nvidia_cuda_runtime_cu12-{wv}-py3-none-manylinux2014_{}.whl",
+                std::env::consts::ARCH
+            );
+            let sha = sha256(&body);
+            (name, body, sha)
+        })
+        .collect();
+    let srv = Server::start_wheels(wheels, Mode::Normal);
+    let env = TestEnv::new();
+    let children: Vec<(&str, Child)> = EIGHT_RELEASES
+        .iter()
+        .map(|(cuda, _)| {
+            let mut c = env.cmd();
+            c.env("CUDAENV_PYPI_INDEX", srv.index())
+                .args(["install", cuda, ONLY_CUDART])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            (*cuda, c.spawn().unwrap())
+        })
+        .collect();
+    for (cuda, c) in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), Some(0), "{cuda}: {}", text(&o));
+    }
+    assert_eq!(srv.downloads.load(Ordering::SeqCst), 8);
+    let mut want: Vec<&str> = EIGHT_RELEASES.iter().map(|(c, _)| *c).collect();
+    want.sort();
+    let mut listed: Vec<String> = versions(&env).lines().map(str::to_string).collect();
+    listed.sort();
+    assert_eq!(listed, want);
+    for (cuda, wv) in EIGHT_RELEASES {
+        let dir = env.root.join("versions").join(cuda);
+        assert!(dir.join(".cudaenv/complete").is_file(), "{cuda}");
+        assert_eq!(
+            std::fs::read(dir.join("lib64/libcudart.so.12")).ok(),
+            Some(versioned_lib(wv)),
+            "{cuda}: libcudart is not its own wheel's"
+        );
+        assert_eq!(
+            std::fs::read(dir.join("include/cuda_runtime_api.h")).ok(),
+            Some(wv.as_bytes().to_vec()),
+            "{cuda}"
+        );
+        let files: Vec<String> = tree_listing(&dir)
+            .into_iter()
+            .map(|(p, _)| p)
+            .filter(|p| !p.starts_with(".cudaenv"))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "include",
+                "include/cuda_runtime_api.h",
+                "lib",
+                "lib64",
+                "lib64/libcudart.so",
+                "lib64/libcudart.so.12",
+            ],
+            "{cuda}"
+        );
+    }
+    assert!(staging_entries(&env).is_empty());
 }
 
 /// The install holding the version's lock is killed with SIGKILL while it
