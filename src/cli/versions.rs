@@ -16,6 +16,10 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long, conflicts_with = "bare")]
     pub json: bool,
+    /// Check every installed version's files against the list recorded when
+    /// it was installed (sizes, sha256, link targets); exits 4 if any differs.
+    #[arg(long, conflicts_with_all = ["bare", "json"])]
+    pub check: bool,
 }
 
 #[derive(Serialize)]
@@ -34,6 +38,9 @@ struct Row {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let store = Store::new(env.ctx.root());
     let installed = store.list()?;
+    if args.check {
+        return check(env, &installed);
+    }
     // A broken pin must not hide the list; it just marks nothing active.
     let active = select::active(&env.ctx).ok();
     let active_name = active.as_ref().map(|(_, a)| a.name());
@@ -101,6 +108,36 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     ui::out(text.as_bytes())?;
     if rows.is_empty() {
         env.printer.hint("no versions installed yet; try `cudaenv install 12.4+cudnn9` or `cudaenv link NAME PATH`");
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `--check`: one line per version on stdout (`NAME ok`, or `NAME FAILED`
+/// and one indented line per difference). Linked versions are not checked:
+/// their trees are not cudaenv's and may change legitimately.
+fn check(env: &Env, installed: &[crate::store::Installed]) -> Result<ExitCode> {
+    let mut failed = 0;
+    let mut text = String::new();
+    for v in installed.iter().filter(|v| v.meta.kind == Kind::Installed) {
+        let problems = crate::store::files::check(&v.dir)?;
+        if problems.is_empty() {
+            text.push_str(&format!("{} ok\n", v.name));
+        } else {
+            failed += 1;
+            text.push_str(&format!("{} FAILED\n", v.name));
+            for p in problems {
+                text.push_str(&format!("  {p}\n"));
+            }
+        }
+    }
+    ui::out(text.as_bytes())?;
+    if failed > 0 {
+        env.printer.warn(format!(
+            "{failed} version(s) differ from what was installed"
+        ));
+        env.printer
+            .hint("reinstall each with `cudaenv install --force NAME`");
+        return Ok(ExitCode::Integrity);
     }
     Ok(ExitCode::Success)
 }

@@ -5,6 +5,7 @@
 //!   version                 global version file (one spec)
 //!   versions/<name>/        one CUDA stack per directory
 //!     .cudaenv/meta.toml    what it is (CUDA, cuDNN, components, origin)
+//!     .cudaenv/files.json   every file's size and sha256, every link's target
 //!     .cudaenv/complete     marker, written last: only then does it count
 //!     bin/ lib64/ include/  the tree (installed) — absent for linked versions
 //!   versions/.staging/      installs in progress (never listed)
@@ -21,6 +22,7 @@
 //!
 //! The store knows nothing of sources: installers hand it finished trees.
 
+pub mod files;
 mod meta;
 
 pub use meta::{Component, Kind, Metadata};
@@ -322,6 +324,7 @@ impl Staging {
         let meta_dir = self.path().join(META_DIR);
         std::fs::create_dir_all(&meta_dir).map_err(Error::io("cannot create", &meta_dir))?;
         meta.write(&meta_dir.join(META_FILE))?;
+        files::write(self.path())?;
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;

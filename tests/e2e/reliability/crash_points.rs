@@ -60,6 +60,12 @@ fn install(env: &TestEnv, srv: &Server, crash_at: Option<&str>) -> std::process:
     c.output().unwrap()
 }
 
+/// `versions --check`: every listed version matches its recorded file list.
+pub(crate) fn assert_versions_check(env: &TestEnv, what: &str) {
+    let out = env.run(&["versions", "--check"]);
+    assert_success(&out, &format!("{what}: versions --check"));
+}
+
 /// The version's tree holds exactly the wheel's bytes, with its marker.
 fn assert_whole(dir: &Path, what: &str) {
     assert!(dir.join(".cudaenv/complete").is_file(), "{what}: no marker");
@@ -175,11 +181,14 @@ fn crash_and_recover(point: &str) {
         }
     }
 
+    assert_versions_check(&env, point);
+
     // A plain re-run repairs everything.
     let again = install(&env, &srv, None);
     assert_success(&again, &format!("re-install after {point}"));
     assert_eq!(versions(&env).trim(), "12.4.1", "{point}");
     assert_whole(&env.root.join("versions/12.4.1"), point);
+    assert_versions_check(&env, point);
     assert!(
         entries(&staging).is_empty(),
         "{point}: staging left after re-install: {:?}",
@@ -250,4 +259,44 @@ fn an_unknown_crash_point_is_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(versions(&env).trim(), "");
+}
+
+/// The recorded file list catches a changed byte, a changed size, a removed
+/// file and an added one, naming each path, and exits 4.
+#[test]
+fn versions_check_detects_tampering() {
+    let env = TestEnv::new();
+    let body = wheel();
+    let srv = Server::start(body.clone(), sha256(&body), Mode::Normal);
+    assert_success(&install(&env, &srv, None), "install");
+    assert_versions_check(&env, "fresh install");
+    let ok = env.run(&["versions", "--check"]);
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "12.4.1 ok\n");
+
+    let dir = env.root.join("versions/12.4.1");
+    // The tree's files are hard links into the package store: write a new
+    // file in place of one rather than through it.
+    let lib = dir.join("lib64/libcudart.so.12");
+    let mut bytes = std::fs::read(&lib).unwrap();
+    bytes[1000] ^= 1;
+    std::fs::remove_file(&lib).unwrap();
+    std::fs::write(&lib, &bytes).unwrap();
+    let hdr = dir.join("include/cuda_runtime_api.h");
+    std::fs::remove_file(&hdr).unwrap();
+    std::fs::write(&hdr, b"/* api */\n/* more */\n").unwrap();
+    std::fs::remove_file(dir.join(format!("bin/{}", TOOLS[0]))).unwrap();
+    std::fs::write(dir.join("bin/intruder"), b"").unwrap();
+
+    let out = env.run(&["versions", "--check"]);
+    assert_eq!(out.status.code(), Some(4), "{:?}", out.status);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("12.4.1 FAILED\n"), "{text}");
+    for needle in [
+        "lib64/libcudart.so.12: content changed",
+        "include/cuda_runtime_api.h: size 21, recorded 10",
+        &format!("bin/{}: missing", TOOLS[0]),
+        "bin/intruder: not in the recorded list",
+    ] {
+        assert!(text.contains(needle), "{needle} not in {text}");
+    }
 }

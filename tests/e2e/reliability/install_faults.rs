@@ -53,6 +53,10 @@ fn check_store(env: &TestEnv) -> Result<bool, String> {
             Ok(false)
         }
         "12.4.1" => {
+            let check = env.run(&["versions", "--check"]);
+            if check.status.code() != Some(0) {
+                return Err(format!("versions --check failed: {}", text(&check)));
+            }
             let dir = env.root.join("versions/12.4.1");
             for (rel, bytes) in expected_files() {
                 match std::fs::read(dir.join(rel)) {
@@ -582,6 +586,9 @@ fn eight_different_versions_at_once() {
         );
     }
     assert!(staging_entries(&env).is_empty());
+    let check = env.run(&["versions", "--check"]);
+    assert_eq!(code(&check), Some(0), "{}", text(&check));
+    assert_eq!(String::from_utf8_lossy(&check.stdout).lines().count(), 8);
 }
 
 /// The install holding the version's lock is killed with SIGKILL while it

@@ -1,0 +1,212 @@
+//! The file list a version records when it is committed, and the check of a
+//! tree against it.
+//!
+//! `Staging::commit` walks the finished tree (everything but `.cudaenv/`)
+//! and writes `.cudaenv/files.json` before the completeness marker: every
+//! regular file with its size and sha256, every symlink with its target.
+//! `check` walks the tree again and reports each difference, so "listed"
+//! can be strengthened to "listed and byte-for-byte what was committed"
+//! (`cudaenv versions --check`). Files are hashed on several threads: a full
+//! toolkit is gigabytes, and the install should not wait on one core.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::META_DIR;
+use crate::error::{Error, Result};
+
+pub const FILES_FILE: &str = "files.json";
+
+/// One member of a version's tree, by its path relative to the version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Entry {
+    File { size: u64, sha256: String },
+    Symlink { target: String },
+}
+
+/// What `files.json` holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileList {
+    pub files: BTreeMap<String, Entry>,
+}
+
+/// Lists the tree at `root` (without its `.cudaenv/`).
+pub fn record(root: &Path) -> Result<FileList> {
+    let mut files = Vec::new();
+    let mut links = BTreeMap::new();
+    walk(root, root, &mut files, &mut links)?;
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(files.len().max(1));
+    let chunk = files.len().div_ceil(threads).max(1);
+    let hashed: Vec<Result<Vec<(String, Entry)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(rel, path)| {
+                            let (size, sha256) = hash(path)?;
+                            Ok((rel.clone(), Entry::File { size, sha256 }))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Other("hashing thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut list = FileList { files: links };
+    for part in hashed {
+        list.files.extend(part?);
+    }
+    Ok(list)
+}
+
+/// Writes `root`'s list into `root/.cudaenv/files.json`.
+pub fn write(root: &Path) -> Result<()> {
+    let list = record(root)?;
+    let path = root.join(META_DIR).join(FILES_FILE);
+    let text = serde_json::to_vec(&list).map_err(|e| Error::Other(format!("{e}")))?;
+    std::fs::write(&path, text).map_err(Error::io("cannot write", &path))
+}
+
+/// Compares the tree at `root` with its recorded list; each difference is
+/// one line naming the path. A version committed before lists were
+/// recorded, or whose list is unreadable, fails the check too: nothing can
+/// vouch for it.
+pub fn check(root: &Path) -> Result<Vec<String>> {
+    let path = root.join(META_DIR).join(FILES_FILE);
+    let recorded: FileList = match std::fs::read(&path) {
+        Ok(b) => match serde_json::from_slice(&b) {
+            Ok(l) => l,
+            Err(e) => return Ok(vec![format!("{}: unreadable: {e}", path.display())]),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(vec![format!("no file list recorded ({})", path.display())]);
+        }
+        Err(e) => return Err(Error::io("cannot read", &path)(e)),
+    };
+    let now = record(root)?;
+    let mut problems = Vec::new();
+    for (rel, want) in &recorded.files {
+        match now.files.get(rel) {
+            None => problems.push(format!("{rel}: missing")),
+            Some(got) if got != want => problems.push(match (want, got) {
+                (Entry::File { size: a, .. }, Entry::File { size: b, .. }) if a != b => {
+                    format!("{rel}: size {b}, recorded {a}")
+                }
+                (Entry::File { .. }, Entry::File { .. }) => format!("{rel}: content changed"),
+                _ => format!("{rel}: changed type or link target"),
+            }),
+            Some(_) => {}
+        }
+    }
+    for rel in now.files.keys() {
+        if !recorded.files.contains_key(rel) {
+            problems.push(format!("{rel}: not in the recorded list"));
+        }
+    }
+    Ok(problems)
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    files: &mut Vec<(String, PathBuf)>,
+    links: &mut BTreeMap<String, Entry>,
+) -> Result<()> {
+    for e in std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))? {
+        let e = e.map_err(Error::io("cannot read", dir))?;
+        let path = e.path();
+        if dir == root && e.file_name() == META_DIR {
+            continue;
+        }
+        let rel = path
+            .strip_prefix(root)
+            .expect("under root")
+            .to_string_lossy()
+            .into_owned();
+        let ft = e.file_type().map_err(Error::io("cannot read", &path))?;
+        if ft.is_dir() {
+            walk(root, &path, files, links)?;
+        } else if ft.is_symlink() {
+            let target = std::fs::read_link(&path).map_err(Error::io("cannot read", &path))?;
+            links.insert(
+                rel,
+                Entry::Symlink {
+                    target: target.to_string_lossy().into_owned(),
+                },
+            );
+        } else {
+            files.push((rel, path));
+        }
+    }
+    Ok(())
+}
+
+fn hash(path: &Path) -> Result<(u64, String)> {
+    use sha2::Digest;
+    let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf).map_err(Error::io("cannot read", path))?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        h.update(&buf[..n]);
+    }
+    let hex = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((size, hex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_finds_every_kind_of_change() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        std::fs::create_dir_all(r.join(META_DIR)).unwrap();
+        std::fs::create_dir_all(r.join("lib64")).unwrap();
+        std::fs::write(r.join("lib64/a.so.1"), b"aaaa").unwrap();
+        std::fs::write(r.join("lib64/b"), b"bbbb").unwrap();
+        std::fs::write(r.join("gone"), b"x").unwrap();
+        std::os::unix::fs::symlink("a.so.1", r.join("lib64/a.so")).unwrap();
+        assert_eq!(check(r).unwrap().len(), 1, "no list yet");
+        write(r).unwrap();
+        assert_eq!(check(r).unwrap(), Vec::<String>::new());
+
+        std::fs::write(r.join("lib64/a.so.1"), b"aaab").unwrap();
+        std::fs::write(r.join("lib64/b"), b"bbbbb").unwrap();
+        std::fs::remove_file(r.join("gone")).unwrap();
+        std::fs::write(r.join("new"), b"").unwrap();
+        std::fs::remove_file(r.join("lib64/a.so")).unwrap();
+        std::os::unix::fs::symlink("b", r.join("lib64/a.so")).unwrap();
+        let p = check(r).unwrap();
+        assert_eq!(
+            p,
+            [
+                "gone: missing",
+                "lib64/a.so: changed type or link target",
+                "lib64/a.so.1: content changed",
+                "lib64/b: size 5, recorded 4",
+                "new: not in the recorded list",
+            ]
+        );
+    }
+}
