@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "bare")]
     pub json: bool,
     /// Check every installed version's files against the list recorded when
-    /// it was installed (sizes, sha256, link targets); exits 4 if any differs.
+    /// it was installed (sizes, CRC-32, link targets); exits 4 if any differs.
     #[arg(long, conflicts_with_all = ["bare", "json"])]
     pub check: bool,
 }

@@ -3,11 +3,19 @@
 //!
 //! `Staging::commit` walks the finished tree (everything but `.cudaenv/`)
 //! and writes `.cudaenv/files.json` before the completeness marker: every
-//! regular file with its size and sha256, every symlink with its target.
+//! regular file with its size and CRC-32, every symlink with its target.
 //! `check` walks the tree again and reports each difference, so "listed"
-//! can be strengthened to "listed and byte-for-byte what was committed"
-//! (`cudaenv versions --check`). Files are hashed on several threads: a full
-//! toolkit is gigabytes, and the install should not wait on one core.
+//! can be strengthened to "listed and what was committed"
+//! (`cudaenv versions --check`).
+//!
+//! Why CRC-32 and not sha256: the bytes were already verified against the
+//! index's or manifest's sha256 when they were downloaded; this list guards
+//! against accidental damage afterwards (a crash, a disk, a stray edit), which
+//! a CRC detects, and it is computed on every commit, reinstalls from the cache
+//! included. sha256 of a 1.5 GB stack cost ~1.7 s per commit on a 2-core
+//! machine — more than the whole reinstall budget (< 1 s); CRC-32 (hardware
+//! carry-less multiply) costs a fraction of that. Files are hashed on several
+//! threads, largest first, so one 500 MB library does not serialise the rest.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -24,7 +32,7 @@ pub const FILES_FILE: &str = "files.json";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Entry {
-    File { size: u64, sha256: String },
+    File { size: u64, crc32: String },
     Symlink { target: String },
 }
 
@@ -39,22 +47,35 @@ pub fn record(root: &Path) -> Result<FileList> {
     let mut files = Vec::new();
     let mut links = BTreeMap::new();
     walk(root, root, &mut files, &mut links)?;
+    // Largest first, pulled from a shared index: balanced by bytes, not by count.
+    let mut sized: Vec<(u64, String, PathBuf)> = files
+        .into_iter()
+        .map(|(rel, path)| {
+            let len = std::fs::symlink_metadata(&path)
+                .map(|m| m.len())
+                .unwrap_or(0);
+            (len, rel, path)
+        })
+        .collect();
+    sized.sort_by_key(|e| std::cmp::Reverse(e.0));
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
-        .min(files.len().max(1));
-    let chunk = files.len().div_ceil(threads).max(1);
+        .min(sized.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
     let hashed: Vec<Result<Vec<(String, Entry)>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|(rel, path)| {
-                            let (size, sha256) = hash(path)?;
-                            Ok((rel.clone(), Entry::File { size, sha256 }))
-                        })
-                        .collect()
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((_, rel, path)) = sized.get(i) else {
+                            return Ok(out);
+                        };
+                        let (size, crc32) = hash(path)?;
+                        out.push((rel.clone(), Entry::File { size, crc32 }));
+                    }
                 })
             })
             .collect();
@@ -156,9 +177,8 @@ fn walk(
 }
 
 fn hash(path: &Path) -> Result<(u64, String)> {
-    use sha2::Digest;
     let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
-    let mut h = sha2::Sha256::new();
+    let mut h = crc32fast::Hasher::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut size = 0u64;
     loop {
@@ -169,8 +189,7 @@ fn hash(path: &Path) -> Result<(u64, String)> {
         size += n as u64;
         h.update(&buf[..n]);
     }
-    let hex = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok((size, hex))
+    Ok((size, format!("{:08x}", h.finalize())))
 }
 
 #[cfg(test)]
