@@ -159,7 +159,39 @@ pub fn client() -> Result<reqwest::Client> {
         .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
 }
 
-enum Attempt {
+/// The retry policy every HTTP request shares: up to `attempts` tries of `op`,
+/// with exponential backoff from `first_delay`, retrying only what `op` marks
+/// `Attempt::Retry`; the last reason is reported when it gives up.
+pub(crate) async fn retrying<T, F, Fut>(
+    url: &str,
+    attempts: u32,
+    first_delay: Duration,
+    mut op: F,
+) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<T, Attempt>>,
+{
+    let mut delay = first_delay;
+    let mut last = String::new();
+    for attempt in 0..attempts {
+        if attempt > 0 {
+            tokio::time::sleep(delay).await;
+            delay *= 2;
+        }
+        match op().await {
+            Ok(v) => return Ok(v),
+            Err(Attempt::Fail(e)) => return Err(e),
+            Err(Attempt::Retry(why)) => last = why,
+        }
+    }
+    Err(Error::Network {
+        url: url.into(),
+        reason: format!("{last} (gave up after {attempts} attempts)"),
+    })
+}
+
+pub(crate) enum Attempt {
     /// Worth another try (network trouble, 5xx, truncated body).
     Retry(String),
     /// Final.
@@ -332,23 +364,10 @@ impl Fetcher {
 
     /// One stream, appended to `part`, hashed as it arrives.
     async fn download_stream(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
-        let mut delay = self.backoff;
-        let mut last = String::new();
-        for attempt in 0..ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(delay).await;
-                delay *= 2;
-            }
-            match self.stream_once(a, part, line).await {
-                Ok(h) => return Ok(h),
-                Err(Attempt::Fail(e)) => return Err(e),
-                Err(Attempt::Retry(why)) => last = why,
-            }
-        }
-        Err(Error::Network {
-            url: a.url.clone(),
-            reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
+        retrying(&a.url, ATTEMPTS, self.backoff, || {
+            self.stream_once(a, part, line)
         })
+        .await
     }
 
     async fn stream_once(&self, a: &Artifact, part: &Path, line: usize) -> Result<String, Attempt> {

@@ -25,7 +25,7 @@ use super::{ArchiveFormat, Artifact, Layout, Plan, Profile, SourceKind};
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
-use crate::fetch::describe;
+use crate::fetch::{Attempt, describe, retrying};
 use crate::registry::{self, Release};
 use crate::spec::{StackSpec, Version, VersionName};
 
@@ -317,86 +317,78 @@ impl Index {
             url: url.clone(),
             reason: format!("invalid index URL: {e}"),
         })?;
-        let mut delay = std::time::Duration::from_millis(300);
-        let mut last = String::new();
-        for attempt in 0..4 {
-            if attempt > 0 {
-                tokio::time::sleep(delay).await;
-                delay *= 2;
-            }
-            let resp = match self
-                .client
-                .get(page.clone())
-                .header(
-                    reqwest::header::ACCEPT,
-                    "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
-                )
-                .send()
-                .await
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    last = describe(&e);
-                    continue;
-                }
-            };
-            let status = resp.status();
-            if status == reqwest::StatusCode::NOT_FOUND {
-                return Ok(None);
-            }
-            if status.is_server_error() {
-                last = format!("server answered {status}");
-                continue;
-            }
-            if !status.is_success() {
-                return Err(Error::Network {
-                    url,
-                    reason: format!("server answered {status}"),
-                });
-            }
-            let ctype = resp
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            let final_url = resp.url().clone();
-            let body = match resp.bytes().await {
-                Ok(b) => b,
-                Err(e) => {
-                    last = describe(&e);
-                    continue;
-                }
-            };
-            let files = if ctype.contains("json") {
-                let p: JsonProject = serde_json::from_slice(&body).map_err(|e| Error::Network {
-                    url: url.clone(),
-                    reason: format!("invalid PEP 691 JSON: {e}"),
-                })?;
-                p.files
-                    .into_iter()
-                    .filter_map(|f| {
-                        Some(IndexFile {
-                            url: final_url.join(&f.url).ok()?.to_string(),
-                            sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
-                            size: f.size,
-                            yanked: !matches!(
-                                f.yanked,
-                                serde_json::Value::Bool(false) | serde_json::Value::Null
-                            ),
-                            filename: f.filename,
-                        })
-                    })
-                    .collect()
-            } else {
-                parse_html(&String::from_utf8_lossy(&body), &final_url)
-            };
-            return Ok(Some(files));
-        }
-        Err(Error::Network {
-            url,
-            reason: format!("{last} (gave up after 4 attempts)"),
+        retrying(&url, 4, std::time::Duration::from_millis(300), || {
+            self.fetch_files_once(&page, &url)
         })
+        .await
+    }
+
+    /// One request for a project page: `Retry` for network trouble and 5xx.
+    async fn fetch_files_once(
+        &self,
+        page: &reqwest::Url,
+        url: &str,
+    ) -> std::result::Result<Option<Vec<IndexFile>>, Attempt> {
+        let resp = self
+            .client
+            .get(page.clone())
+            .header(
+                reqwest::header::ACCEPT,
+                "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
+            )
+            .send()
+            .await
+            .map_err(|e| Attempt::Retry(describe(&e)))?;
+        let status = resp.status();
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if status.is_server_error() {
+            return Err(Attempt::Retry(format!("server answered {status}")));
+        }
+        if !status.is_success() {
+            return Err(Attempt::Fail(Error::Network {
+                url: url.into(),
+                reason: format!("server answered {status}"),
+            }));
+        }
+        let ctype = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let final_url = resp.url().clone();
+        let body = resp
+            .bytes()
+            .await
+            .map_err(|e| Attempt::Retry(describe(&e)))?;
+        let files = if ctype.contains("json") {
+            let p: JsonProject = serde_json::from_slice(&body).map_err(|e| {
+                Attempt::Fail(Error::Network {
+                    url: url.into(),
+                    reason: format!("invalid PEP 691 JSON: {e}"),
+                })
+            })?;
+            p.files
+                .into_iter()
+                .filter_map(|f| {
+                    Some(IndexFile {
+                        url: final_url.join(&f.url).ok()?.to_string(),
+                        sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
+                        size: f.size,
+                        yanked: !matches!(
+                            f.yanked,
+                            serde_json::Value::Bool(false) | serde_json::Value::Null
+                        ),
+                        filename: f.filename,
+                    })
+                })
+                .collect()
+        } else {
+            parse_html(&String::from_utf8_lossy(&body), &final_url)
+        };
+        Ok(Some(files))
     }
 }
 
