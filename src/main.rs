@@ -1,3 +1,20 @@
-fn main() -> std::process::ExitCode {
-    cudaenv::cli::main()
+//! The `cudaenv` binary, which is also every shim (see `cli::main`).
+//!
+//! A shim's overhead is this binary's start-up, so the binary brings its own C
+//! `main` instead of Rust's runtime start-up. That start-up reads
+//! /proc/self/maps to place a stack guard and installs signal handlers before
+//! `main`, about 0.1 ms per start on the benchmark machine
+//! (docs/PERFORMANCE.md). The parts of it cudaenv relies on are done
+//! elsewhere: `cli::main` ignores SIGPIPE for cudaenv's own commands, a panic is
+//! caught here and exits with 101 as Rust's runtime would, and
+//! `std::process::exit` flushes stdout.
+#![no_main]
+
+use std::ffi::{c_char, c_int};
+
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
+    // std reads the arguments itself (glibc passes them to its initialisers).
+    let code = std::panic::catch_unwind(cudaenv::cli::main).map_or(101, i32::from);
+    std::process::exit(code)
 }

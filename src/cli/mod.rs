@@ -116,7 +116,8 @@ pub struct Env {
     pub printer: Printer,
 }
 
-pub fn main() -> std::process::ExitCode {
+/// Runs the binary in whichever role `argv[0]` names; returns the exit status.
+pub fn main() -> u8 {
     let mut args = std::env::args_os();
     let argv0 = args.next().unwrap_or_default();
     let name = std::path::Path::new(&argv0)
@@ -124,6 +125,7 @@ pub fn main() -> std::process::ExitCode {
         .unwrap_or_default()
         .to_owned();
     let result = if is_cudaenv(&name) {
+        ignore_sigpipe();
         run_cli()
     } else {
         // Playing a CUDA tool: no argument parsing, no terminal setup.
@@ -142,7 +144,16 @@ pub fn main() -> std::process::ExitCode {
             }
         }
     };
-    std::process::ExitCode::from(code.code())
+    code.code()
+}
+
+/// As Rust's runtime start-up does (the binary skips it, see src/main.rs): a
+/// closed stdout becomes a `BrokenPipe` error that ends the command quietly,
+/// not a signal that kills it. Shims leave SIGPIPE alone; the tool they start
+/// gets the default disposition either way.
+fn ignore_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
 }
 
 fn run_cli() -> Result<ExitCode> {

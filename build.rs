@@ -1,0 +1,50 @@
+//! Link settings for start-up speed. Every shim is this binary, so its start-up
+//! is the shim's overhead; docs/PERFORMANCE.md has the measurements behind
+//! each setting. Only Linux with glibc is affected.
+//!
+//! - The unwinder (libgcc_eh.a) is linked in statically, so that the loader
+//!   has one shared library fewer to map, relocate and initialise: libgcc_s's
+//!   constructor probes the CPU, which is slow under virtualisation (~0.12 ms
+//!   per start measured). Skipped when the C compiler has no libgcc_eh.a.
+//! - The `cudaenv` executable is linked as a fixed-address (non-PIE) program:
+//!   a position-independent one spends its start applying ~13,000 relocations
+//!   and copying the pages they touch (~0.15 ms per start measured). Shared
+//!   libraries, heap and stack keep their randomised addresses.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os != "linux" || env != "gnu" {
+        return;
+    }
+    if let Some(dir) = static_unwinder_dir() {
+        // Listed for the library, so it precedes the standard library's
+        // `-lgcc_s` on the link line and satisfies its references first.
+        println!("cargo::rustc-link-search=native={}", dir.display());
+        println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
+    } else {
+        println!(
+            "cargo::warning=libgcc_eh.a not found: linking the unwinder dynamically (slower shims)"
+        );
+    }
+    println!("cargo::rustc-link-arg-bins=-no-pie");
+}
+
+/// The directory of the C compiler's libgcc_eh.a, if it has one.
+fn static_unwinder_dir() -> Option<PathBuf> {
+    let linker = std::env::var("RUSTC_LINKER").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(linker)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    // Without the file the compiler echoes the bare name back.
+    (out.status.success() && path.is_absolute() && path.is_file())
+        .then(|| path.parent().map(PathBuf::from))
+        .flatten()
+}
