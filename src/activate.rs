@@ -67,13 +67,11 @@ struct Owned {
 impl Owned {
     fn new(store: &Store) -> Result<Owned> {
         let mut linked = Vec::new();
-        for v in store.list()? {
-            if v.meta.prefix.is_some() {
-                linked.extend(v.bin_dirs());
-                linked.extend(v.lib_dirs());
-                linked.extend(v.cuda_home());
-                linked.extend(v.cudnn_home());
-            }
+        for v in store.linked()? {
+            linked.extend(v.bin_dirs());
+            linked.extend(v.lib_dirs());
+            linked.extend(v.cuda_home());
+            linked.extend(v.cudnn_home());
         }
         Ok(Owned {
             versions_dir: store.versions_dir(),

@@ -7,6 +7,7 @@
 //!     .cudaenv/meta.toml    what it is (CUDA, cuDNN, components, origin)
 //!     .cudaenv/files.json   every file's size and sha256, every link's target
 //!     .cudaenv/complete     marker, written last: only then does it count
+//!     .cudaenv/linked       marker of a linked version (found without parsing)
 //!     bin/ lib64/ include/  the tree (installed) — absent for linked versions
 //!   versions/.staging/      installs in progress (never listed)
 //!   versions/.locks/        one lock file per version name
@@ -36,6 +37,9 @@ use crate::spec::{StackSpec, Version, VersionName};
 pub const META_DIR: &str = ".cudaenv";
 pub const META_FILE: &str = "meta.toml";
 pub const COMPLETE_MARKER: &str = "complete";
+/// Present in linked versions only, so that finding them (every activation
+/// does, see `activate`) costs a `stat` per version, not a parse.
+pub const LINKED_MARKER: &str = "linked";
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -198,6 +202,38 @@ impl Store {
         Ok(out)
     }
 
+    /// Every complete linked version, in no particular order. Reads only the
+    /// metadata of versions that carry the linked marker.
+    pub fn linked(&self) -> Result<Vec<Installed>> {
+        let dir = self.versions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("cannot list versions in", &dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(Error::io("cannot list versions in", &dir))?;
+            let marker = entry.path().join(META_DIR).join(LINKED_MARKER);
+            if !marker.is_file() {
+                continue;
+            }
+            let Some(name) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| VersionName::parse(n).ok())
+            else {
+                continue;
+            };
+            if let Ok(Some(v)) = self.get(&name)
+                && v.meta.prefix.is_some()
+            {
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+
     /// Starts building a new version. Nothing is visible until `commit`.
     ///
     /// The caller must hold the version's lock (`lock`) until the commit, or
@@ -324,6 +360,10 @@ impl Staging {
         let meta_dir = self.path().join(META_DIR);
         std::fs::create_dir_all(&meta_dir).map_err(Error::io("cannot create", &meta_dir))?;
         meta.write(&meta_dir.join(META_FILE))?;
+        if meta.prefix.is_some() {
+            let linked = meta_dir.join(LINKED_MARKER);
+            File::create(&linked).map_err(Error::io("cannot write", &linked))?;
+        }
         files::write(self.path())?;
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;

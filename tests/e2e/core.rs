@@ -319,6 +319,46 @@ fn exec_loads_the_selected_runtime_by_soname() {
     assert_eq!(stdout(&out).trim(), "12010");
 }
 
+#[test]
+fn activation_drops_the_directories_of_other_linked_versions() {
+    let env = TestEnv::new();
+    let a = fake_toolkit(&env.path("a"), "12.4.1", None);
+    let b = fake_toolkit(&env.path("b"), "12.6.0", None);
+    env.link("a", &a);
+    env.link("b", &b);
+    // b was active before (its dirs are in the caller's variables); a user's
+    // own directory stays where it was.
+    let keep = env.path("mine");
+    let out = env
+        .cmd()
+        .env(
+            "LD_LIBRARY_PATH",
+            format!("{}:{}", b.join("lib64").display(), keep.display()),
+        )
+        .env("CUDA_HOME", &b)
+        .args([
+            "exec",
+            "--version",
+            "a",
+            "--",
+            "sh",
+            "-c",
+            "printf '%s|%s' \"$LD_LIBRARY_PATH\" \"$CUDA_HOME\"",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out, "exec --version a");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}:{}|{}",
+            a.join("lib64").display(),
+            keep.display(),
+            a.display()
+        )
+    );
+}
+
 // --- selection: precedence and reasons ---------------------------------------------
 
 fn canon(p: &Path) -> String {
