@@ -8,19 +8,29 @@
 # (uninstall + install, and uninstall + install --offline).
 #
 # Usage: scripts/bench-install.sh [uv-first|cudaenv-first]
-# Needs: a release build (cargo build --release; CUDAENV_BIN overrides the path), uv on PATH.
+# Needs: a dist build (cargo build --profile dist; CUDAENV_BIN overrides the path), uv on PATH.
+# With /usr/bin/time present, the CPU time (user + system) of each cold install is reported too.
 # Every cold run downloads ~2 GB in all; run it sparingly.
 set -euo pipefail
 
 order=${1:-uv-first}
-bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/release/cudaenv}
-[ -x "$bin" ] || { echo "no release binary at $bin (cargo build --release)" >&2; exit 2; }
+bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
+[ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist)" >&2; exit 2; }
 command -v uv >/dev/null || { echo "uv not found (pip install uv)" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# Runs a command, writing its CPU seconds ("user+system") to the file $1
+# when /usr/bin/time is there (the report says n/a otherwise).
+timed() {
+  local out=$1
+  shift
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f %U+%S -o "$out" "$@"; else "$@"; fi
+}
+cpu() { [ -s "$1" ] && tail -1 "$1" | awk -F+ '{ printf "%.1f s (%.1f user + %.1f system)", $1 + $2, $1, $2 }' || echo n/a; }
 
 spec=12.4.1+cudnn9.1.0.70
 only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
@@ -30,7 +40,7 @@ run_uv() {
   uv venv -q "$work/venv"
   local t0 t1
   t0=$(now)
-  uv pip install -q --python "$work/venv/bin/python" --no-deps \
+  timed "$work/uv.cpu" uv pip install -q --python "$work/venv/bin/python" --no-deps \
     nvidia-cuda-runtime-cu12==12.4.127 nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70
   t1=$(now)
   uv_cold=$(secs "$t0" "$t1")
@@ -40,12 +50,23 @@ run_cudaenv() {
   export CUDAENV_ROOT="$work/root"
   local t0 t1
   t0=$(now)
-  "$bin" -q install "$spec" "${only[@]}"
+  timed "$work/ce.cpu" "$bin" -q install "$spec" "${only[@]}"
   t1=$(now)
   ce_cold=$(secs "$t0" "$t1")
 }
 
-if [ "$order" = cudaenv-first ]; then run_cudaenv; run_uv; else run_uv; run_cudaenv; fi
+# Each cold install starts from the same state: the previous one's dirty
+# pages written out and the page cache dropped (when run as root), so the
+# second one does not pay for the first one's writeback.
+settle() {
+  sync
+  if [ -w /proc/sys/vm/drop_caches ]; then echo 3 >/proc/sys/vm/drop_caches; fi
+}
+if [ "$order" = cudaenv-first ]; then
+  settle; run_cudaenv; settle; run_uv
+else
+  settle; run_uv; settle; run_cudaenv
+fi
 
 export CUDAENV_ROOT="$work/root"
 "$bin" -q uninstall -y "$spec"
@@ -62,4 +83,5 @@ done
 
 echo "machine: $(nproc) cores, $(uname -m); order: $order"
 echo "cold install   uv: ${uv_cold}s   cudaenv: ${ce_cold}s   ratio uv/cudaenv: $(awk -v a="$uv_cold" -v b="$ce_cold" 'BEGIN { printf "%.2f", a / b }')"
+echo "cold install CPU time   uv: $(cpu "$work/uv.cpu")   cudaenv: $(cpu "$work/ce.cpu")"
 echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"

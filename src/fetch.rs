@@ -13,6 +13,13 @@
 //! costs no extra pass at the end. Small files, unknown sizes and servers that
 //! ignore ranges use one stream, hashed as it arrives.
 //!
+//! A caller can also *follow* a fresh download (`fetch_following`): a
+//! [`PrefixReader`] handed to its own thread reads the `.part` file up to the
+//! gap-free prefix that has arrived so far, blocking for more, so that work on
+//! the bytes (unpacking a wheel) overlaps the transfer. The follower learns
+//! nothing is final: the hash is only known at the end, and a download that
+//! restarts from zero or fails makes its reads fail.
+//!
 //! Connection errors, timeouts, truncated bodies and 5xx answers are retried
 //! with exponential backoff; a hash mismatch is never retried (the `.part` is
 //! deleted and the error says what was expected and what arrived). A per-file
@@ -44,6 +51,24 @@ const CHUNK_MIN: u64 = 64 << 10;
 fn chunk_size(size: u64) -> u64 {
     (size / 8).clamp(CHUNK_MIN, CHUNK_MAX)
 }
+
+/// The last bytes of a file, fetched as a range of their own: they hold a
+/// zip's end record and (usually) its central directory, which a zip reader
+/// looks for within the last 64 KiB + 22 bytes.
+const TAIL: u64 = 128 << 10;
+
+/// The ranges a file of `size` bytes is fetched as, in file order: a tail
+/// of its own, and the rest in chunks.
+fn spans(size: u64) -> Vec<(u64, u64)> {
+    let tail = size.saturating_sub(TAIL);
+    let chunk = chunk_size(tail.max(1));
+    let mut out: Vec<(u64, u64)> = (0..tail.div_ceil(chunk))
+        .map(|i| (i * chunk, ((i + 1) * chunk).min(tail)))
+        .collect();
+    out.push((tail, size));
+    out
+}
+
 /// Attempts per request before giving up.
 const ATTEMPTS: u32 = 5;
 
@@ -198,6 +223,149 @@ pub(crate) enum Attempt {
     Fail(Error),
 }
 
+/// Work that reads a download while it arrives: handed the [`ArrivingFile`]
+/// when a download starts from its first byte.
+pub type Follower = Box<dyn FnOnce(ArrivingFile) + Send>;
+
+/// Which bytes of a `.part` file hold the download's final bytes.
+#[derive(Default)]
+struct Arrival {
+    state: Mutex<Arrived>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct Arrived {
+    /// The part file, readable, once it exists.
+    file: Option<Arc<File>>,
+    /// Bytes from the start that are there (one stream).
+    prefix: u64,
+    /// For ranged downloads: every range (sorted by offset) and whether it
+    /// is complete.
+    ranges: Vec<(u64, u64, bool)>,
+    end: ArrivalEnd,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum ArrivalEnd {
+    #[default]
+    Open,
+    /// Every byte is there and matched the expected hash.
+    Complete,
+    /// The download failed or started over: what was read means nothing.
+    Abandoned,
+}
+
+impl Arrived {
+    /// How far from `pos` the bytes are there without a gap (`pos` itself
+    /// when they are not).
+    fn there_from(&self, pos: u64) -> u64 {
+        let mut end = if self.prefix > pos { self.prefix } else { pos };
+        if !self.ranges.is_empty() {
+            let i = self.ranges.partition_point(|r| r.1 <= end);
+            for &(start, stop, done) in &self.ranges[i..] {
+                if !done || start > end {
+                    break;
+                }
+                end = stop;
+            }
+        }
+        end
+    }
+}
+
+impl Arrival {
+    fn update(&self, f: impl FnOnce(&mut Arrived)) {
+        let mut a = self.state.lock().expect("poisoned");
+        if a.end == ArrivalEnd::Open {
+            f(&mut a);
+        }
+        self.cv.notify_all();
+    }
+
+    fn attach(&self, file: &File) {
+        let clone = file.try_clone().ok().map(Arc::new);
+        self.update(|a| match clone {
+            Some(f) => a.file = Some(f),
+            None => a.end = ArrivalEnd::Abandoned,
+        });
+    }
+
+    fn finish(&self, end: ArrivalEnd) {
+        self.update(|a| a.end = end);
+    }
+}
+
+/// Abandons the arrival unless the download completed (every early return
+/// of `fetch_following` goes through here).
+struct ArrivalGuard(Arc<Arrival>);
+
+impl Drop for ArrivalGuard {
+    fn drop(&mut self) {
+        self.0.finish(ArrivalEnd::Abandoned);
+    }
+}
+
+/// A download in progress, read at any offset (see the module docs): a read
+/// waits until its first byte has arrived, and fails once the download is
+/// abandoned. Nothing read is verified until the download completes.
+#[derive(Clone)]
+pub struct ArrivingFile {
+    arrival: Arc<Arrival>,
+    len: u64,
+}
+
+impl ArrivingFile {
+    /// The size the download will have.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Reads at `pos`, waiting for the bytes; 0 only at the end.
+    pub fn read_at(&self, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+        if pos >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let (file, end) = {
+            let mut a = self.arrival.state.lock().expect("poisoned");
+            loop {
+                if a.end == ArrivalEnd::Abandoned {
+                    return Err(std::io::Error::other("the download was abandoned"));
+                }
+                let end = if a.end == ArrivalEnd::Complete {
+                    self.len
+                } else {
+                    a.there_from(pos)
+                };
+                if end > pos && a.file.is_some() {
+                    break (a.file.clone().expect("checked"), end);
+                }
+                a = self.arrival.cv.wait(a).expect("poisoned");
+            }
+        };
+        let want = ((end - pos) as usize).min(buf.len());
+        file.read_at(&mut buf[..want], pos)
+    }
+
+    /// Fills `buf` from `pos`, waiting as needed.
+    pub fn read_exact_at(&self, mut buf: &mut [u8], mut pos: u64) -> std::io::Result<()> {
+        while !buf.is_empty() {
+            match self.read_at(buf, pos)? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => {
+                    buf = &mut buf[n..];
+                    pos += n as u64;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Fetcher {
     pub fn new(
         client: reqwest::Client,
@@ -239,6 +407,18 @@ impl Fetcher {
     /// Returns the verified file for `a`, downloading it unless cached.
     /// `line` is the artifact's progress line.
     pub async fn fetch(&self, a: &Artifact, line: usize) -> Result<PathBuf> {
+        self.fetch_following(a, line, None).await
+    }
+
+    /// `fetch`, with `follower` run on its own thread over the bytes as they
+    /// arrive when the file is downloaded from its first byte (not when it is
+    /// cached, copied from a `file://` mirror or resumed: then it never runs).
+    pub async fn fetch_following(
+        &self,
+        a: &Artifact,
+        line: usize,
+        follower: Option<Follower>,
+    ) -> Result<PathBuf> {
         let dest = self.cache.file_for(a);
         if dest.is_file() {
             self.progress.status(line, "cached");
@@ -260,30 +440,42 @@ impl Fetcher {
             return Ok(dest);
         }
         let part = PathBuf::from(format!("{}.part", dest.display()));
-        let result = self.download(a, &part, line).await;
-        match result {
-            Ok(actual) => {
-                if let Some(expected) = &a.sha256
-                    && !actual.eq_ignore_ascii_case(expected)
-                {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(Error::HashMismatch {
-                        url: a.url.clone(),
-                        expected: expected.clone(),
-                        actual,
-                    });
-                }
-                std::fs::rename(&part, &dest)
-                    .map_err(Error::io("cannot move into the cache", &dest))?;
-                drop(lock);
-                Ok(dest)
-            }
-            Err(e) => Err(e),
+        let mark = Arc::new(Arrival::default());
+        let guard = ArrivalGuard(mark.clone());
+        let fresh = !a.url.starts_with("file://") && std::fs::metadata(&part).is_err();
+        match (follower, a.size) {
+            (Some(follow), Some(len)) if fresh => follow(ArrivingFile {
+                arrival: mark.clone(),
+                len,
+            }),
+            _ => mark.finish(ArrivalEnd::Abandoned),
         }
+        let actual = self.download(a, &part, line, &mark).await?;
+        if let Some(expected) = &a.sha256
+            && !actual.eq_ignore_ascii_case(expected)
+        {
+            let _ = std::fs::remove_file(&part);
+            return Err(Error::HashMismatch {
+                url: a.url.clone(),
+                expected: expected.clone(),
+                actual,
+            });
+        }
+        mark.finish(ArrivalEnd::Complete);
+        drop(guard);
+        std::fs::rename(&part, &dest).map_err(Error::io("cannot move into the cache", &dest))?;
+        drop(lock);
+        Ok(dest)
     }
 
     /// Downloads into `part` (resuming what is there) and returns the sha256.
-    async fn download(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
+    async fn download(
+        &self,
+        a: &Artifact,
+        part: &Path,
+        line: usize,
+        mark: &Arrival,
+    ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
         if let Some(src) = a.url.strip_prefix("file://") {
@@ -303,16 +495,18 @@ impl Fetcher {
             && s >= self.parallel_min
             && have == 0
         {
-            match self.download_ranges(a, part, s, line).await {
+            match self.download_ranges(a, part, s, line, mark).await {
                 Ok(h) => return Ok(h),
                 Err(RangeFallback::Ignored) => {
+                    // Starts over as one stream: a follower cannot go on.
+                    mark.finish(ArrivalEnd::Abandoned);
                     let _ = std::fs::remove_file(part);
                     self.progress.reset(line);
                 }
                 Err(RangeFallback::Error(e)) => return Err(e),
             }
         }
-        self.download_stream(a, part, line).await
+        self.download_stream(a, part, line, mark).await
     }
 
     /// Copies a `file://` artifact into `part`, hashing as it goes.
@@ -363,14 +557,26 @@ impl Fetcher {
     }
 
     /// One stream, appended to `part`, hashed as it arrives.
-    async fn download_stream(&self, a: &Artifact, part: &Path, line: usize) -> Result<String> {
+    async fn download_stream(
+        &self,
+        a: &Artifact,
+        part: &Path,
+        line: usize,
+        mark: &Arrival,
+    ) -> Result<String> {
         retrying(&a.url, ATTEMPTS, self.backoff, || {
-            self.stream_once(a, part, line)
+            self.stream_once(a, part, line, mark)
         })
         .await
     }
 
-    async fn stream_once(&self, a: &Artifact, part: &Path, line: usize) -> Result<String, Attempt> {
+    async fn stream_once(
+        &self,
+        a: &Artifact,
+        part: &Path,
+        line: usize,
+        mark: &Arrival,
+    ) -> Result<String, Attempt> {
         let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
         let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
         let _permit = self
@@ -389,6 +595,7 @@ impl Fetcher {
         }
         if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
             // What we have is not a prefix the server recognises: start over.
+            mark.finish(ArrivalEnd::Abandoned);
             let _ = std::fs::remove_file(part);
             return Err(Attempt::Retry("resume refused; restarting".into()));
         }
@@ -416,10 +623,22 @@ impl Fetcher {
                 .open(part)
                 .map_err(io)?
         } else {
-            // Fresh start (also when the server ignored our Range).
+            // Fresh start (also when the server ignored our Range). A
+            // follower that read earlier bytes cannot go on.
+            if have > 0 {
+                mark.finish(ArrivalEnd::Abandoned);
+            }
             have = 0;
             self.progress.reset(line);
-            File::create(part).map_err(io)?
+            let f = File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(part)
+                .map_err(io)?;
+            mark.attach(&f);
+            f
         };
         self.progress.advance(line, have);
         let expected_len = resp.content_length().map(|l| l + have).or(a.size);
@@ -430,6 +649,7 @@ impl Fetcher {
             hasher.update(&chunk);
             std::io::Write::write_all(&mut file, &chunk).map_err(io)?;
             got += chunk.len() as u64;
+            mark.update(|m| m.prefix = got);
             self.progress.advance(line, chunk.len() as u64);
             if a.size.is_some_and(|s| got > s) {
                 let _ = std::fs::remove_file(part);
@@ -469,13 +689,16 @@ impl Fetcher {
         part: &Path,
         size: u64,
         line: usize,
+        mark: &Arrival,
     ) -> Result<String, RangeFallback> {
         let file = Arc::new(
             create_part(part, size)
                 .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?,
         );
-        let chunk = chunk_size(size);
-        let n = size.div_ceil(chunk) as usize;
+        mark.attach(&file);
+        let spans = spans(size);
+        mark.update(|m| m.ranges = spans.iter().map(|&(a, b)| (a, b, false)).collect());
+        let n = spans.len();
         let state = Arc::new(Chunks {
             done: Mutex::new((vec![false; n], false)),
             cv: Condvar::new(),
@@ -483,19 +706,25 @@ impl Fetcher {
         let hasher = {
             let file = file.clone();
             let state = state.clone();
-            std::thread::spawn(move || hash_following(&file, size, chunk, &state))
+            let spans = spans.clone();
+            std::thread::spawn(move || hash_following(&file, &spans, &state))
         };
-        let mut tasks = futures_util::stream::iter((0..n).map(|i| {
+        // The tail first: a zip's central directory is there, and whoever
+        // follows the download needs it before anything else.
+        let order = std::iter::once(n - 1).chain(0..n - 1);
+        let spans_ref = &spans;
+        let mut tasks = futures_util::stream::iter(order.map(|i| {
             let file = file.clone();
             let state = state.clone();
             async move {
-                let start = i as u64 * chunk;
-                let end = (start + chunk).min(size);
+                let (start, end) = spans_ref[i];
                 let r = self.range_with_retries(a, &file, start, end, line).await;
                 if r.is_ok() {
                     let mut g = state.done.lock().expect("poisoned");
                     g.0[i] = true;
                     state.cv.notify_all();
+                    drop(g);
+                    mark.update(|m| m.ranges[i].2 = true);
                 }
                 r
             }
@@ -638,12 +867,11 @@ fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
     Ok(f)
 }
 
-/// Hashes `file` chunk by chunk as the contiguous prefix becomes available.
-fn hash_following(file: &File, size: u64, chunk: u64, state: &Chunks) -> Option<String> {
+/// Hashes `file` span by span as the contiguous prefix becomes available.
+fn hash_following(file: &File, spans: &[(u64, u64)], state: &Chunks) -> Option<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
-    let n = size.div_ceil(chunk) as usize;
-    for i in 0..n {
+    for (i, &(start, end)) in spans.iter().enumerate() {
         {
             let mut g = state.done.lock().ok()?;
             while !g.0[i] {
@@ -653,8 +881,7 @@ fn hash_following(file: &File, size: u64, chunk: u64, state: &Chunks) -> Option<
                 g = state.cv.wait(g).ok()?;
             }
         }
-        let mut pos = i as u64 * chunk;
-        let end = (pos + chunk).min(size);
+        let mut pos = start;
         while pos < end {
             let want = ((end - pos) as usize).min(buf.len());
             let k = file.read_at(&mut buf[..want], pos).ok()?;
@@ -703,6 +930,75 @@ mod part_file_tests {
     use super::*;
     use std::os::unix::fs::FileExt;
 
+    #[test]
+    fn spans_cover_the_file_with_a_tail_of_their_own() {
+        for size in [1, 1000, TAIL, TAIL + 1, 3 * TAIL, 700 << 20] {
+            let s = spans(size);
+            assert_eq!(s[0].0, 0, "{size}");
+            assert_eq!(s.last().unwrap().1, size, "{size}");
+            assert!(
+                s.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1),
+                "{size}: {s:?}"
+            );
+            assert!(s.last().unwrap().1 - s.last().unwrap().0 <= TAIL, "{size}");
+            assert!(s.iter().all(|(a, b)| b - a <= CHUNK_MAX), "{size}");
+        }
+    }
+
+    #[test]
+    fn arrived_bytes_are_found_across_finished_ranges_and_stop_at_a_gap() {
+        let mut a = Arrived {
+            ranges: vec![
+                (0, 10, true),
+                (10, 20, false),
+                (20, 30, true),
+                (30, 40, true),
+            ],
+            ..Arrived::default()
+        };
+        assert_eq!(a.there_from(0), 10);
+        assert_eq!(a.there_from(5), 10);
+        assert_eq!(a.there_from(10), 10, "a gap: nothing there");
+        assert_eq!(a.there_from(25), 40);
+        a.ranges[1].2 = true;
+        assert_eq!(a.there_from(0), 40);
+        let b = Arrived {
+            prefix: 7,
+            ..Arrived::default()
+        };
+        assert_eq!(b.there_from(3), 7);
+        assert_eq!(b.there_from(7), 7);
+    }
+
+    /// A reader waits for bytes that are not there yet, and fails once the
+    /// download is abandoned.
+    #[test]
+    fn arriving_reads_wait_and_fail_when_abandoned() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = create_part(&dir.path().join("x.part"), 20).unwrap();
+        f.write_all_at(&[7u8; 20], 0).unwrap();
+        let arrival = Arc::new(Arrival::default());
+        arrival.attach(&f);
+        arrival.update(|m| m.ranges = vec![(0, 10, true), (10, 20, false)]);
+        let file = ArrivingFile {
+            arrival: arrival.clone(),
+            len: 20,
+        };
+        let mut buf = [0u8; 20];
+        assert_eq!(file.read_at(&mut buf, 0).unwrap(), 10);
+        let waiting = {
+            let file = file.clone();
+            std::thread::spawn(move || {
+                let mut b = [0u8; 4];
+                file.read_at(&mut b, 12).map(|n| (n, b))
+            })
+        };
+        arrival.update(|m| m.ranges[1].2 = true);
+        assert_eq!(waiting.join().unwrap().unwrap(), (4, [7u8; 4]));
+        arrival.finish(ArrivalEnd::Abandoned);
+        assert!(file.read_at(&mut buf, 0).is_err());
+    }
+
     /// Regression: ranged downloads hashed a write-only file and always failed.
     #[test]
     fn ranged_part_file_can_be_hashed_while_written() {
@@ -716,7 +1012,7 @@ mod part_file_tests {
             done: Mutex::new((vec![true; 2], false)),
             cv: Condvar::new(),
         };
-        let got = hash_following(&file, size, CHUNK_MAX, &state);
+        let got = hash_following(&file, &[(0, CHUNK_MAX), (CHUNK_MAX, size)], &state);
         assert_eq!(got, Some(hex(&Sha256::digest(&data))));
     }
 }

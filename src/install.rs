@@ -4,10 +4,14 @@
 //!    waits, then finds it installed and does nothing) and clear leftovers of
 //!    interrupted installs.
 //! 2. Fetch every artifact concurrently into the download cache (verified
-//!    while streaming, see `fetch`), and as each one arrives, unpack it once
-//!    into the package store `cache/pkgs/<sha256>/`, already mapped to the
-//!    CUDA layout. That store is content-addressed and shared: two versions
-//!    with the same cuBLAS share its bytes.
+//!    while streaming, see `fetch`), and unpack each once into the package
+//!    store `cache/pkgs/<sha256>/`, already mapped to the CUDA layout. That
+//!    store is content-addressed and shared: two versions with the same
+//!    cuBLAS share its bytes. A wheel that is downloaded is unpacked *while*
+//!    it downloads (its central directory is fetched first, and every read
+//!    waits for its bytes); the result is kept only if the download then
+//!    completes and matches its hash, and is redone from the finished file
+//!    if that unpack failed for any reason.
 //! 3. Build the version in a staging directory by hard-linking the packages'
 //!    files (copying only across file systems), then add what consumers of a
 //!    CUDA_HOME expect: `lib -> lib64` and the development links
@@ -86,6 +90,13 @@ pub async fn install(
             // stored, but disks and people change files: it is hashed again
             // before it is unpacked, and fetched anew if it changed.
             let was_cached = fetcher.cache().file_for(a).is_file();
+            if !was_cached
+                && matches!(a.format, ArchiveFormat::Wheel | ArchiveFormat::Zip)
+                && let Some(pkg) = fetch_and_unpack(fetcher, a, line, threads).await?
+            {
+                fetcher.progress().finish(line);
+                return Ok(pkg);
+            }
             let file = fetcher.fetch(a, line).await?;
             failpoint::hit(Point::AfterDownload);
             fetcher.progress().status(line, "unpacking");
@@ -151,6 +162,103 @@ fn package_key(a: &Artifact) -> String {
     }
 }
 
+/// Downloads a zip or wheel and unpacks it into the package store at the
+/// same time. `None` when the package turns out to be there already; the
+/// caller then takes the ordinary path (which finds it).
+async fn fetch_and_unpack(
+    fetcher: &Fetcher,
+    a: &Artifact,
+    line: usize,
+    threads: usize,
+) -> Result<Option<PathBuf>> {
+    let cache = fetcher.cache();
+    let pkgs = cache.pkgs();
+    let key = package_key(a);
+    let dest = pkgs.join(&key);
+    if dest.is_dir() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(&pkgs).map_err(Error::io("cannot create", &pkgs))?;
+    // Held from the first byte to the rename, so that no one else unpacks
+    // this package meanwhile (or takes our directory for a leftover).
+    let lock = fetch::lock_file(&pkgs.join(format!("{key}.lock"))).await?;
+    if dest.is_dir() {
+        return Ok(None);
+    }
+    let tmp = package_tmp(&pkgs, &key)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let follower: fetch::Follower = Box::new(move |arriving| {
+        let _ = tx.send(arriving);
+    });
+    let unpacking = {
+        let (a, dir) = (a.clone(), tmp.path().to_path_buf());
+        async move {
+            // No download from the first byte (resumed, or copied from a
+            // mirror directory): nothing to unpack early.
+            let Ok(arriving) = rx.await else {
+                return Ok(false);
+            };
+            tokio::task::spawn_blocking(move || {
+                unpack::zip::unpack_arriving(
+                    arriving,
+                    &a.file_name,
+                    a.layout.clone(),
+                    &dir,
+                    Limits::default(),
+                    threads,
+                )
+                .map(|_| true)
+            })
+            .await
+            .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))?
+        }
+    };
+    let (file, early) = tokio::join!(fetcher.fetch_following(a, line, Some(follower)), unpacking);
+    // A failed download is the error, whatever the unpack saw meanwhile.
+    let file = file?;
+    failpoint::hit(Point::AfterDownload);
+    let tmp = match early {
+        Ok(true) => tmp,
+        // The unpack could not run or failed: do it again from the verified
+        // file, so that a real problem of the archive is reported as such.
+        _ => {
+            drop(tmp);
+            fetcher.progress().status(line, "unpacking");
+            let tmp = package_tmp(&pkgs, &key)?;
+            let (a, file, dir) = (a.clone(), file.clone(), tmp.path().to_path_buf());
+            tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, threads))
+                .await
+                .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
+            tmp
+        }
+    };
+    let kept = tmp.keep();
+    std::fs::rename(&kept, &dest).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&kept);
+        Error::io("cannot move into the package store", &dest)(e)
+    })?;
+    drop(lock);
+    Ok(Some(dest))
+}
+
+/// A fresh directory beside the package's final place, after removing the
+/// leftovers of killed unpacks of it (the caller holds the package's lock,
+/// so whoever made them is gone).
+fn package_tmp(pkgs: &Path, key: &str) -> Result<tempfile::TempDir> {
+    let prefix = format!(".tmp-{key}-");
+    if let Ok(rd) = std::fs::read_dir(pkgs) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&prefix)
+        .tempdir_in(pkgs)
+        .map_err(Error::io("cannot create a directory in", pkgs))
+}
+
 /// Unpacks an artifact into `cache/pkgs/<key>/` unless it is there already.
 ///
 /// With `verify`, the file's sha256 is checked first; on a mismatch the file
@@ -191,23 +299,7 @@ async fn ensure_unpacked(
                 });
             }
         }
-        // Leftovers of this package from a killed unpack: whoever made them
-        // held the lock we hold now, so they are dead.
-        let prefix = format!(".tmp-{key}-");
-        if let Ok(rd) = std::fs::read_dir(dest2.parent().expect("pkgs dir")) {
-            for e in rd.flatten() {
-                if e.file_name().to_string_lossy().starts_with(&prefix) {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-        let tmp = tempfile::Builder::new()
-            .prefix(&prefix)
-            .tempdir_in(dest2.parent().expect("pkgs dir"))
-            .map_err(Error::io(
-                "cannot create a directory in",
-                dest2.parent().expect("pkgs dir"),
-            ))?;
+        let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;
         unpack_artifact(&a, &file, tmp.path(), threads)?;
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest2).map_err(|e| {

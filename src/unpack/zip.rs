@@ -7,6 +7,13 @@
 //! the same open file (positional reads), so a 1 GB wheel whose time is spent
 //! in two or three huge libraries keeps every core busy. The zip crate checks
 //! each member's CRC-32 as it reaches the end of the data.
+//!
+//! The archive can also be one that is still downloading
+//! ([`unpack_arriving`]): every read waits for its bytes, so the same checks
+//! and the same parallel decompression run while the transfer goes on (the
+//! ranged download fetches the central directory first). Nothing read that
+//! way is verified until the download's hash is, so the caller keeps the
+//! result only if the download completes.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -19,16 +26,40 @@ use zip::ZipArchive;
 
 use super::{EntryKind, Extractor, Limits, Summary, Target};
 use crate::error::{Error, Result};
+use crate::fetch::ArrivingFile;
 use crate::sources::Layout;
 
 /// The longest symlink target a zip member may hold.
 const MAX_LINK: u64 = 4096;
 
-/// A cloneable reader over one open file: each clone has its own position
-/// and reads with `pread`, so threads never share a cursor.
+/// Where the bytes come from: a complete file, or one still arriving.
+#[derive(Clone)]
+enum Source {
+    File(Arc<File>),
+    Arriving(ArrivingFile),
+}
+
+impl Source {
+    fn read_at(&self, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+        match self {
+            Source::File(f) => f.read_at(buf, pos),
+            Source::Arriving(a) => a.read_at(buf, pos),
+        }
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> std::io::Result<()> {
+        match self {
+            Source::File(f) => f.read_exact_at(buf, pos),
+            Source::Arriving(a) => a.read_exact_at(buf, pos),
+        }
+    }
+}
+
+/// A cloneable reader over one source: each clone has its own position
+/// and reads positionally, so threads never share a cursor.
 #[derive(Clone)]
 struct SharedFile {
-    file: Arc<File>,
+    file: Source,
     pos: u64,
     len: u64,
 }
@@ -72,10 +103,41 @@ pub fn unpack(
         .map_err(Error::io("cannot read", archive))?
         .len();
     let reader = SharedFile {
-        file: Arc::new(file),
+        file: Source::File(Arc::new(file)),
         pos: 0,
         len,
     };
+    unpack_from(reader, name, layout, dest, limits, threads)
+}
+
+/// `unpack` over a download in progress (see the module docs). Errors may
+/// come from the download ending early rather than from the archive: the
+/// caller judges them by how the download ended.
+pub fn unpack_arriving(
+    archive: ArrivingFile,
+    name: &str,
+    layout: Layout,
+    dest: &Path,
+    limits: Limits,
+    threads: usize,
+) -> Result<Summary> {
+    let len = archive.len();
+    let reader = SharedFile {
+        file: Source::Arriving(archive),
+        pos: 0,
+        len,
+    };
+    unpack_from(reader, name, layout, dest, limits, threads)
+}
+
+fn unpack_from(
+    reader: SharedFile,
+    name: &str,
+    layout: Layout,
+    dest: &Path,
+    limits: Limits,
+    threads: usize,
+) -> Result<Summary> {
     let mut ex = Extractor::new(name, dest, layout, limits);
     let raw_reader = reader.clone();
     let mut zip = ZipArchive::new(reader).map_err(|e| Error::BadArchive {
@@ -98,21 +160,26 @@ pub fn unpack(
             reason: "duplicate member names in the central directory".into(),
         });
     }
-    // Byte ranges [local header, end of data) of every member, to refuse
-    // members that share bytes (one compressed body behind many names).
-    let mut spans: Vec<(u64, u64, usize)> = Vec::new();
+    // Where every member's bytes may end: before the next member's local
+    // header (or the central directory), so that no two members share bytes
+    // (one compressed body behind many names). Checked exactly when a
+    // member's local header is read (`check_local`), and roughly right away
+    // from the central directory alone.
+    let mut starts: Vec<(u64, usize)> = Vec::with_capacity(zip.len());
 
-    // Check everything first; write nothing until the whole archive passed.
+    // Check everything the central directory says first; write nothing until
+    // it all passed. The local headers are read only when their member is
+    // unpacked (an archive still downloading has them later), and each must
+    // agree with the central directory before its member counts.
     let mut files: Vec<(usize, String, Target, bool, u64)> = Vec::new();
     let mut declared_total: u64 = 0;
     for i in 0..zip.len() {
-        let member_name = zip
-            .name_for_index(i)
-            .and_then(|n| n.ok())
-            .map(|n| n.into_owned());
-        let mut entry = zip.by_index(i).map_err(|e| Error::BadArchive {
+        let entry = zip.by_index_data(i).map_err(|e| Error::BadArchive {
             archive: name.into(),
-            entry: member_name.clone(),
+            entry: zip
+                .name_for_index(i)
+                .and_then(|n| n.ok())
+                .map(|n| n.into_owned()),
             reason: format!("member #{i}: {e}"),
         })?;
         let raw = std::str::from_utf8(entry.name_raw())
@@ -123,20 +190,7 @@ pub fn unpack(
                 )
             })?
             .to_string();
-        // The name in the local header is what streaming readers (and
-        // pip) use; the central directory's is what we use. They must agree.
-        let start = entry.header_start();
-        if local_name(&raw_reader, start).as_deref() != Some(entry.name_raw()) {
-            return Err(ex.bad(
-                &raw,
-                "the local header names a different file than the central directory",
-            ));
-        }
-        let end = entry
-            .data_start()
-            .unwrap_or(start)
-            .saturating_add(entry.compressed_size());
-        spans.push((start, end, i));
+        starts.push((entry.header_start(), i));
         if entry.encrypted() {
             return Err(ex.bad(&raw, "encrypted members are not supported"));
         }
@@ -156,29 +210,28 @@ pub fn unpack(
             m if m == libc::S_IFIFO => EntryKind::Other("FIFO"),
             _ => EntryKind::Other("special-file"),
         };
+        let size = entry.size();
+        drop(entry);
         match kind {
             EntryKind::Symlink => {
-                if entry.size() > MAX_LINK {
+                if size > MAX_LINK {
                     return Err(ex.bad(&raw, "symlink target too long"));
                 }
                 let mut target = String::new();
-                (&mut entry)
+                zip.by_index(i)
+                    .map_err(|e| ex.bad(&raw, e.to_string()))?
                     .take(MAX_LINK)
                     .read_to_string(&mut target)
                     .map_err(|e| ex.bad(&raw, format!("unreadable link target: {e}")))?;
-                drop(entry);
                 ex.symlink(&raw, &target)?;
             }
             EntryKind::Dir => {
-                drop(entry);
                 if let Some(t) = ex.entry(&raw, &EntryKind::Dir)? {
                     ex.make_dir(&t)?;
                 }
             }
             EntryKind::File => {
-                let size = entry.size();
                 let exec = mode & 0o111 != 0;
-                drop(entry);
                 if let Some(t) = ex.entry(&raw, &EntryKind::File)? {
                     declared_total = declared_total.saturating_add(size);
                     if declared_total > limits.max_total_bytes {
@@ -188,22 +241,41 @@ pub fn unpack(
                 }
             }
             other => {
-                drop(entry);
                 ex.entry(&raw, &other)?;
             }
         }
     }
 
-    spans.sort_unstable();
-    for w in spans.windows(2) {
-        if w[1].0 < w[0].1 {
-            let other = zip.name_for_index(w[1].2).and_then(|n| n.ok());
-            return Err(ex.bad(
-                other.as_deref().unwrap_or("?"),
-                "members overlap (their data shares bytes)",
-            ));
+    // Each member's limit: the next local header, or the central directory.
+    starts.sort_unstable();
+    let cd_start = central_start(&raw_reader, eocd);
+    let mut limit = vec![cd_start; zip.len()];
+    for w in starts.windows(2) {
+        limit[w[0].1] = w[1].0;
+    }
+    let next_of: std::collections::HashMap<usize, usize> =
+        starts.windows(2).map(|w| (w[0].1, w[1].1)).collect();
+    let local = LocalCheck {
+        reader: &raw_reader,
+        zip: &zip,
+        limit: &limit,
+        next_of: &next_of,
+        ex: &ex,
+    };
+    // The least a member occupies (a header and its data) must fit before
+    // the next one: checked now, without reading.
+    for &(start, i) in &starts {
+        let entry = zip
+            .by_index_data(i)
+            .map_err(|e| ex.bad(format!("#{i}"), e.to_string()))?;
+        let least = start
+            .saturating_add(30)
+            .saturating_add(entry.compressed_size());
+        if least > limit[i] {
+            return Err(local.overlap(i));
         }
     }
+    let checked: Vec<AtomicBool> = (0..zip.len()).map(|_| AtomicBool::new(false)).collect();
 
     // Largest first, so the long ones start early and the tail is short.
     files.sort_by_key(|f| std::cmp::Reverse(f.4));
@@ -212,6 +284,7 @@ pub fn unpack(
     let threads = threads.clamp(1, files.len().max(1));
     let ex_ref = &ex;
     let files_ref = &files;
+    let (local_ref, checked_ref) = (&local, &checked);
     let results: Vec<Result<()>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -227,9 +300,12 @@ pub fn unpack(
                         let Some((i, raw, target, exec, size)) = files_ref.get(k) else {
                             return Ok(());
                         };
-                        let r = zip
-                            .by_index(*i)
-                            .map_err(|e| ex_ref.bad(raw, e.to_string()))
+                        let r = local_ref
+                            .check(*i)
+                            .and_then(|()| {
+                                checked_ref[*i].store(true, Ordering::Relaxed);
+                                zip.by_index(*i).map_err(|e| ex_ref.bad(raw, e.to_string()))
+                            })
                             .and_then(|mut entry| {
                                 ex_ref.write_file(raw, target, *exec, Some(*size), &mut entry)
                             });
@@ -252,20 +328,92 @@ pub fn unpack(
     for r in results {
         r?;
     }
+    // The members no worker unpacked (directories, links, what the layout
+    // skips) get the same check of their local headers.
+    for (i, done) in checked.iter().enumerate() {
+        if !done.load(Ordering::Relaxed) {
+            local.check(i)?;
+        }
+    }
     ex.finish()
 }
 
-/// The file name stored in the local header at `offset`, if it can be read.
-fn local_name(file: &SharedFile, offset: u64) -> Option<Vec<u8>> {
-    let mut head = [0u8; 30];
-    file.file.read_exact_at(&mut head, offset).ok()?;
-    if head[..4] != 0x04034b50u32.to_le_bytes() {
-        return None;
+/// Checks a member's local header against the central directory: the
+/// streaming readers (and pip) go by the local header, cudaenv by the central
+/// directory, so they must name the same file, and the member's bytes must
+/// end before the next member begins.
+struct LocalCheck<'a> {
+    reader: &'a SharedFile,
+    zip: &'a ZipArchive<SharedFile>,
+    /// Where each member's bytes must end, by index.
+    limit: &'a [u64],
+    /// The member that follows each one in the file, by index.
+    next_of: &'a std::collections::HashMap<usize, usize>,
+    ex: &'a Extractor,
+}
+
+impl LocalCheck<'_> {
+    fn check(&self, i: usize) -> Result<()> {
+        let entry = self
+            .zip
+            .by_index_data(i)
+            .map_err(|e| self.ex.bad(format!("#{i}"), e.to_string()))?;
+        let raw = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let start = entry.header_start();
+        let mut head = [0u8; 30];
+        let read = self.reader.file.read_exact_at(&mut head, start);
+        let name_len = u16::from_le_bytes([head[26], head[27]]) as usize;
+        let extra_len = u16::from_le_bytes([head[28], head[29]]) as u64;
+        let mut local = vec![0u8; name_len];
+        let same = read.is_ok()
+            && head[..4] == 0x04034b50u32.to_le_bytes()
+            && self
+                .reader
+                .file
+                .read_exact_at(&mut local, start + 30)
+                .is_ok()
+            && local == entry.name_raw();
+        if !same {
+            return Err(self.ex.bad(
+                &raw,
+                "the local header names a different file than the central directory",
+            ));
+        }
+        let end =
+            (start + 30 + name_len as u64 + extra_len).saturating_add(entry.compressed_size());
+        if end > self.limit[i] {
+            return Err(self.overlap(i));
+        }
+        Ok(())
     }
-    let len = u16::from_le_bytes([head[26], head[27]]) as usize;
-    let mut name = vec![0u8; len];
-    file.file.read_exact_at(&mut name, offset + 30).ok()?;
-    Some(name)
+
+    /// The error for member `i` running into the next one.
+    fn overlap(&self, i: usize) -> Error {
+        let other = self
+            .next_of
+            .get(&i)
+            .and_then(|&j| self.zip.name_for_index(j))
+            .or_else(|| self.zip.name_for_index(i))
+            .and_then(|n| n.ok())
+            .map(|n| n.into_owned());
+        self.ex.bad(
+            other.as_deref().unwrap_or("?"),
+            "members overlap (their data shares bytes)",
+        )
+    }
+}
+
+/// Where the central directory starts, from the end record at `eocd` (the
+/// end record itself for zip64 archives, whose offset lives elsewhere).
+fn central_start(file: &SharedFile, eocd: u64) -> u64 {
+    let mut end = [0u8; 22];
+    if file.file.read_exact_at(&mut end, eocd).is_err() {
+        return eocd;
+    }
+    match u32::from_le_bytes([end[16], end[17], end[18], end[19]]) {
+        u32::MAX => eocd,
+        at => (at as u64).min(eocd),
+    }
 }
 
 /// Refuses bytes after the end-of-central-directory record (and its

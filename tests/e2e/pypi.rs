@@ -165,7 +165,13 @@ pub(crate) enum Mode {
     Stall,
     /// Always answers 200 with the whole body.
     IgnoreRange,
+    /// Holds back the answer to a range that covers this offset until
+    /// `GATE` opens.
+    Gate(usize),
 }
+
+/// Opened by the test that uses `Mode::Gate`.
+static GATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 pub(crate) struct Server {
     pub(crate) port: u16,
@@ -331,6 +337,13 @@ fn handle(
     match m {
         Mode::Truncate => s.write_all(&part[..half])?,
         Mode::TruncateThenIgnoreRange if n == 0 => s.write_all(&part[..half])?,
+        Mode::Gate(held) if (start..end).contains(&held) => {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+            while !GATE.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            s.write_all(part)?;
+        }
         Mode::Stall => {
             s.write_all(&part[..half])?;
             s.flush()?;
@@ -722,6 +735,75 @@ fn concurrent_installs_of_one_spec_all_succeed_with_one_download() {
         .map(|r| r.flatten().collect())
         .unwrap_or_default();
     assert!(staging.is_empty());
+}
+
+/// A wheel is unpacked while it downloads: with one range of it held back by
+/// the server, the library (whose bytes are all there) is already written in
+/// the package being unpacked; the install then finishes with the same bytes.
+#[test]
+fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let filler: Vec<u8> = (0..400_000u32).map(|i| (i * 13 % 241) as u8).collect();
+    let w = zip(&[
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+        file("nvidia/cuda_runtime/include/filler.h", &filler),
+        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
+    ]);
+    // A byte in the middle of the filler's data: its range waits.
+    let filler_data = 30
+        + "nvidia/cuda_runtime/lib/libcudart.so.12".len()
+        + lib.len()
+        + 30
+        + "nvidia/cuda_runtime/include/filler.h".len();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Gate(filler_data + 200_000));
+    let env = TestEnv::new();
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let pkgs = env.root.join("cache/pkgs");
+    let unpacked_early = || {
+        let mut all = Vec::new();
+        walk(&pkgs, &mut all);
+        all.iter().map(Path::new).any(|p| {
+            p.to_string_lossy().contains("/.tmp-")
+                && p.ends_with("lib64/libcudart.so.12")
+                && std::fs::read(p).is_ok_and(|b| b == lib)
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = false;
+    while std::time::Instant::now() < deadline {
+        if unpacked_early() {
+            seen = true;
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "install ended before the held range was sent"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    GATE.store(true, Ordering::SeqCst);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert!(
+        seen,
+        "the library was not unpacked before the download ended"
+    );
+    assert_eq!(
+        std::fs::read(env.root.join("versions/12.4.1/lib64/libcudart.so.12")).unwrap(),
+        lib
+    );
+    assert_eq!(
+        std::fs::read(env.root.join("versions/12.4.1/include/filler.h")).unwrap(),
+        filler
+    );
+    let check = env.run(&["versions", "--check"]);
+    assert_eq!(code(&check), 0, "{}", text(&check));
 }
 
 fn start_stalled_install(env: &TestEnv, srv: &Server) -> std::process::Child {
