@@ -8,10 +8,13 @@
 //! elsewhere: `cli::main` ignores SIGPIPE for cudaenv's own commands, a panic is
 //! caught here and exits with 101 as Rust's runtime would, and
 //! `std::process::exit` flushes stdout.
-#![no_main]
+// Under `cargo test` the test harness brings the `main`.
+#![cfg_attr(not(test), no_main)]
 
+#[cfg(not(test))]
 use std::ffi::{c_char, c_int};
 
+#[cfg(not(test))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     // std reads the arguments itself (glibc passes them to its initialisers).
