@@ -51,8 +51,8 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 # --- cudaenv itself ---------------------------------------------------------------------
-say "building and installing cudaenv (cargo install --locked --path .)"
-cargo install --locked --path . --force
+say "building and installing cudaenv (cargo install --locked --profile dist --path .)"
+cargo install --locked --profile dist --path . --force
 BIN_DIR=${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin
 CUDAENV=$BIN_DIR/cudaenv
 [[ -x $CUDAENV ]] || die "cargo install did not produce $CUDAENV"

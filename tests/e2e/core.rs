@@ -1261,7 +1261,7 @@ fn install_script_reports_every_verify_outcome() {
     let (rc, text) = run_install_script(Some(0));
     assert_eq!(rc, 0, "{text}");
     assert!(
-        text.contains("cargo install --locked --path . --force"),
+        text.contains("cargo install --locked --profile dist --path . --force"),
         "{text}"
     );
     assert!(
