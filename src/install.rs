@@ -116,11 +116,14 @@ pub async fn install(
     // Assemble the tree from the packages.
     let root = staging.path().to_path_buf();
     let pkgs_for_tree = pkgs.clone();
-    tokio::task::spawn_blocking(move || -> Result<()> {
+    let known = tokio::task::spawn_blocking(move || -> Result<crate::store::files::Known> {
+        let mut known = crate::store::files::Known::new();
         for p in &pkgs_for_tree {
             link_tree(p, &root)?;
+            known.extend(crate::store::files::known_in(p));
         }
-        finish_tree(&root)
+        finish_tree(&root)?;
+        Ok(known)
     })
     .await
     .map_err(|e| Error::Other(format!("assembling task failed: {e}")))??;
@@ -129,7 +132,7 @@ pub async fn install(
     if opts.force && store.get(&plan.name)?.is_some() {
         store.remove(&plan.name)?;
     }
-    let installed = staging.commit(&meta)?;
+    let installed = staging.commit_with(&meta, &known)?;
     failpoint::hit(Point::AfterCommit);
     drop(lock);
     Ok(Outcome::Installed(installed))
@@ -232,6 +235,7 @@ async fn fetch_and_unpack(
             tmp
         }
     };
+    crate::store::files::write(tmp.path())?;
     let kept = tmp.keep();
     std::fs::rename(&kept, &dest).map_err(|e| {
         let _ = std::fs::remove_dir_all(&kept);
@@ -301,6 +305,9 @@ async fn ensure_unpacked(
         }
         let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;
         unpack_artifact(&a, &file, tmp.path(), threads)?;
+        // The package's own file list: versions built from it take their
+        // CRC-32s from here instead of reading its bytes again.
+        crate::store::files::write(tmp.path())?;
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest2).map_err(|e| {
             let _ = std::fs::remove_dir_all(&kept);
@@ -357,9 +364,18 @@ pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -
 /// A path that exists already (the same header shipped by two wheels) keeps
 /// the first copy.
 pub fn link_tree(src: &Path, dst: &Path) -> Result<()> {
+    link_dir(src, dst, true)
+}
+
+/// `link_tree` of one directory; at the top, the package's own `.cudaenv/`
+/// (its file list) is not part of the tree.
+fn link_dir(src: &Path, dst: &Path, top: bool) -> Result<()> {
     let rd = std::fs::read_dir(src).map_err(Error::io("cannot read", src))?;
     for entry in rd {
         let entry = entry.map_err(Error::io("cannot read", src))?;
+        if top && entry.file_name() == crate::store::META_DIR {
+            continue;
+        }
         let from = entry.path();
         let to = dst.join(entry.file_name());
         let ft = entry.file_type().map_err(Error::io("cannot read", &from))?;
@@ -369,7 +385,7 @@ pub fn link_tree(src: &Path, dst: &Path) -> Result<()> {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && to.is_dir() => {}
                 Err(e) => return Err(Error::io("cannot create", &to)(e)),
             }
-            link_tree(&from, &to)?;
+            link_dir(&from, &to, false)?;
         } else if std::fs::symlink_metadata(&to).is_ok() {
             continue;
         } else if ft.is_symlink() {

@@ -357,6 +357,12 @@ impl Staging {
     /// Writes the metadata, then the marker, syncs, and renames the tree into
     /// place. Fails if a version of that name already exists.
     pub fn commit(self, meta: &Metadata) -> Result<Installed> {
+        self.commit_with(meta, &files::Known::new())
+    }
+
+    /// `commit`, with the CRC-32s of files hard-linked from packages whose
+    /// lists are known (so that a reinstall reads none of their bytes).
+    pub fn commit_with(self, meta: &Metadata, known: &files::Known) -> Result<Installed> {
         let meta_dir = self.path().join(META_DIR);
         std::fs::create_dir_all(&meta_dir).map_err(Error::io("cannot create", &meta_dir))?;
         meta.write(&meta_dir.join(META_FILE))?;
@@ -364,7 +370,7 @@ impl Staging {
             let linked = meta_dir.join(LINKED_MARKER);
             File::create(&linked).map_err(Error::io("cannot write", &linked))?;
         }
-        files::write(self.path())?;
+        files::write_with(self.path(), known)?;
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;

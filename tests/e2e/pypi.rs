@@ -806,6 +806,42 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
     assert_eq!(code(&check), 0, "{}", text(&check));
 }
 
+/// A reinstall takes its file list's CRC-32s from the package store's list
+/// instead of reading the files again: damage done to a stored package after
+/// it was unpacked then shows in `versions --check` (had the files been read,
+/// the damaged bytes would have been recorded as the truth).
+#[test]
+fn reinstall_takes_file_crcs_from_the_package_list_not_the_bytes() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let out = install_from(&env, &srv, &[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let check = env.run(&["versions", "--check"]);
+    assert_eq!(code(&check), 0, "{}", text(&check));
+    // Same size, other bytes, same inode (what a stray tool or a bad disk does).
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/pkgs"), &mut all);
+    let lib = all
+        .iter()
+        .find(|p| p.ends_with("lib64/libcudart.so.12"))
+        .expect("the package holds the library");
+    let mut bytes = std::fs::read(lib).unwrap();
+    bytes[1000] ^= 0xff;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(lib)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+        .unwrap();
+    let out = env.run(&["uninstall", "-y", "12.4.1"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let out = install_from(&env, &srv, &["--offline"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let check = env.run(&["versions", "--check"]);
+    assert_eq!(code(&check), 4, "{}", text(&check));
+    assert!(text(&check).contains("libcudart.so.12"), "{}", text(&check));
+}
+
 fn start_stalled_install(env: &TestEnv, srv: &Server) -> std::process::Child {
     let mut c = env.cmd();
     c.env("CUDAENV_PYPI_INDEX", srv.index())
