@@ -199,7 +199,7 @@ async fn fetch_and_unpack(
             // No download from the first byte (resumed, or copied from a
             // mirror directory): nothing to unpack early.
             let Ok(arriving) = rx.await else {
-                return Ok(false);
+                return Ok(None);
             };
             tokio::task::spawn_blocking(move || {
                 unpack::zip::unpack_arriving(
@@ -210,7 +210,7 @@ async fn fetch_and_unpack(
                     Limits::default(),
                     threads,
                 )
-                .map(|_| true)
+                .map(Some)
             })
             .await
             .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))?
@@ -220,8 +220,8 @@ async fn fetch_and_unpack(
     // A failed download is the error, whatever the unpack saw meanwhile.
     let file = file?;
     failpoint::hit(Point::AfterDownload);
-    let tmp = match early {
-        Ok(true) => tmp,
+    let (tmp, summary) = match early {
+        Ok(Some(summary)) => (tmp, summary),
         // The unpack could not run or failed: do it again from the verified
         // file, so that a real problem of the archive is reported as such.
         _ => {
@@ -229,13 +229,14 @@ async fn fetch_and_unpack(
             fetcher.progress().status(line, "unpacking");
             let tmp = package_tmp(&pkgs, &key)?;
             let (a, file, dir) = (a.clone(), file.clone(), tmp.path().to_path_buf());
-            tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, threads))
-                .await
-                .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
-            tmp
+            let summary =
+                tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, threads))
+                    .await
+                    .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
+            (tmp, summary)
         }
     };
-    crate::store::files::write(tmp.path())?;
+    record_package(tmp.path(), &summary)?;
     let kept = tmp.keep();
     std::fs::rename(&kept, &dest).map_err(|e| {
         let _ = std::fs::remove_dir_all(&kept);
@@ -304,10 +305,10 @@ async fn ensure_unpacked(
             }
         }
         let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;
-        unpack_artifact(&a, &file, tmp.path(), threads)?;
+        let summary = unpack_artifact(&a, &file, tmp.path(), threads)?;
         // The package's own file list: versions built from it take their
         // CRC-32s from here instead of reading its bytes again.
-        crate::store::files::write(tmp.path())?;
+        record_package(tmp.path(), &summary)?;
         let kept = tmp.keep();
         std::fs::rename(&kept, &dest2).map_err(|e| {
             let _ = std::fs::remove_dir_all(&kept);
@@ -322,41 +323,44 @@ async fn ensure_unpacked(
 
 /// Unpacks one artifact by its format, each with its own unpacker (all of
 /// them under the shared rules of `unpack::Extractor`).
-pub fn unpack_artifact(a: &Artifact, file: &Path, dest: &Path, threads: usize) -> Result<()> {
+pub fn unpack_artifact(
+    a: &Artifact,
+    file: &Path,
+    dest: &Path,
+    threads: usize,
+) -> Result<unpack::Summary> {
     match a.format {
-        ArchiveFormat::Wheel | ArchiveFormat::Zip => {
-            unpack::zip::unpack(
-                file,
-                &a.file_name,
-                a.layout.clone(),
-                dest,
-                Limits::default(),
-                threads,
-            )?;
-            Ok(())
-        }
-        ArchiveFormat::TarXz | ArchiveFormat::TarGz => {
-            unpack::tar::unpack_file(
-                file,
-                &a.file_name,
-                a.format,
-                a.layout.clone(),
-                dest,
-                Limits::default(),
-            )?;
-            Ok(())
-        }
-        ArchiveFormat::Runfile => {
-            unpack::runfile::unpack(
-                file,
-                &a.file_name,
-                a.layout.clone(),
-                dest,
-                Limits::default(),
-            )?;
-            Ok(())
-        }
+        ArchiveFormat::Wheel | ArchiveFormat::Zip => unpack::zip::unpack(
+            file,
+            &a.file_name,
+            a.layout.clone(),
+            dest,
+            Limits::default(),
+            threads,
+        ),
+        ArchiveFormat::TarXz | ArchiveFormat::TarGz => unpack::tar::unpack_file(
+            file,
+            &a.file_name,
+            a.format,
+            a.layout.clone(),
+            dest,
+            Limits::default(),
+        ),
+        ArchiveFormat::Runfile => unpack::runfile::unpack(
+            file,
+            &a.file_name,
+            a.layout.clone(),
+            dest,
+            Limits::default(),
+        ),
     }
+}
+
+/// Records a freshly unpacked package's own file list, taking the CRC-32s
+/// the unpacker already checked (zip members) instead of reading them again.
+fn record_package(dir: &Path, summary: &unpack::Summary) -> Result<()> {
+    let known = crate::store::files::known_from(&summary.checked);
+    crate::store::files::write_with(dir, &known)
 }
 
 /// Recreates `src`'s tree under `dst`: directories made, files hard-linked

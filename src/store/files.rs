@@ -135,6 +135,20 @@ pub fn write_with(root: &Path, known: &Known) -> Result<()> {
     std::fs::write(&path, text).map_err(Error::io("cannot write", &path))
 }
 
+/// CRC-32s that an unpacker already checked while writing the files (path,
+/// size, CRC-32), keyed like `known_in`; files that cannot be looked at are
+/// left out (and read as usual).
+pub fn known_from(checked: &[(PathBuf, u64, u32)]) -> Known {
+    checked
+        .iter()
+        .filter_map(|(path, size, crc)| {
+            let m = std::fs::symlink_metadata(path).ok()?;
+            m.is_file()
+                .then(|| ((m.dev(), m.ino()), (*size, format!("{crc:08x}"))))
+        })
+        .collect()
+}
+
 /// What the list recorded in `root` (a package of the package store) says
 /// about its files, keyed by their (device, inode) now. Nothing when no list
 /// was recorded or it cannot be read.
@@ -250,6 +264,37 @@ fn hash(path: &Path) -> Result<(u64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Known CRC-32s are taken as they are (the file is not read), only for
+    /// the very file (same inode) and size they were known for.
+    #[test]
+    fn known_crcs_are_used_without_reading_and_only_for_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.so");
+        let b = dir.path().join("b.so");
+        std::fs::write(&a, b"aaaa").unwrap();
+        std::fs::write(&b, b"bbbb").unwrap();
+        // Deliberately wrong CRCs: whatever is read would differ.
+        let mut known = known_from(&[(a.clone(), 4, 0x1234_5678), (b.clone(), 5, 0x9abc_def0)]);
+        known.extend(known_from(&[(dir.path().join("gone"), 1, 1)]));
+        let list = record_with(dir.path(), &known).unwrap();
+        assert_eq!(
+            list.files["a.so"],
+            Entry::File {
+                size: 4,
+                crc32: "12345678".into()
+            }
+        );
+        let (_, real_b) = hash(&b).unwrap();
+        assert_eq!(
+            list.files["b.so"],
+            Entry::File {
+                size: 4,
+                crc32: real_b
+            },
+            "a size that differs means the file is read"
+        );
+    }
 
     #[test]
     fn check_finds_every_kind_of_change() {

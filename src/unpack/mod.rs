@@ -106,6 +106,10 @@ pub struct Summary {
     pub files: u64,
     pub bytes: u64,
     pub links: u64,
+    /// Files whose CRC-32 the format checked while writing them (zip members:
+    /// the central directory's value, verified against the data): path,
+    /// size, CRC-32. Formats without per-member checksums leave it empty.
+    pub checked: Vec<(PathBuf, u64, u32)>,
 }
 
 impl Extractor {
@@ -311,6 +315,7 @@ impl Extractor {
             files: self.seen.values().filter(|s| **s == Seen::File).count() as u64,
             bytes: self.written.load(Ordering::Relaxed),
             links: (self.symlinks.len() + self.hardlinks.len()) as u64,
+            checked: Vec::new(),
         })
     }
 

@@ -19,8 +19,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use zip::ZipArchive;
 
@@ -285,6 +285,8 @@ fn unpack_from(
     let ex_ref = &ex;
     let files_ref = &files;
     let (local_ref, checked_ref) = (&local, &checked);
+    let crcs = Mutex::new(Vec::with_capacity(files.len()));
+    let crcs_ref = &crcs;
     let results: Vec<Result<()>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -307,7 +309,18 @@ fn unpack_from(
                                 zip.by_index(*i).map_err(|e| ex_ref.bad(raw, e.to_string()))
                             })
                             .and_then(|mut entry| {
-                                ex_ref.write_file(raw, target, *exec, Some(*size), &mut entry)
+                                let crc = entry.crc32();
+                                // Reading to the end is what checks the CRC.
+                                ex_ref
+                                    .write_file(raw, target, *exec, Some(*size), &mut entry)
+                                    .map(|n| (n, crc))
+                            })
+                            .map(|(n, crc)| {
+                                crcs_ref.lock().expect("poisoned").push((
+                                    target.path.clone(),
+                                    n,
+                                    crc,
+                                ));
                             });
                         if r.is_err() {
                             failed.store(true, Ordering::Relaxed);
@@ -335,7 +348,9 @@ fn unpack_from(
             local.check(i)?;
         }
     }
-    ex.finish()
+    let mut summary = ex.finish()?;
+    summary.checked = crcs.into_inner().expect("poisoned");
+    Ok(summary)
 }
 
 /// Checks a member's local header against the central directory: the
