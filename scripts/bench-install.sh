@@ -69,10 +69,15 @@ else
 fi
 
 export CUDAENV_ROOT="$work/root"
+# After a sync (not a cache drop: a reinstall is measured warm): a commit
+# syncs its marker, and on ext4 that waits for the writeback of whatever the
+# previous cold install left dirty (~2 s measured).
 "$bin" -q uninstall -y "$spec"
+sync
 t0=$(now); "$bin" -q install "$spec" "${only[@]}"; t1=$(now)
 ce_re=$(secs "$t0" "$t1")
 "$bin" -q uninstall -y "$spec"
+sync
 t0=$(now); "$bin" -q install "$spec" "${only[@]}" --offline; t1=$(now)
 ce_off=$(secs "$t0" "$t1")
 

@@ -13,7 +13,7 @@
 #      `pyenv version-name`.
 #
 # Usage: scripts/bench-shell.sh
-# Needs: a release build (cargo build --release; CUDAENV_BIN overrides the
+# Needs: a dist build (cargo build --profile dist; CUDAENV_BIN overrides the
 # path), hyperfine, python3 (for medians), bash, zsh. Optional: pyenv (PYENV_ROOT, default ~/.pyenv,
 # with one Python installed), mise (MISE_BIN, or `mise` on PATH; e.g.
 # `npm install -g @jdxcode/mise-linux-x64`). Missing optional tools are skipped.
@@ -26,8 +26,8 @@ if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && [ -z "${BENCH_NO_RT-}" ] 
   BENCH_IN_RT=1 exec chrt -f 50 "$0" "$@"
 fi
 
-bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/release/cudaenv}
-[ -x "$bin" ] || { echo "no release binary at $bin (cargo build --release)" >&2; exit 2; }
+bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
+[ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist)" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 command -v hyperfine >/dev/null || { echo "hyperfine not found" >&2; exit 2; }
 runs=${RUNS:-300}
@@ -60,7 +60,9 @@ for x in r:
 PY
 }
 
-# --- a store with one version whose nvcc is a tiny script ----------------------
+# --- a store: the version used, four more, and a linked one --------------------
+# Every activation looks for the directories of linked versions (to take a
+# previous one's off PATH), so the store is not a lone version.
 export CUDAENV_ROOT=$work/root
 export HOME=$work/home
 mkdir -p "$HOME"
@@ -68,7 +70,7 @@ v=$CUDAENV_ROOT/versions/bench
 mkdir -p "$v/.cudaenv" "$v/bin" "$v/lib64"
 printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4 (fake)"\n' >"$v/bin/nvcc"
 chmod +x "$v/bin/nvcc"
-cat >"$v/.cudaenv/meta.toml" <<'EOF'
+cat >"$v/.cudaenv/meta.toml" <<'EOF2'
 schema = 1
 kind = "installed"
 bin_dirs = ["bin"]
@@ -76,8 +78,22 @@ lib_dirs = ["lib64"]
 home = "."
 source = "bench"
 created = 0
-EOF
+EOF2
 touch "$v/.cudaenv/complete"
+for i in 1 2 3 4; do cp -a "$v" "$CUDAENV_ROOT/versions/other-$i"; done
+mkdir -p "$work/linked-tree/bin" "$work/linked-tree/lib64" "$CUDAENV_ROOT/versions/linked/.cudaenv"
+cat >"$CUDAENV_ROOT/versions/linked/.cudaenv/meta.toml" <<EOF2
+schema = 1
+kind = "linked"
+prefix = "$work/linked-tree"
+bin_dirs = ["bin"]
+lib_dirs = ["lib64"]
+home = "."
+source = "link"
+created = 0
+EOF2
+touch "$CUDAENV_ROOT/versions/linked/.cudaenv/linked" "$CUDAENV_ROOT/versions/linked/.cudaenv/complete"
+[ "$("$bin" versions --bare | wc -l)" = 6 ] || { echo "the benchmark store is not what it should be:" >&2; "$bin" versions >&2; exit 1; }
 "$bin" --quiet rehash
 proj=$work/a/b/c/project
 mkdir -p "$proj/src/deep"
@@ -94,10 +110,20 @@ if command -v cc >/dev/null; then
   cc -O2 -o "$work/nvcc-floor" "$work/floor.c"
   floor=(-n "exec-only C wrapper (floor)" "$work/nvcc-floor --version")
 fi
-hf "cudaenv shim: nvcc --version (shim vs direct)" \
+# "direct" runs nvcc the way an activated shell would: with the variables the
+# shim would give it (LD_LIBRARY_PATH makes every library lookup of the child
+# search the version's lib64 first), so the difference is the shim's own cost.
+# The same pair without activation follows.
+(
+  eval "$("$bin" env --shell bash bench)"
+  hf "cudaenv shim: nvcc --version (shim vs direct, both with the version's variables)" \
+    -n direct "$v/bin/nvcc --version" \
+    -n "cudaenv shim" "$CUDAENV_ROOT/shims/nvcc --version" \
+    "${floor[@]}"
+)
+hf "cudaenv shim: nvcc --version (shim vs direct, no variables set beforehand)" \
   -n direct "$v/bin/nvcc --version" \
-  -n "cudaenv shim" "$CUDAENV_ROOT/shims/nvcc --version" \
-  "${floor[@]}"
+  -n "cudaenv shim" "$CUDAENV_ROOT/shims/nvcc --version"
 
 pyenv_root=${PYENV_ROOT:-$real_home/.pyenv}
 if [ -x "$pyenv_root/bin/pyenv" ] && [ -n "$(ls "$pyenv_root/versions" 2>/dev/null)" ]; then
