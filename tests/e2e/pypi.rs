@@ -880,22 +880,8 @@ fn killed_install_leaves_nothing_and_the_next_one_succeeds() {
     let w = good_wheel();
     let srv = Server::start(w.clone(), sha256(&w), Mode::Stall);
     let env = TestEnv::new();
-    let mut c = env.cmd();
-    c.env("CUDAENV_PYPI_INDEX", srv.index())
-        .args(["install", "12.4.1", ONLY_CUDART])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = c.spawn().unwrap();
-    // Wait until the download is under way (the server is stalling it).
-    let part_exists = || {
-        let mut all = Vec::new();
-        walk(&env.root.join("cache/downloads"), &mut all);
-        all.iter().any(|p| p.ends_with(".part"))
-    };
-    while srv.downloads.load(Ordering::SeqCst) == 0 || !part_exists() {
-        assert!(child.try_wait().unwrap().is_none(), "install ended early");
-        std::thread::yield_now();
-    }
+    // Returns once the download is under way (the server is stalling it).
+    let mut child = start_stalled_install(&env, &srv);
     unsafe {
         libc::kill(child.id() as i32, libc::SIGKILL);
     }
