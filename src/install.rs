@@ -236,14 +236,20 @@ async fn fetch_and_unpack(
             (tmp, summary)
         }
     };
-    record_package(tmp.path(), &summary)?;
-    let kept = tmp.keep();
-    std::fs::rename(&kept, &dest).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&kept);
-        Error::io("cannot move into the package store", &dest)(e)
-    })?;
+    store_package(tmp, &summary, &dest)?;
     drop(lock);
     Ok(Some(dest))
+}
+
+/// Records a freshly unpacked package's file list, then moves it to its
+/// place in the package store (a half-unpacked package is never there).
+fn store_package(tmp: tempfile::TempDir, summary: &unpack::Summary, dest: &Path) -> Result<()> {
+    record_package(tmp.path(), summary)?;
+    let kept = tmp.keep();
+    std::fs::rename(&kept, dest).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&kept);
+        Error::io("cannot move into the package store", dest)(e)
+    })
 }
 
 /// A fresh directory beside the package's final place, after removing the
@@ -306,14 +312,7 @@ async fn ensure_unpacked(
         }
         let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;
         let summary = unpack_artifact(&a, &file, tmp.path(), threads)?;
-        // The package's own file list: versions built from it take their
-        // CRC-32s from here instead of reading its bytes again.
-        record_package(tmp.path(), &summary)?;
-        let kept = tmp.keep();
-        std::fs::rename(&kept, &dest2).map_err(|e| {
-            let _ = std::fs::remove_dir_all(&kept);
-            Error::io("cannot move into the package store", &dest2)(e)
-        })
+        store_package(tmp, &summary, &dest2)
     })
     .await
     .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
@@ -356,8 +355,9 @@ pub fn unpack_artifact(
     }
 }
 
-/// Records a freshly unpacked package's own file list, taking the CRC-32s
-/// the unpacker already checked (zip members) instead of reading them again.
+/// Records a freshly unpacked package's own file list (versions built from
+/// it take their CRC-32s from there instead of reading its bytes again),
+/// taking the CRC-32s the unpacker already checked (zip members).
 fn record_package(dir: &Path, summary: &unpack::Summary) -> Result<()> {
     let known = crate::store::files::known_from(&summary.checked);
     crate::store::files::write_with(dir, &known)
