@@ -977,7 +977,10 @@ mod part_file_tests {
                 s.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1),
                 "{size}: {s:?}"
             );
-            assert!(s.last().unwrap().1 - s.last().unwrap().0 < TAIL + 4096, "{size}");
+            assert!(
+                s.last().unwrap().1 - s.last().unwrap().0 < TAIL + 4096,
+                "{size}"
+            );
             // Every range starts on a page boundary (see WRITE_BLOCK).
             assert!(s.iter().all(|(a, _)| a % 4096 == 0), "{size}: {s:?}");
             assert!(s.iter().all(|(a, b)| b - a <= CHUNK_MAX), "{size}");
