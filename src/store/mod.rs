@@ -178,26 +178,7 @@ impl Store {
     /// metadata are skipped: they are not versions (a crash leftover, or
     /// something a user put there by hand).
     pub fn list(&self) -> Result<Vec<Installed>> {
-        let dir = self.versions_dir();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("cannot list versions in", &dir)(e)),
-        };
-        let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(Error::io("cannot list versions in", &dir))?;
-            let Some(name) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| VersionName::parse(n).ok())
-            else {
-                continue;
-            };
-            if let Ok(Some(v)) = self.get(&name) {
-                out.push(v);
-            }
-        }
+        let mut out = self.complete_where(|_| true)?;
         out.sort_by(|a, b| (a.cuda(), a.cudnn(), &a.name).cmp(&(b.cuda(), b.cudnn(), &b.name)));
         Ok(out)
     }
@@ -205,6 +186,16 @@ impl Store {
     /// Every complete linked version, in no particular order. Reads only the
     /// metadata of versions that carry the linked marker.
     pub fn linked(&self) -> Result<Vec<Installed>> {
+        let mut out =
+            self.complete_where(|dir| dir.join(META_DIR).join(LINKED_MARKER).is_file())?;
+        out.retain(|v| v.meta.prefix.is_some());
+        Ok(out)
+    }
+
+    /// The complete versions whose directory `keep` accepts (asked before
+    /// their metadata is read), unsorted; entries that are not versions are
+    /// skipped as `list` says.
+    fn complete_where(&self, keep: impl Fn(&Path) -> bool) -> Result<Vec<Installed>> {
         let dir = self.versions_dir();
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -214,10 +205,6 @@ impl Store {
         let mut out = Vec::new();
         for entry in entries {
             let entry = entry.map_err(Error::io("cannot list versions in", &dir))?;
-            let marker = entry.path().join(META_DIR).join(LINKED_MARKER);
-            if !marker.is_file() {
-                continue;
-            }
             let Some(name) = entry
                 .file_name()
                 .to_str()
@@ -225,9 +212,10 @@ impl Store {
             else {
                 continue;
             };
-            if let Ok(Some(v)) = self.get(&name)
-                && v.meta.prefix.is_some()
-            {
+            if !keep(&entry.path()) {
+                continue;
+            }
+            if let Ok(Some(v)) = self.get(&name) {
                 out.push(v);
             }
         }
