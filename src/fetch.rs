@@ -249,6 +249,16 @@ struct Arrived {
     file: Option<Arc<File>>,
     /// Bytes from the start that are there (one stream).
     prefix: u64,
+    /// Bytes from the start that are hashed.
+    hashed: u64,
+    /// Which `RELEASE_BLOCK`s were dropped from the page cache (see
+    /// `ArrivingFile::release_except`).
+    released: Vec<bool>,
+    /// Counts changes (see `ArrivingFile::generation`).
+    generation: u64,
+    /// Byte ranges the follower wants first, most wanted first (see
+    /// `ArrivingFile::prefer`).
+    preferred: Vec<(u64, u64)>,
     /// For ranged downloads: every range (sorted by offset) and whether it
     /// is complete.
     ranges: Vec<(u64, u64, bool)>,
@@ -289,6 +299,7 @@ impl Arrival {
         if a.end == ArrivalEnd::Open {
             f(&mut a);
         }
+        a.generation += 1;
         self.cv.notify_all();
     }
 
@@ -358,6 +369,104 @@ impl ArrivingFile {
         };
         let want = ((end - pos) as usize).min(buf.len());
         file.read_at(&mut buf[..want], pos)
+    }
+
+    /// Waits until every byte of `start..end` has arrived, and returns the
+    /// file that holds them. Those bytes are not written again (a download
+    /// only writes where nothing has arrived yet, and a fresh start goes to a
+    /// new file), so they can be mapped; as for every read, they are only
+    /// verified once the download completes.
+    pub fn wait_for(&self, start: u64, end: u64) -> std::io::Result<Arc<File>> {
+        let end = end.min(self.len);
+        let mut a = self.arrival.state.lock().expect("poisoned");
+        loop {
+            if a.end == ArrivalEnd::Abandoned {
+                return Err(std::io::Error::other("the download was abandoned"));
+            }
+            let there = a.end == ArrivalEnd::Complete || a.there_from(start) >= end;
+            if let (true, Some(file)) = (there, &a.file) {
+                return Ok(file.clone());
+            }
+            a = self.arrival.cv.wait(a).expect("poisoned");
+        }
+    }
+
+    /// Whether every byte of `start..end` has arrived (not waiting).
+    pub fn there(&self, start: u64, end: u64) -> bool {
+        let a = self.arrival.state.lock().expect("poisoned");
+        a.end == ArrivalEnd::Complete || (a.file.is_some() && a.there_from(start) >= end)
+    }
+
+    /// Whether the download was abandoned (every read fails).
+    pub fn abandoned(&self) -> bool {
+        self.arrival.state.lock().expect("poisoned").end == ArrivalEnd::Abandoned
+    }
+
+    /// A number that changes whenever more bytes arrive or the download ends.
+    pub fn generation(&self) -> u64 {
+        self.arrival.state.lock().expect("poisoned").generation
+    }
+
+    /// Waits until `generation` is no longer `seen`.
+    pub fn wait_past(&self, seen: u64) {
+        let mut a = self.arrival.state.lock().expect("poisoned");
+        while a.generation == seen {
+            a = self.arrival.cv.wait(a).expect("poisoned");
+        }
+    }
+
+    /// Asks for these byte ranges first, most wanted first: a ranged
+    /// download starts its next range where the first wanted range still
+    /// lacks one (an unpacker that does the largest member first wants that
+    /// member's bytes before the rest).
+    pub fn prefer(&self, ranges: Vec<(u64, u64)>) {
+        self.arrival.update(|a| a.preferred = ranges);
+    }
+
+    /// Says that of the bytes read so far only `needed` (sorted by start)
+    /// will be read again. The others, once hashed too, are written out and
+    /// dropped from the page cache, so that the memory they held serves what
+    /// comes next: a gigabyte wheel then does not also hold a gigabyte of
+    /// memory while its members are being unpacked, and memory used again is
+    /// cheaper than memory touched for the first time (much cheaper in
+    /// virtual machines, see docs/PERFORMANCE.md). Only a hint: dropped
+    /// bytes read again come from the disk.
+    pub fn release_except(&self, needed: &[(u64, u64)]) {
+        let (file, blocks) = {
+            let mut a = self.arrival.state.lock().expect("poisoned");
+            let Some(file) = a.file.clone() else {
+                return;
+            };
+            let hashed = if a.end == ArrivalEnd::Complete {
+                self.len
+            } else {
+                a.hashed
+            };
+            let count = hashed / RELEASE_BLOCK;
+            if a.released.len() < count as usize {
+                a.released.resize(count as usize, false);
+            }
+            let mut blocks = Vec::new();
+            let mut k = 0;
+            for b in 0..count {
+                let (lo, hi) = (b * RELEASE_BLOCK, (b + 1) * RELEASE_BLOCK);
+                while k < needed.len() && needed[k].1 <= lo {
+                    k += 1;
+                }
+                let in_use = needed[k..]
+                    .iter()
+                    .take_while(|r| r.0 < hi)
+                    .any(|r| r.1 > lo);
+                if !in_use && !a.released[b as usize] {
+                    a.released[b as usize] = true;
+                    blocks.push((lo, hi));
+                }
+            }
+            (file, blocks)
+        };
+        for (lo, hi) in blocks {
+            drop_cached(&file, lo, hi);
+        }
     }
 
     /// Fills `buf` from `pos`, waiting as needed.
@@ -483,7 +592,7 @@ impl Fetcher {
         a: &Artifact,
         part: &Path,
         line: usize,
-        mark: &Arrival,
+        mark: &Arc<Arrival>,
     ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
@@ -571,7 +680,7 @@ impl Fetcher {
         a: &Artifact,
         part: &Path,
         line: usize,
-        mark: &Arrival,
+        mark: &Arc<Arrival>,
     ) -> Result<String> {
         retrying(&a.url, ATTEMPTS, self.backoff, || {
             self.stream_once(a, part, line, mark)
@@ -584,7 +693,7 @@ impl Fetcher {
         a: &Artifact,
         part: &Path,
         line: usize,
-        mark: &Arrival,
+        mark: &Arc<Arrival>,
     ) -> Result<String, Attempt> {
         let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
         let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
@@ -639,6 +748,9 @@ impl Fetcher {
             }
             have = 0;
             self.progress.reset(line);
+            // A new file, not the old one truncated: what a follower mapped
+            // from the old one stays valid until it notices.
+            let _ = std::fs::remove_file(part);
             let f = File::options()
                 .read(true)
                 .write(true)
@@ -659,7 +771,10 @@ impl Fetcher {
         let flush = |block: &mut Vec<u8>, file: &mut File, upto: u64| {
             std::io::Write::write_all(file, block)?;
             block.clear();
-            mark.update(|m| m.prefix = upto);
+            mark.update(|m| {
+                m.prefix = upto;
+                m.hashed = upto;
+            });
             Ok::<(), std::io::Error>(())
         };
         while let Some(chunk) = stream.next().await {
@@ -716,7 +831,7 @@ impl Fetcher {
         part: &Path,
         size: u64,
         line: usize,
-        mark: &Arrival,
+        mark: &Arc<Arrival>,
     ) -> Result<String, RangeFallback> {
         let file = Arc::new(
             create_part(part, size)
@@ -726,6 +841,7 @@ impl Fetcher {
         let spans = spans(size);
         mark.update(|m| m.ranges = spans.iter().map(|&(a, b)| (a, b, false)).collect());
         let n = spans.len();
+        let spans_for_order = spans.clone();
         let state = Arc::new(Chunks {
             done: Mutex::new((vec![false; n], false)),
             cv: Condvar::new(),
@@ -734,11 +850,28 @@ impl Fetcher {
             let file = file.clone();
             let state = state.clone();
             let spans = spans.clone();
-            std::thread::spawn(move || hash_following(&file, &spans, &state))
+            let mark = mark.clone();
+            std::thread::spawn(move || {
+                hash_following(&file, &spans, &state, &|upto| {
+                    mark.update(|m| m.hashed = upto)
+                })
+            })
         };
         // The tail first: a zip's central directory is there, and whoever
-        // follows the download needs it before anything else.
-        let order = std::iter::once(n - 1).chain(0..n - 1);
+        // follows the download needs it before anything else. Then what the
+        // follower prefers (the largest members: they take longest to
+        // unpack), then file order.
+        let mut started = vec![false; n];
+        let order = std::iter::from_fn(move || {
+            let i = if started[n - 1] {
+                let wanted = mark.state.lock().expect("poisoned").preferred.clone();
+                next_span(&spans_for_order, &started, &wanted)?
+            } else {
+                n - 1
+            };
+            started[i] = true;
+            Some(i)
+        });
         let spans_ref = &spans;
         let mut tasks = futures_util::stream::iter(order.map(|i| {
             let file = file.clone();
@@ -747,6 +880,7 @@ impl Fetcher {
                 let (start, end) = spans_ref[i];
                 let r = self.range_with_retries(a, &file, start, end, line).await;
                 if r.is_ok() {
+                    write_out(&file, start, end);
                     let mut g = state.done.lock().expect("poisoned");
                     g.0[i] = true;
                     state.cv.notify_all();
@@ -894,6 +1028,11 @@ struct Chunks {
 /// `File::create` made every fresh download of a large wheel fail with
 /// "hashing failed").
 fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
+    // A new file, never an old one truncated (see `ArrivingFile::wait_for`).
+    match std::fs::remove_file(part) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
     let f = File::options()
         .read(true)
         .write(true)
@@ -904,10 +1043,31 @@ fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
     Ok(f)
 }
 
-/// Hashes `file` span by span as the contiguous prefix becomes available.
-fn hash_following(file: &File, spans: &[(u64, u64)], state: &Chunks) -> Option<String> {
+/// Hashes `file` span by span as the contiguous prefix becomes available,
+/// through a mapping of the whole file (the bytes are in the page cache,
+/// just written: mapping them costs no copy).
+fn hash_following(
+    file: &File,
+    spans: &[(u64, u64)],
+    state: &Chunks,
+    hashed: &dyn Fn(u64),
+) -> Option<String> {
+    let size = spans.last().map_or(0, |s| s.1);
+    // SAFETY: read-only over the part file this download created at its full
+    // size (`create_part`); its ranges are written only until they are
+    // complete, and each is read here only after that. It is removed, never
+    // truncated, and only after this thread has been joined.
+    let map = match size {
+        0 => None,
+        n => Some(unsafe {
+            memmap2::MmapOptions::new()
+                .len(usize::try_from(n).ok()?)
+                .map(file)
+                .ok()?
+        }),
+    };
+    let bytes: &[u8] = map.as_deref().unwrap_or(&[]);
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
     for (i, &(start, end)) in spans.iter().enumerate() {
         {
             let mut g = state.done.lock().ok()?;
@@ -918,18 +1078,69 @@ fn hash_following(file: &File, spans: &[(u64, u64)], state: &Chunks) -> Option<S
                 g = state.cv.wait(g).ok()?;
             }
         }
-        let mut pos = start;
-        while pos < end {
-            let want = ((end - pos) as usize).min(buf.len());
-            let k = file.read_at(&mut buf[..want], pos).ok()?;
-            if k == 0 {
-                return None;
-            }
-            hasher.update(&buf[..k]);
-            pos += k as u64;
-        }
+        hasher.update(bytes.get(start as usize..end as usize)?);
+        hashed(end);
     }
     Some(hex(&hasher.finalize()))
+}
+
+/// The next range to start: the first not started that overlaps the first
+/// `wanted` range that still has one, else the first not started.
+fn next_span(spans: &[(u64, u64)], started: &[bool], wanted: &[(u64, u64)]) -> Option<usize> {
+    let open = |i: &usize| !started[*i];
+    wanted
+        .iter()
+        .find_map(|&(lo, hi)| {
+            let first = spans.partition_point(|s| s.1 <= lo);
+            (first..spans.len())
+                .take_while(|&i| spans[i].0 < hi)
+                .find(open)
+        })
+        .or_else(|| (0..spans.len()).find(open))
+}
+
+/// Downloads are dropped from the page cache in blocks of this size.
+const RELEASE_BLOCK: u64 = 4 << 20;
+
+/// Starts writing bytes `start..end` of `file` to disk, without waiting:
+/// by the time they are released (`drop_cached`) they are clean.
+fn write_out(file: &File, start: u64, end: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(at), Ok(len)) = (
+        libc::off64_t::try_from(start),
+        libc::off64_t::try_from(end - start),
+    ) else {
+        return;
+    };
+    // SAFETY: a valid descriptor; no memory is passed. Failure only means
+    // the bytes are written later.
+    unsafe { libc::sync_file_range(file.as_raw_fd(), at, len, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+/// Writes bytes `start..end` of `file` out (waiting) and drops them from
+/// the page cache.
+fn drop_cached(file: &File, start: u64, end: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(at), Ok(len)) = (
+        libc::off64_t::try_from(start),
+        libc::off64_t::try_from(end - start),
+    ) else {
+        return;
+    };
+    let fd = file.as_raw_fd();
+    // SAFETY: a valid descriptor; no memory is passed. Both are hints:
+    // failure leaves the bytes cached, nothing else.
+    unsafe {
+        libc::sync_file_range(
+            fd,
+            at,
+            len,
+            libc::SYNC_FILE_RANGE_WAIT_BEFORE
+                | libc::SYNC_FILE_RANGE_WRITE
+                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
+        );
+        libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
+    }
 }
 
 /// Takes an exclusive advisory lock on `path` without blocking the runtime.
@@ -1041,6 +1252,61 @@ mod part_file_tests {
         assert!(file.read_at(&mut buf, 0).is_err());
     }
 
+    #[test]
+    fn ranges_the_follower_prefers_start_first_then_file_order() {
+        let spans = [(0, 10), (10, 20), (20, 30), (30, 40)];
+        let mut started = [false, false, false, true];
+        let wanted = [(22, 35), (5, 8)];
+        let mut order = Vec::new();
+        while let Some(i) = next_span(&spans, &started, &wanted) {
+            started[i] = true;
+            order.push(i);
+        }
+        assert_eq!(order, [2, 0, 1]);
+        assert_eq!(next_span(&spans, &[false; 4], &[]), Some(0));
+    }
+
+    /// A member is ready when all its bytes are; waiting for it returns the
+    /// file, and bytes no longer needed are released only once hashed.
+    #[test]
+    fn members_wait_for_their_bytes_and_release_what_is_hashed_and_unused() {
+        let dir = tempfile::tempdir().unwrap();
+        let len = 4 * RELEASE_BLOCK;
+        let f = create_part(&dir.path().join("x.part"), len).unwrap();
+        let arrival = Arc::new(Arrival::default());
+        arrival.attach(&f);
+        let blocks: Vec<_> = (0..4)
+            .map(|b| (b * RELEASE_BLOCK, (b + 1) * RELEASE_BLOCK, b != 2))
+            .collect();
+        arrival.update(|m| m.ranges = blocks);
+        let file = ArrivingFile {
+            arrival: arrival.clone(),
+            len,
+        };
+        assert!(file.there(10, RELEASE_BLOCK));
+        assert!(!file.there(10, 3 * RELEASE_BLOCK));
+        let seen = file.generation();
+        let waiting = {
+            let file = file.clone();
+            std::thread::spawn(move || file.wait_for(RELEASE_BLOCK, 3 * RELEASE_BLOCK).is_ok())
+        };
+        arrival.update(|m| m.ranges[2].2 = true);
+        assert!(waiting.join().unwrap());
+        file.wait_past(seen);
+        assert!(file.there(0, len));
+
+        // Hashed up to three blocks; the second is still needed.
+        arrival.update(|m| m.hashed = 3 * RELEASE_BLOCK);
+        file.release_except(&[(RELEASE_BLOCK + 10, RELEASE_BLOCK + 20)]);
+        let released = arrival.state.lock().unwrap().released.clone();
+        assert_eq!(released, [true, false, true]);
+        file.release_except(&[]);
+        let released = arrival.state.lock().unwrap().released.clone();
+        assert_eq!(released, [true, true, true], "never past the hashed bytes");
+        arrival.finish(ArrivalEnd::Abandoned);
+        assert!(file.wait_for(0, 1).is_err());
+    }
+
     /// Regression: ranged downloads hashed a write-only file and always failed.
     #[test]
     fn ranged_part_file_can_be_hashed_while_written() {
@@ -1054,7 +1320,7 @@ mod part_file_tests {
             done: Mutex::new((vec![true; 2], false)),
             cv: Condvar::new(),
         };
-        let got = hash_following(&file, &[(0, CHUNK_MAX), (CHUNK_MAX, size)], &state);
+        let got = hash_following(&file, &[(0, CHUNK_MAX), (CHUNK_MAX, size)], &state, &|_| {});
         assert_eq!(got, Some(hex(&Sha256::digest(&data))));
     }
 }

@@ -245,6 +245,72 @@ impl Extractor {
         Ok(n)
     }
 
+    /// Writes a file of exactly `size` bytes that `fill` produces into a
+    /// buffer of that size (a whole member decompressed in one call). Large
+    /// files are mapped: their blocks are reserved first (so a full disk is
+    /// an error here, not a fault while writing), then `fill` writes straight
+    /// into the file's pages, with no copy through `write(2)`. Where the file
+    /// system cannot reserve blocks, the buffer is memory, written after.
+    /// `fill` returns why the bytes are bad, if they are.
+    pub fn write_file_with(
+        &self,
+        raw: &str,
+        target: &Target,
+        executable: bool,
+        size: u64,
+        fill: &mut dyn FnMut(&mut [u8]) -> std::result::Result<(), String>,
+    ) -> Result<u64> {
+        let total = self
+            .written
+            .fetch_add(size, Ordering::Relaxed)
+            .saturating_add(size);
+        if total > self.limits.max_total_bytes {
+            return Err(self.bad(raw, "archive expands beyond the size limit"));
+        }
+        let len = usize::try_from(size).map_err(|_| self.bad(raw, "member too large"))?;
+        if let Some(parent) = target.path.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
+        }
+        let mode = if executable { 0o755 } else { 0o644 };
+        let path = &target.path;
+        if size >= MAP_MIN {
+            let f = open_new_rw(path, mode)?;
+            if reserve(&f, size).map_err(Error::io("cannot write", path))? {
+                // SAFETY: the file was created by this call (O_EXCL, not
+                // reachable through a link) inside a staging directory that
+                // only this process writes, and it is not resized while
+                // mapped: nothing else changes the mapped bytes.
+                let mut map = unsafe { memmap2::MmapOptions::new().len(len).map_mut(&f) }
+                    .map_err(Error::io("cannot map", path))?;
+                // No read-ahead: every page is about to be written whole, and
+                // reading ahead of a write into a new file only means zeroing
+                // large blocks of pages first (without it the kernel's share
+                // of unpacking cuDNN halved, see docs/PERFORMANCE.md).
+                let _ = map.advise(memmap2::Advice::Random);
+                // Fault every page in with one call rather than one trap per
+                // page (Linux 5.14+; elsewhere the pages fault in as written).
+                #[cfg(target_os = "linux")]
+                let _ = map.advise(memmap2::Advice::PopulateWrite);
+                fill(&mut map).map_err(|r| self.bad(raw, r))?;
+                drop(map);
+                crate::failpoint::hit(crate::failpoint::Point::MidExtract);
+                return Ok(size);
+            }
+            let mut buf = vec![0u8; len];
+            fill(&mut buf).map_err(|r| self.bad(raw, r))?;
+            (&f).write_all(&buf)
+                .map_err(Error::io("cannot write", path))?;
+        } else {
+            let mut buf = vec![0u8; len];
+            fill(&mut buf).map_err(|r| self.bad(raw, r))?;
+            open_new(path, mode)?
+                .write_all(&buf)
+                .map_err(Error::io("cannot write", path))?;
+        }
+        crate::failpoint::hit(crate::failpoint::Point::MidExtract);
+        Ok(size)
+    }
+
     /// Creates a directory accepted by `entry`.
     pub fn make_dir(&self, target: &Target) -> Result<()> {
         std::fs::create_dir_all(&target.path).map_err(Error::io("cannot create", &target.path))
@@ -365,6 +431,41 @@ fn open_new(path: &Path, mode: u32) -> Result<std::fs::File> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .map_err(Error::io("cannot create", path))
+}
+
+/// Files at least this large are written through a mapping (see
+/// `Extractor::write_file_with`); smaller ones through one `write`.
+const MAP_MIN: u64 = 1 << 20;
+
+/// `open_new`, readable too (a shared writable mapping needs both).
+fn open_new_rw(path: &Path, mode: u32) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(Error::io("cannot create", path))
+}
+
+/// Reserves `size` bytes of blocks for `f` and sets its length: `false`
+/// when the file system cannot reserve (then the length is unchanged).
+fn reserve(f: &std::fs::File, size: u64) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let len = libc::off_t::try_from(size).map_err(|_| std::io::ErrorKind::FileTooLarge)?;
+    // SAFETY: a valid descriptor owned by `f`; no memory is passed.
+    match unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, len) } {
+        0 => Ok(true),
+        _ => {
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) => Ok(false),
+                _ => Err(e),
+            }
+        }
+    }
 }
 
 /// Longest member name accepted (real toolkits stay under ~250 bytes).

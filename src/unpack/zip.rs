@@ -3,23 +3,27 @@
 //! The central directory is read once and every member is checked by the
 //! [`Extractor`] before anything is written (names, kinds, duplicates, the
 //! expansion bound from the declared sizes). Regular files are then
-//! decompressed by a few threads, largest first, each with its own cursor on
-//! the same open file (positional reads), so a 1 GB wheel whose time is spent
-//! in two or three huge libraries keeps every core busy. The zip crate checks
-//! each member's CRC-32 as it reaches the end of the data.
+//! decompressed by a few threads, each member in one call: its compressed
+//! bytes are mapped from the archive, inflated (libdeflate) straight into the
+//! new file's mapped pages at the size the central directory declares, and
+//! its CRC-32 checked against the central directory's. A whole-buffer inflate
+//! is ~1.3-1.5x as fast as a streaming one on CUDA's libraries, and writing
+//! through the mapping saves the copy through `write(2)`; a 1 GB wheel whose
+//! time is spent in two or three huge libraries keeps every core busy.
 //!
 //! The archive can also be one that is still downloading
-//! ([`unpack_arriving`]): every read waits for its bytes, so the same checks
-//! and the same parallel decompression run while the transfer goes on (the
-//! ranged download fetches the central directory first). Nothing read that
-//! way is verified until the download's hash is, so the caller keeps the
-//! result only if the download completes.
+//! ([`unpack_arriving`]): a member is decompressed as soon as all its bytes
+//! have arrived, members in the order the download completes them (the
+//! ranged download fetches the central directory first, and the local
+//! headers are checked as their members come). Nothing read that way is
+//! verified until the download's hash is, so the caller keeps the result
+//! only if the download completes.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use zip::ZipArchive;
@@ -277,9 +281,60 @@ fn unpack_from(
     }
     let checked: Vec<AtomicBool> = (0..zip.len()).map(|_| AtomicBool::new(false)).collect();
 
-    // Largest first, so the long ones start early and the tail is short.
+    // A complete archive: largest first, so the long ones start early and
+    // the tail is short. One still arriving: in the order members' bytes
+    // complete (file order, as the ranges arrive roughly in order), since
+    // a member is decompressed in one call once all its bytes are there.
     files.sort_by_key(|f| std::cmp::Reverse(f.4));
-    let next = AtomicUsize::new(0);
+    // Where each member's bytes lie (its local header's variable part is
+    // not known yet: a generous bound, as this only guides the download and
+    // the page cache).
+    let span_of = |i: usize| {
+        zip.by_index_data(i).ok().map(|e| {
+            let start = e.header_start();
+            (
+                start,
+                start
+                    .saturating_add(e.compressed_size())
+                    .saturating_add(1 << 16),
+            )
+        })
+    };
+    if let Source::Arriving(a) = &raw_reader.file {
+        a.prefer(files.iter().filter_map(|f| span_of(f.0)).collect());
+    }
+    // Where the members not yet unpacked start: the bytes before the first
+    // are not needed again (see `ArrivingFile::release_below`).
+    let pending: Mutex<std::collections::BTreeSet<(u64, u64, usize)>> = Mutex::new(
+        files
+            .iter()
+            .filter_map(|f| span_of(f.0).map(|(lo, hi)| (lo, hi, f.0)))
+            .collect(),
+    );
+    // What is left to unpack, largest first; an archive still arriving gives
+    // each worker the largest member whose bytes are all there.
+    let left = Mutex::new((0..files.len()).collect::<Vec<usize>>());
+    let take = || -> Option<usize> {
+        let Source::Arriving(a) = &raw_reader.file else {
+            let mut l = left.lock().expect("poisoned");
+            return (!l.is_empty()).then(|| l.remove(0));
+        };
+        loop {
+            let seen = a.generation();
+            let mut l = left.lock().expect("poisoned");
+            if l.is_empty() {
+                return None;
+            }
+            let ready = l.iter().position(|&k| {
+                span_of(files[k].0).is_none_or(|(lo, hi)| a.there(lo, hi.min(a.len())))
+            });
+            if let Some(p) = ready.or_else(|| a.abandoned().then_some(0)) {
+                return Some(l.remove(p));
+            }
+            drop(l);
+            a.wait_past(seen);
+        }
+    };
     let failed = AtomicBool::new(false);
     let threads = threads.clamp(1, files.len().max(1));
     let ex_ref = &ex;
@@ -290,30 +345,51 @@ fn unpack_from(
     let results: Vec<Result<()>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
-                let mut zip = zip.clone();
-                let next = &next;
+                let zip = &zip;
+                let reader = &raw_reader;
+                let pending = &pending;
+                let take = &take;
                 let failed = &failed;
                 s.spawn(move || -> Result<()> {
+                    let mut inflater = libdeflater::Decompressor::new();
                     loop {
                         if failed.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((i, raw, target, exec, size)) = files_ref.get(k) else {
+                        let Some((i, raw, target, exec, size)) = take().map(|k| &files_ref[k])
+                        else {
                             return Ok(());
                         };
                         let r = local_ref
                             .check(*i)
-                            .and_then(|()| {
+                            .and_then(|data| {
                                 checked_ref[*i].store(true, Ordering::Relaxed);
-                                zip.by_index(*i).map_err(|e| ex_ref.bad(raw, e.to_string()))
-                            })
-                            .and_then(|mut entry| {
-                                let crc = entry.crc32();
-                                // Reading to the end is what checks the CRC.
-                                ex_ref
-                                    .write_file(raw, target, *exec, Some(*size), &mut entry)
-                                    .map(|n| (n, crc))
+                                let entry = zip
+                                    .by_index_data(*i)
+                                    .map_err(|e| ex_ref.bad(raw, e.to_string()))?;
+                                let (method, crc) = (entry.compression(), entry.crc32());
+                                let end = data.saturating_add(entry.compressed_size());
+                                let input = Member::map(&reader.file, data, end)
+                                    .map_err(|e| ex_ref.bad(raw, format!("cannot read: {e}")))?;
+                                let n = ex_ref.write_file_with(
+                                    raw,
+                                    target,
+                                    *exec,
+                                    *size,
+                                    &mut |out| {
+                                        decode(method, input.bytes(), out, crc, &mut inflater)
+                                    },
+                                )?;
+                                drop(input);
+                                if let Source::Arriving(a) = &reader.file {
+                                    let mut p = pending.lock().expect("poisoned");
+                                    p.retain(|m| m.2 != *i);
+                                    let needed: Vec<(u64, u64)> =
+                                        p.iter().map(|m| (m.0, m.1)).collect();
+                                    drop(p);
+                                    a.release_except(&needed);
+                                }
+                                Ok((n, crc))
                             })
                             .map(|(n, crc)| {
                                 crcs_ref.lock().expect("poisoned").push((
@@ -345,12 +421,97 @@ fn unpack_from(
     // skips) get the same check of their local headers.
     for (i, done) in checked.iter().enumerate() {
         if !done.load(Ordering::Relaxed) {
-            local.check(i)?;
+            local.check(i).map(drop)?;
         }
     }
     let mut summary = ex.finish()?;
     summary.checked = crcs.into_inner().expect("poisoned");
     Ok(summary)
+}
+
+/// One member's compressed bytes, mapped from the archive.
+struct Member {
+    map: Option<memmap2::Mmap>,
+    skip: usize,
+}
+
+impl Member {
+    /// Maps `start..end` of the archive, waiting for the bytes of one that
+    /// is still arriving.
+    fn map(source: &Source, start: u64, end: u64) -> std::io::Result<Member> {
+        if end <= start {
+            return Ok(Member { map: None, skip: 0 });
+        }
+        let file = match source {
+            Source::File(f) => f.clone(),
+            Source::Arriving(a) => a.wait_for(start, end)?,
+        };
+        if end > file.metadata()?.len() {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let at = start / PAGE * PAGE;
+        let len = usize::try_from(end - at).map_err(|_| std::io::ErrorKind::FileTooLarge)?;
+        // SAFETY: read-only, within the file's length, over bytes that are
+        // never written again: a complete archive is a cached download
+        // (immutable, named by its hash), and an arriving one only has bytes
+        // written where none arrived yet (`ArrivingFile::wait_for`). A file
+        // that is replaced is unlinked and recreated, never truncated.
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(at)
+                .len(len)
+                .map(&*file)?
+        };
+        Ok(Member {
+            map: Some(map),
+            skip: (start - at) as usize,
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_ref().map_or(&[], |m| &m[self.skip..])
+    }
+}
+
+/// Mapping offsets are multiples of this (the largest page size in use).
+const PAGE: u64 = 64 << 10;
+
+/// Decodes a member's data into `out`, which has its declared size, and
+/// checks the CRC-32 the central directory gives.
+fn decode(
+    method: zip::CompressionMethod,
+    input: &[u8],
+    out: &mut [u8],
+    crc: u32,
+    inflater: &mut libdeflater::Decompressor,
+) -> std::result::Result<(), String> {
+    use libdeflater::DecompressionError;
+    match method {
+        zip::CompressionMethod::Stored => {
+            if input.len() != out.len() {
+                return Err("a stored member's sizes disagree".into());
+            }
+            out.copy_from_slice(input);
+        }
+        zip::CompressionMethod::Deflated => match inflater.deflate_decompress(input, out) {
+            Ok(n) if n == out.len() => {}
+            Ok(_) => return Err("less data than the archive declared".into()),
+            Err(DecompressionError::InsufficientSpace) => {
+                return Err("more data than the archive declared".into());
+            }
+            Err(DecompressionError::BadData) => {
+                return Err("cannot decompress: invalid deflate data".into());
+            }
+        },
+        other => return Err(format!("unsupported compression method {other}")),
+    }
+    let got = crc32fast::hash(out);
+    if got != crc {
+        return Err(format!(
+            "CRC-32 mismatch (the archive declares {crc:08x}, the data gives {got:08x})"
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a member's local header against the central directory: the
@@ -368,7 +529,8 @@ struct LocalCheck<'a> {
 }
 
 impl LocalCheck<'_> {
-    fn check(&self, i: usize) -> Result<()> {
+    /// Returns where the member's data starts.
+    fn check(&self, i: usize) -> Result<u64> {
         let entry = self
             .zip
             .by_index_data(i)
@@ -394,12 +556,11 @@ impl LocalCheck<'_> {
                 "the local header names a different file than the central directory",
             ));
         }
-        let end =
-            (start + 30 + name_len as u64 + extra_len).saturating_add(entry.compressed_size());
-        if end > self.limit[i] {
+        let data = start + 30 + name_len as u64 + extra_len;
+        if data.saturating_add(entry.compressed_size()) > self.limit[i] {
             return Err(self.overlap(i));
         }
-        Ok(())
+        Ok(data)
     }
 
     /// The error for member `i` running into the next one.

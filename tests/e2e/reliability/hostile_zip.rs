@@ -14,7 +14,7 @@ use cudaenv::sources::Layout;
 use cudaenv::unpack::{Limits, zip::unpack};
 
 use super::support::{diff, snapshot};
-use super::zipbuild::{Member, build, dir, file, raw_file, symlink};
+use super::zipbuild::{Member, build, deflate, dir, file, raw_file, symlink};
 
 const LIB: &str = "nvidia/cuda_runtime/lib";
 
@@ -46,6 +46,21 @@ fn case(label: &'static str, members: Vec<Member>, expect: Expect) -> Case {
         limits: Limits::default(),
         expect,
     }
+}
+
+/// `len` bytes that compress somewhat, like code (not all zeros).
+fn pattern(len: usize) -> Vec<u8> {
+    let mut x: u32 = 0x1234_5678;
+    (0..len)
+        .map(|i| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            if i % 7 < 3 {
+                (x >> 24) as u8
+            } else {
+                (i / 64) as u8
+            }
+        })
+        .collect()
 }
 
 fn ok_file() -> Member {
@@ -166,6 +181,54 @@ pub fn cases() -> Vec<Case> {
                 ..file(&lib("libcrc.so"), b"hello")
             }],
             Refused("libcrc.so"),
+        ),
+        case(
+            "bad CRC on a large deflated member",
+            vec![Member {
+                crc: Some(0xdeadbeef),
+                deflate: true,
+                ..file(&lib("libcrcbig.so"), &pattern(3 << 20))
+            }],
+            Refused("libcrcbig.so"),
+        ),
+        case(
+            "declared size larger than the deflated data",
+            vec![Member {
+                size: Some((3 << 20) + 1),
+                deflate: true,
+                ..file(&lib("libshort.so"), &pattern(3 << 20))
+            }],
+            Refused("libshort.so"),
+        ),
+        case(
+            "corrupt deflate stream",
+            vec![Member {
+                deflate: true,
+                body: Some({
+                    let mut b = deflate(&pattern(2 << 20));
+                    let mid = b.len() / 2;
+                    b[mid..mid + 64].fill(0xff);
+                    b
+                }),
+                ..file(&lib("libcorrupt.so"), &pattern(2 << 20))
+            }],
+            Refused("libcorrupt.so"),
+        ),
+        case(
+            "large deflated and stored members come out byte for byte",
+            vec![
+                Member {
+                    deflate: true,
+                    ..file(&lib("libbig.so.1"), &pattern(5 << 20))
+                },
+                file(&lib("libstored.so.1"), &pattern((2 << 20) + 17)),
+            ],
+            Accepted(|dest| {
+                let got = std::fs::read(dest.join("lib64/libbig.so.1")).unwrap();
+                assert!(got == pattern(5 << 20), "libbig.so.1 differs");
+                let got = std::fs::read(dest.join("lib64/libstored.so.1")).unwrap();
+                assert!(got == pattern((2 << 20) + 17), "libstored.so.1 differs");
+            }),
         ),
         case(
             "compression bomb with a lying size",

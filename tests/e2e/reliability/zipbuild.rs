@@ -21,6 +21,9 @@ pub struct Member {
     /// Unix mode (type and permission bits), stored in the external attributes.
     pub mode: u32,
     pub crc: Option<u32>,
+    /// The member's stored bytes as written (default: `data`, deflated
+    /// when `deflate`).
+    pub body: Option<Vec<u8>>,
     /// Declared uncompressed size (default: the real one).
     pub size: Option<u32>,
     pub flags: u16,
@@ -37,6 +40,7 @@ pub fn file(name: &str, data: &[u8]) -> Member {
         deflate: false,
         mode: 0o100644,
         crc: None,
+        body: None,
         size: None,
         flags: 0,
         reuse_local_of: None,
@@ -70,7 +74,7 @@ pub fn crc32(data: &[u8]) -> u32 {
     c.sum()
 }
 
-fn deflate(data: &[u8]) -> Vec<u8> {
+pub fn deflate(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     e.write_all(data).unwrap();
     e.finish().unwrap()
@@ -82,10 +86,10 @@ pub fn build(members: &[Member], trailing: &[u8]) -> Vec<u8> {
     let mut central = Vec::new();
     let mut offsets = Vec::new();
     for m in members {
-        let body = if m.deflate {
-            deflate(&m.data)
-        } else {
-            m.data.clone()
+        let body = match &m.body {
+            Some(b) => b.clone(),
+            None if m.deflate => deflate(&m.data),
+            None => m.data.clone(),
         };
         let crc = m.crc.unwrap_or_else(|| crc32(&m.data));
         let size = m.size.unwrap_or(m.data.len() as u32);
