@@ -21,3 +21,15 @@ extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     let code = std::panic::catch_unwind(cudaenv::cli::main).map_or(101, i32::from);
     std::process::exit(code)
 }
+
+/// `pow` for the dependencies that call it (tokio's and indicatif's
+/// arithmetic), from the `libm` crate: nothing else in cudaenv needs the C
+/// math library, so the executable does not load libm.so at every start, that
+/// is at every shim (docs/PERFORMANCE.md). Defined in the executable, it
+/// satisfies the references at link time; libraries loaded later (CUDA's,
+/// under `verify`) still get the C library's own from libm.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+#[unsafe(no_mangle)]
+pub extern "C" fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
