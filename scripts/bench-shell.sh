@@ -29,6 +29,7 @@ fi
 bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
 [ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist)" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+here=$(cd "$(dirname "$0")" && pwd)
 command -v hyperfine >/dev/null || { echo "hyperfine not found" >&2; exit 2; }
 runs=${RUNS:-300}
 loop=${LOOP:-2000}
@@ -124,6 +125,25 @@ fi
 hf "cudaenv shim: nvcc --version (shim vs direct, no variables set beforehand)" \
   -n direct "$v/bin/nvcc --version" \
   -n "cudaenv shim" "$CUDAENV_ROOT/shims/nvcc --version"
+
+# The same comparison with the runs interleaved (hyperfine runs one command's
+# batch, then the other's, so drift between minutes shows up as a difference).
+spawn_rounds=${SPAWN_ROUNDS:-1000}
+spawn_cmds=("$v/bin/nvcc --version")
+[ -x "$work/nvcc-floor" ] && spawn_cmds+=("$work/nvcc-floor --version")
+spawn_cmds+=("$CUDAENV_ROOT/shims/nvcc --version")
+say "cudaenv shim, interleaved spawns"
+{
+  printf '\n### cudaenv shim: interleaved spawns (%s rounds; direct, [exec-only floor,] shim)\n\n' "$spawn_rounds"
+  printf 'No variables set beforehand:\n\n```\n'
+  python3 "$here/bench-spawn.py" "$spawn_rounds" "${spawn_cmds[@]}"
+  printf '```\n\nWith the version'"'"'s variables:\n\n```\n'
+  (
+    eval "$("$bin" env --shell bash bench)"
+    python3 "$here/bench-spawn.py" "$spawn_rounds" "${spawn_cmds[@]}"
+  )
+  printf '```\n'
+} >>"$results"
 
 pyenv_root=${PYENV_ROOT:-$real_home/.pyenv}
 if [ -x "$pyenv_root/bin/pyenv" ] && [ -n "$(ls "$pyenv_root/versions" 2>/dev/null)" ]; then
