@@ -28,7 +28,7 @@ extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
 /// is at every shim (docs/PERFORMANCE.md). Defined in the executable, it
 /// satisfies the references at link time; libraries loaded later (CUDA's,
 /// under `verify`) still get the C library's own from libm.
-#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[unsafe(no_mangle)]
 pub extern "C" fn pow(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
