@@ -1105,41 +1105,35 @@ const RELEASE_BLOCK: u64 = 4 << 20;
 /// Starts writing bytes `start..end` of `file` to disk, without waiting:
 /// by the time they are released (`drop_cached`) they are clean.
 fn write_out(file: &File, start: u64, end: u64) {
-    use std::os::fd::AsRawFd;
-    let (Ok(at), Ok(len)) = (
-        libc::off64_t::try_from(start),
-        libc::off64_t::try_from(end - start),
-    ) else {
-        return;
-    };
-    // SAFETY: a valid descriptor; no memory is passed. Failure only means
-    // the bytes are written later.
-    unsafe { libc::sync_file_range(file.as_raw_fd(), at, len, libc::SYNC_FILE_RANGE_WRITE) };
+    cache_hint(file, start, end, false);
 }
 
 /// Writes bytes `start..end` of `file` out (waiting) and drops them from
 /// the page cache.
 fn drop_cached(file: &File, start: u64, end: u64) {
+    cache_hint(file, start, end, true);
+}
+
+/// Starts writeback of `start..end`; with `drop`, waits for it and drops
+/// those bytes from the page cache. Hints only: a failure leaves the bytes
+/// cached or written later, nothing else.
+fn cache_hint(file: &File, start: u64, end: u64, drop: bool) {
     use std::os::fd::AsRawFd;
     let (Ok(at), Ok(len)) = (
         libc::off64_t::try_from(start),
-        libc::off64_t::try_from(end - start),
+        libc::off64_t::try_from(end.saturating_sub(start)),
     ) else {
         return;
     };
     let fd = file.as_raw_fd();
-    // SAFETY: a valid descriptor; no memory is passed. Both are hints:
-    // failure leaves the bytes cached, nothing else.
+    let wait = libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    let flags = libc::SYNC_FILE_RANGE_WRITE | if drop { wait } else { 0 };
+    // SAFETY: a valid descriptor; no memory is passed.
     unsafe {
-        libc::sync_file_range(
-            fd,
-            at,
-            len,
-            libc::SYNC_FILE_RANGE_WAIT_BEFORE
-                | libc::SYNC_FILE_RANGE_WRITE
-                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
-        );
-        libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
+        libc::sync_file_range(fd, at, len, flags);
+        if drop {
+            libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
+        }
     }
 }
 

@@ -217,7 +217,7 @@ impl Extractor {
             std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
         }
         let mode = if executable { 0o755 } else { 0o644 };
-        let mut f = open_new(&target.path, mode)?;
+        let mut f = open_new(&target.path, mode, false)?;
         let mut buf = vec![0u8; 256 * 1024];
         let mut n: u64 = 0;
         loop {
@@ -274,7 +274,7 @@ impl Extractor {
         let mode = if executable { 0o755 } else { 0o644 };
         let path = &target.path;
         if size >= MAP_MIN {
-            let f = open_new_rw(path, mode)?;
+            let f = open_new(path, mode, true)?;
             if reserve(&f, size).map_err(Error::io("cannot write", path))? {
                 // SAFETY: the file was created by this call (O_EXCL, not
                 // reachable through a link) inside a staging directory that
@@ -303,7 +303,7 @@ impl Extractor {
         } else {
             let mut buf = vec![0u8; len];
             fill(&mut buf).map_err(|r| self.bad(raw, r))?;
-            open_new(path, mode)?
+            open_new(path, mode, false)?
                 .write_all(&buf)
                 .map_err(Error::io("cannot write", path))?;
         }
@@ -421,10 +421,13 @@ impl Extractor {
     }
 }
 
-/// Creates a new file (never follows or replaces anything) with `mode`.
-fn open_new(path: &Path, mode: u32) -> Result<std::fs::File> {
+/// Creates a new file (never follows or replaces anything) with `mode`;
+/// `readable` too when it is to be mapped (a shared writable mapping needs
+/// both).
+fn open_new(path: &Path, mode: u32, readable: bool) -> Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
+        .read(readable)
         .write(true)
         .create_new(true)
         .mode(mode)
@@ -436,19 +439,6 @@ fn open_new(path: &Path, mode: u32) -> Result<std::fs::File> {
 /// Files at least this large are written through a mapping (see
 /// `Extractor::write_file_with`); smaller ones through one `write`.
 const MAP_MIN: u64 = 1 << 20;
-
-/// `open_new`, readable too (a shared writable mapping needs both).
-fn open_new_rw(path: &Path, mode: u32) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(Error::io("cannot create", path))
-}
 
 /// Reserves `size` bytes of blocks for `f` and sets its length: `false`
 /// when the file system cannot reserve (then the length is unchanged).
