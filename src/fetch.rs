@@ -13,12 +13,14 @@
 //! costs no extra pass at the end. Small files, unknown sizes and servers that
 //! ignore ranges use one stream, hashed as it arrives.
 //!
-//! A caller can also *follow* a fresh download (`fetch_following`): a
-//! [`PrefixReader`] handed to its own thread reads the `.part` file up to the
-//! gap-free prefix that has arrived so far, blocking for more, so that work on
-//! the bytes (unpacking a wheel) overlaps the transfer. The follower learns
-//! nothing is final: the hash is only known at the end, and a download that
-//! restarts from zero or fails makes its reads fail.
+//! A caller can also *follow* a fresh download (`fetch_following`): an
+//! [`ArrivingFile`] handed to its own thread reads or maps the `.part` file
+//! where the bytes have arrived, waiting for more, so that work on the bytes
+//! (unpacking a wheel) overlaps the transfer. The follower can say which bytes
+//! it wants first (the next ranges start there) and which it no longer needs
+//! (once hashed, they are written out and dropped from the page cache). It
+//! learns nothing is final: the hash is only known at the end, and a download
+//! that restarts from zero or fails makes its reads fail.
 //!
 //! Connection errors, timeouts, truncated bodies and 5xx answers are retried
 //! with exponential backoff; a hash mismatch is never retried (the `.part` is

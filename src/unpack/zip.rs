@@ -7,15 +7,16 @@
 //! bytes are mapped from the archive, inflated (libdeflate) straight into the
 //! new file's mapped pages at the size the central directory declares, and
 //! its CRC-32 checked against the central directory's. A whole-buffer inflate
-//! is ~1.3-1.5x as fast as a streaming one on CUDA's libraries, and writing
+//! was 1.15-1.8x as fast as a streaming one on CUDA's libraries, and writing
 //! through the mapping saves the copy through `write(2)`; a 1 GB wheel whose
 //! time is spent in two or three huge libraries keeps every core busy.
 //!
 //! The archive can also be one that is still downloading
-//! ([`unpack_arriving`]): a member is decompressed as soon as all its bytes
-//! have arrived, members in the order the download completes them (the
-//! ranged download fetches the central directory first, and the local
-//! headers are checked as their members come). Nothing read that way is
+//! ([`unpack_arriving`]): the ranged download fetches the central directory
+//! first, then the bytes of the largest members (which the unpacker asks
+//! for), and each worker takes the largest member whose bytes have all
+//! arrived; local headers are checked as their members come, and bytes no
+//! member still needs are let go of as it goes. Nothing read that way is
 //! verified until the download's hash is, so the caller keeps the result
 //! only if the download completes.
 
@@ -281,10 +282,7 @@ fn unpack_from(
     }
     let checked: Vec<AtomicBool> = (0..zip.len()).map(|_| AtomicBool::new(false)).collect();
 
-    // A complete archive: largest first, so the long ones start early and
-    // the tail is short. One still arriving: in the order members' bytes
-    // complete (file order, as the ranges arrive roughly in order), since
-    // a member is decompressed in one call once all its bytes are there.
+    // Largest first, so the long ones start early and the tail is short.
     files.sort_by_key(|f| std::cmp::Reverse(f.4));
     // Where each member's bytes lie (its local header's variable part is
     // not known yet: a generous bound, as this only guides the download and
@@ -303,8 +301,8 @@ fn unpack_from(
     if let Source::Arriving(a) = &raw_reader.file {
         a.prefer(files.iter().filter_map(|f| span_of(f.0)).collect());
     }
-    // Where the members not yet unpacked start: the bytes before the first
-    // are not needed again (see `ArrivingFile::release_below`).
+    // The bytes of the members not yet unpacked: the others are not needed
+    // again (see `ArrivingFile::release_except`).
     let pending: Mutex<std::collections::BTreeSet<(u64, u64, usize)>> = Mutex::new(
         files
             .iter()
