@@ -31,10 +31,9 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-use crate::activate;
+use crate::activate::{self, EnvDelta};
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -208,12 +207,6 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
     let store = Store::new(ctx.root());
     let (_, active) = select::active(ctx)?;
     let delta = activate::plan(ctx, &store, &active)?;
-    let mut vars = ctx.vars().clone();
-    delta.apply(&mut vars);
-    vars.insert(
-        env_vars::CUDAENV_SHIM_DEPTH.into(),
-        (depth + 1).to_string().into(),
-    );
 
     let program = match &active {
         Active::Version(v) => v
@@ -235,17 +228,82 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
                 .collect(),
         });
     };
-    let err = std::process::Command::new(&program)
-        .arg0(command)
-        .args(args)
-        .env_clear()
-        .envs(&vars)
-        .exec();
+    let depth = (depth + 1).to_string();
+    let env = environment(ctx, &delta, (env_vars::CUDAENV_SHIM_DEPTH, depth.as_ref()));
+    let err = exec(&program, command, args, env);
     Err(Error::Io {
         context: "cannot run",
         path: program,
         source: err,
     })
+}
+
+/// The environment the real program gets, as `NAME=value` strings: the
+/// shim's own with `delta` applied and `extra` set.
+fn environment(ctx: &Context, delta: &EnvDelta, extra: (&str, &OsStr)) -> Vec<OsString> {
+    let changed = |name: &OsStr| {
+        name == OsStr::new(extra.0) || delta.changes.iter().any(|(n, _)| OsStr::new(n) == name)
+    };
+    let entry = |name: &OsStr, value: &OsStr| {
+        let mut e = OsString::with_capacity(name.len() + value.len() + 1);
+        e.push(name);
+        e.push("=");
+        e.push(value);
+        e
+    };
+    let mut env: Vec<OsString> = ctx
+        .vars()
+        .iter()
+        .filter(|(name, _)| !changed(name))
+        .map(|(name, value)| entry(name, value))
+        .collect();
+    for (name, value) in &delta.changes {
+        if let Some(value) = value {
+            env.push(entry(OsStr::new(name), value));
+        }
+    }
+    env.push(entry(OsStr::new(extra.0), extra.1));
+    env
+}
+
+/// Replaces this process with `program`, named `argv0`, with exactly the
+/// environment `env`; returns only on failure. A plain `execve`: unlike
+/// `std::process::Command`, it leaves the signal mask and dispositions as
+/// the shim got them, as running the program directly would.
+fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: Vec<OsString>) -> std::io::Error {
+    use std::ffi::CString;
+    let c = |s: &OsStr| {
+        CString::new(s.as_bytes()).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "an argument or variable contains a NUL byte",
+            )
+        })
+    };
+    let strings = || -> std::io::Result<(CString, Vec<CString>, Vec<CString>)> {
+        let path = c(program.as_os_str())?;
+        let argv = std::iter::once(argv0)
+            .chain(args.iter().map(OsString::as_os_str))
+            .map(c)
+            .collect::<std::io::Result<_>>()?;
+        let envp = env.iter().map(|e| c(e)).collect::<std::io::Result<_>>()?;
+        Ok((path, argv, envp))
+    };
+    let (path, argv, envp) = match strings() {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let pointers = |v: &[CString]| {
+        v.iter()
+            .map(|s| s.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect::<Vec<_>>()
+    };
+    let (argv, envp) = (pointers(&argv), pointers(&envp));
+    // SAFETY: NUL-terminated strings and NULL-terminated arrays of them, all
+    // alive across the call; execve only returns on failure.
+    unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+    std::io::Error::last_os_error()
 }
 
 /// The first executable `command` on `path` that is not this binary.
