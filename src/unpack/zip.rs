@@ -299,7 +299,12 @@ fn unpack_from(
         })
     };
     if let Source::Arriving(a) = &raw_reader.file {
-        a.prefer(files.iter().filter_map(|f| span_of(f.0)).collect());
+        a.prefer(
+            files
+                .iter()
+                .filter_map(|f| span_of(f.0).map(|(lo, hi)| (lo, hi, f.4)))
+                .collect(),
+        );
     }
     // The bytes of the members not yet unpacked: the others are not needed
     // again (see `ArrivingFile::release_except`).

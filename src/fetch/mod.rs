@@ -37,10 +37,12 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
-use tokio::sync::Semaphore;
+
+mod slots;
 
 use crate::error::{Error, Result};
 use crate::sources::Artifact;
+use slots::{Slots, Urgency};
 
 /// Files at least this large are fetched as parallel ranges (default).
 pub const PARALLEL_MIN: u64 = 48 << 20;
@@ -82,6 +84,18 @@ fn spans(size: u64) -> Vec<(u64, u64)> {
 
 /// Attempts per request before giving up.
 const ATTEMPTS: u32 = 5;
+
+/// Ranges of one file in flight at most.
+const RANGE_WORKERS: usize = 8;
+
+/// How urgent a file's tail range is (see `slots`): more than any other
+/// bytes, since nothing is unpacked before the central directory is read.
+const TAIL_URGENCY: u64 = u64::MAX;
+
+/// How urgent a one-stream download is: such files are small (under
+/// `PARALLEL_MIN`) or come from servers without ranges; they go before the
+/// ranges of large files, whose weights are member sizes.
+const STREAM_URGENCY: u64 = u64::MAX - 1;
 
 /// How long work reports itself. The library only knows this trait; the
 /// terminal implementation lives in `ui`.
@@ -175,7 +189,8 @@ pub struct Fetcher {
     client: reqwest::Client,
     cache: Cache,
     offline: bool,
-    connections: Arc<Semaphore>,
+    /// The connections all downloads share, granted by urgency.
+    slots: Arc<Slots>,
     progress: Arc<dyn Progress>,
     /// Base delay between retries.
     backoff: Duration,
@@ -258,9 +273,9 @@ struct Arrived {
     released: Vec<bool>,
     /// Counts changes (see `ArrivingFile::generation`).
     generation: u64,
-    /// Byte ranges the follower wants first, most wanted first (see
-    /// `ArrivingFile::prefer`).
-    preferred: Vec<(u64, u64)>,
+    /// Byte ranges the follower wants first, most wanted first, each with
+    /// its weight (see `ArrivingFile::prefer`).
+    preferred: Vec<(u64, u64, u64)>,
     /// For ranged downloads: every range (sorted by offset) and whether it
     /// is complete.
     ranges: Vec<(u64, u64, bool)>,
@@ -417,11 +432,14 @@ impl ArrivingFile {
         }
     }
 
-    /// Asks for these byte ranges first, most wanted first: a ranged
-    /// download starts its next range where the first wanted range still
-    /// lacks one (an unpacker that does the largest member first wants that
-    /// member's bytes before the rest).
-    pub fn prefer(&self, ranges: Vec<(u64, u64)>) {
+    /// Asks for these byte ranges `(start, end, weight)` first, most wanted
+    /// first: a ranged download starts its next range where the first
+    /// wanted range still lacks one (an unpacker that does the largest
+    /// member first wants that member's bytes before the rest). The weight
+    /// (a member's unpacked size) ranks the range against those of every
+    /// other download running at the same time: connections go to the
+    /// heaviest wanted bytes of all.
+    pub fn prefer(&self, ranges: Vec<(u64, u64, u64)>) {
         self.arrival.update(|a| a.preferred = ranges);
     }
 
@@ -498,7 +516,7 @@ impl Fetcher {
             client,
             cache,
             offline,
-            connections: Arc::new(Semaphore::new(jobs.max(1))),
+            slots: Slots::new(jobs),
             progress,
             backoff: Duration::from_millis(500),
             parallel_min: PARALLEL_MIN,
@@ -699,11 +717,7 @@ impl Fetcher {
     ) -> Result<String, Attempt> {
         let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
         let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
-        let _permit = self
-            .connections
-            .acquire()
-            .await
-            .expect("semaphore is never closed");
+        let _slot = self.slots.acquire(Box::new(|| STREAM_URGENCY)).await;
         let mut req = self.client.get(&a.url);
         if have > 0 {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
@@ -843,7 +857,6 @@ impl Fetcher {
         let spans = spans(size);
         mark.update(|m| m.ranges = spans.iter().map(|&(a, b)| (a, b, false)).collect());
         let n = spans.len();
-        let spans_for_order = spans.clone();
         let state = Arc::new(Chunks {
             done: Mutex::new((vec![false; n], false)),
             cv: Condvar::new(),
@@ -859,29 +872,49 @@ impl Fetcher {
                 })
             })
         };
-        // The tail first: a zip's central directory is there, and whoever
-        // follows the download needs it before anything else. Then what the
-        // follower prefers (the largest members: they take longest to
-        // unpack), then file order.
-        let mut started = vec![false; n];
-        let order = std::iter::from_fn(move || {
-            let i = if started[n - 1] {
-                let wanted = mark.state.lock().expect("poisoned").preferred.clone();
-                next_span(&spans_for_order, &started, &wanted)?
-            } else {
-                n - 1
-            };
-            started[i] = true;
-            Some(i)
-        });
+        // Which range to fetch next, and how urgent that is: the tail first
+        // (a zip's central directory is there, and whoever follows the
+        // download needs it before anything else), then what the follower
+        // prefers (the largest members: they take longest to unpack,
+        // weighed against every other download's), then file order. Asked
+        // again whenever a connection is free, as preferences change.
+        let started = Arc::new(Mutex::new(vec![false; n]));
+        let next = {
+            let (started, mark, spans) = (started.clone(), mark.clone(), spans.clone());
+            move |take: bool| -> Option<(usize, u64)> {
+                let mut started = started.lock().expect("poisoned");
+                let pick = if started[n - 1] {
+                    let m = mark.state.lock().expect("poisoned");
+                    next_span(&spans, &started, &m.preferred)?
+                } else {
+                    (n - 1, TAIL_URGENCY)
+                };
+                if take {
+                    started[pick.0] = true;
+                }
+                Some(pick)
+            }
+        };
         let spans_ref = &spans;
-        let mut tasks = futures_util::stream::iter(order.map(|i| {
-            let file = file.clone();
-            let state = state.clone();
+        let workers = (0..RANGE_WORKERS).map(|_| {
+            let (file, state, next) = (file.clone(), state.clone(), next.clone());
             async move {
-                let (start, end) = spans_ref[i];
-                let r = self.range_with_retries(a, &file, start, end, line).await;
-                if r.is_ok() {
+                loop {
+                    if next(false).is_none() {
+                        return Ok(());
+                    }
+                    let urgency: Urgency = {
+                        let next = next.clone();
+                        Box::new(move || next(false).map_or(0, |(_, u)| u))
+                    };
+                    let slot = self.slots.acquire(urgency).await;
+                    let Some((i, _)) = next(true) else {
+                        return Ok(());
+                    };
+                    let (start, end) = spans_ref[i];
+                    let r = self.range_with_retries(a, &file, start, end, line).await;
+                    drop(slot);
+                    r?;
                     write_out(&file, start, end);
                     let mut g = state.done.lock().expect("poisoned");
                     g.0[i] = true;
@@ -889,18 +922,10 @@ impl Fetcher {
                     drop(g);
                     mark.update(|m| m.ranges[i].2 = true);
                 }
-                r
             }
-        }))
-        .buffer_unordered(8);
-        let mut failure = None;
-        while let Some(r) = tasks.next().await {
-            if let Err(e) = r {
-                failure = Some(e);
-                break;
-            }
-        }
-        drop(tasks);
+        });
+        // The first failure ends the download (the other ranges are dropped).
+        let failure = futures_util::future::try_join_all(workers).await.err();
         {
             let mut g = state.done.lock().expect("poisoned");
             g.1 = failure.is_some();
@@ -933,11 +958,6 @@ impl Fetcher {
                 tokio::time::sleep(delay).await;
                 delay *= 2;
             }
-            let _permit = self
-                .connections
-                .acquire()
-                .await
-                .expect("semaphore is never closed");
             let resp = match self
                 .client
                 .get(&a.url)
@@ -1086,19 +1106,25 @@ fn hash_following(
     Some(hex(&hasher.finalize()))
 }
 
-/// The next range to start: the first not started that overlaps the first
-/// `wanted` range that still has one, else the first not started.
-fn next_span(spans: &[(u64, u64)], started: &[bool], wanted: &[(u64, u64)]) -> Option<usize> {
+/// The next range to start and its urgency: the first not started that
+/// overlaps the first `wanted` range that still has one (urgency: that
+/// range's weight), else the first not started (urgency 0).
+fn next_span(
+    spans: &[(u64, u64)],
+    started: &[bool],
+    wanted: &[(u64, u64, u64)],
+) -> Option<(usize, u64)> {
     let open = |i: &usize| !started[*i];
     wanted
         .iter()
-        .find_map(|&(lo, hi)| {
+        .find_map(|&(lo, hi, weight)| {
             let first = spans.partition_point(|s| s.1 <= lo);
             (first..spans.len())
                 .take_while(|&i| spans[i].0 < hi)
                 .find(open)
+                .map(|i| (i, weight))
         })
-        .or_else(|| (0..spans.len()).find(open))
+        .or_else(|| (0..spans.len()).find(open).map(|i| (i, 0)))
 }
 
 /// Downloads are dropped from the page cache in blocks of this size.
@@ -1252,14 +1278,15 @@ mod part_file_tests {
     fn ranges_the_follower_prefers_start_first_then_file_order() {
         let spans = [(0, 10), (10, 20), (20, 30), (30, 40)];
         let mut started = [false, false, false, true];
-        let wanted = [(22, 35), (5, 8)];
+        let wanted = [(22, 35, 900), (5, 8, 50)];
         let mut order = Vec::new();
-        while let Some(i) = next_span(&spans, &started, &wanted) {
+        while let Some((i, urgency)) = next_span(&spans, &started, &wanted) {
             started[i] = true;
-            order.push(i);
+            order.push((i, urgency));
         }
-        assert_eq!(order, [2, 0, 1]);
-        assert_eq!(next_span(&spans, &[false; 4], &[]), Some(0));
+        // Each range carries the weight of the wanted bytes it serves.
+        assert_eq!(order, [(2, 900), (0, 50), (1, 0)]);
+        assert_eq!(next_span(&spans, &[false; 4], &[]), Some((0, 0)));
     }
 
     /// A member is ready when all its bytes are; waiting for it returns the

@@ -1,0 +1,224 @@
+//! Connection slots handed out by priority, not in arrival order.
+//!
+//! Every download of an install shares a fixed number of connections. When
+//! one frees up it goes to the waiter whose work matters most *now*: each
+//! waiter carries a function that says how urgent it is, asked at the moment
+//! a slot is free (a ranged download learns which bytes it wants most only
+//! after its first bytes arrived, and that changes as it goes). Equal
+//! urgency is served first come, first served.
+//!
+//! Urgency is what shortens the whole install: the bytes of the largest
+//! member of any archive being unpacked come before everything else, because
+//! that member is inflated on one core from start to end and so bounds when
+//! the install can finish (docs/PERFORMANCE.md).
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+/// How urgent a waiter is, asked whenever a slot is free; higher first.
+pub type Urgency = Box<dyn Fn() -> u64 + Send>;
+
+/// A fixed number of slots, granted by urgency.
+pub struct Slots {
+    state: Mutex<State>,
+}
+
+struct State {
+    free: usize,
+    next_seq: u64,
+    waiting: Vec<Waiter>,
+}
+
+struct Waiter {
+    seq: u64,
+    urgency: Urgency,
+    grant: oneshot::Sender<Slot>,
+}
+
+/// One slot; given back when dropped.
+pub struct Slot {
+    slots: Option<Arc<Slots>>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(slots) = self.slots.take() {
+            Slots::give_back(&slots);
+        }
+    }
+}
+
+impl Slots {
+    pub fn new(count: usize) -> Arc<Slots> {
+        Arc::new(Slots {
+            state: Mutex::new(State {
+                free: count.max(1),
+                next_seq: 0,
+                waiting: Vec::new(),
+            }),
+        })
+    }
+
+    /// Waits for a slot. Dropping the future gives up the place in line
+    /// (and any slot already granted to it).
+    pub async fn acquire(self: &Arc<Self>, urgency: Urgency) -> Slot {
+        let receiver = {
+            let mut s = self.state.lock().expect("poisoned");
+            if s.free > 0 && s.waiting.is_empty() {
+                s.free -= 1;
+                return Slot {
+                    slots: Some(self.clone()),
+                };
+            }
+            let (grant, receiver) = oneshot::channel();
+            let seq = s.next_seq;
+            s.next_seq += 1;
+            s.waiting.push(Waiter {
+                seq,
+                urgency,
+                grant,
+            });
+            receiver
+        };
+        // A slot may be free while others wait (one given back as its
+        // receiver gave up): hand it out now rather than at the next return.
+        Self::hand_out(self);
+        // A waiter leaves the line only by being granted a slot or by giving
+        // up (then its receiver is gone), so the sender is never dropped
+        // unsent while the receiver waits.
+        receiver.await.expect("a waiter is always granted a slot")
+    }
+
+    /// Takes back a slot, then hands free slots to the most urgent waiters.
+    fn give_back(this: &Arc<Self>) {
+        this.state.lock().expect("poisoned").free += 1;
+        Self::hand_out(this);
+    }
+
+    fn hand_out(this: &Arc<Self>) {
+        loop {
+            let waiter = {
+                let mut s = this.state.lock().expect("poisoned");
+                s.waiting.retain(|w| !w.grant.is_closed());
+                if s.free == 0 || s.waiting.is_empty() {
+                    return;
+                }
+                let best = s
+                    .waiting
+                    .iter()
+                    .enumerate()
+                    .max_by(|(_, a), (_, b)| {
+                        (a.urgency)().cmp(&(b.urgency)()).then(b.seq.cmp(&a.seq))
+                    })
+                    .map(|(i, _)| i)
+                    .expect("not empty");
+                s.free -= 1;
+                s.waiting.swap_remove(best)
+            };
+            let slot = Slot {
+                slots: Some(this.clone()),
+            };
+            // A waiter that gave up just now: the slot comes straight back
+            // (its drop runs `give_back`, which hands it on).
+            if let Err(slot) = waiter.grant.send(slot) {
+                drop(slot);
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn fixed(n: u64) -> Urgency {
+        Box::new(move || n)
+    }
+
+    #[tokio::test]
+    async fn free_slots_are_granted_at_once() {
+        let slots = Slots::new(2);
+        let a = slots.acquire(fixed(0)).await;
+        let b = slots.acquire(fixed(0)).await;
+        drop((a, b));
+        let _c = slots.acquire(fixed(0)).await;
+    }
+
+    #[tokio::test]
+    async fn the_most_urgent_waiter_goes_first_and_ties_in_order() {
+        let slots = Slots::new(1);
+        let held = slots.acquire(fixed(0)).await;
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for (name, urgency) in [("low", 1), ("high", 9), ("mid-1", 5), ("mid-2", 5)] {
+            let (mine, order) = (slots.clone(), order.clone());
+            tasks.push(tokio::spawn(async move {
+                let _slot = mine.acquire(fixed(urgency)).await;
+                order.lock().unwrap().push(name);
+            }));
+            // Queued in this order.
+            while slots.state.lock().unwrap().waiting.len() < tasks.len() {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(held);
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["high", "mid-1", "mid-2", "low"]);
+    }
+
+    #[tokio::test]
+    async fn urgency_is_asked_when_a_slot_frees_not_when_queued() {
+        let slots = Slots::new(1);
+        let held = slots.acquire(fixed(0)).await;
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let rising = Arc::new(AtomicU64::new(0));
+        let mut tasks = Vec::new();
+        for name in ["fixed", "rising"] {
+            let (mine, order, rising) = (slots.clone(), order.clone(), rising.clone());
+            let urgency: Urgency = match name {
+                "fixed" => fixed(5),
+                _ => Box::new(move || rising.load(Ordering::SeqCst)),
+            };
+            tasks.push(tokio::spawn(async move {
+                let _slot = mine.acquire(urgency).await;
+                order.lock().unwrap().push(name);
+            }));
+            while slots.state.lock().unwrap().waiting.len() < tasks.len() {
+                tokio::task::yield_now().await;
+            }
+        }
+        // Queued at 0, now more urgent than the one queued first at 5.
+        rising.store(7, Ordering::SeqCst);
+        drop(held);
+        for t in tasks {
+            t.await.unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["rising", "fixed"]);
+    }
+
+    #[tokio::test]
+    async fn a_waiter_that_gives_up_loses_nothing() {
+        let slots = Slots::new(1);
+        let held = slots.acquire(fixed(0)).await;
+        let gave_up = {
+            let slots = slots.clone();
+            tokio::spawn(async move {
+                let _s = slots.acquire(fixed(9)).await;
+            })
+        };
+        while slots.state.lock().unwrap().waiting.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        gave_up.abort();
+        let _ = gave_up.await;
+        drop(held);
+        // The slot is free again, not lost with the one who left.
+        let _again = slots.acquire(fixed(0)).await;
+        assert_eq!(slots.state.lock().unwrap().free, 0);
+    }
+}
