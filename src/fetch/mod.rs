@@ -10,8 +10,12 @@
 //! Large files are fetched as several ranges at once (one connection is
 //! rarely the fastest way to move a gigabyte); the hash is then computed by a
 //! thread that follows the contiguous prefix of finished chunks, so verifying
-//! costs no extra pass at the end. Small files, unknown sizes and servers that
-//! ignore ranges use one stream, hashed as it arrives.
+//! costs no extra pass at the end. Each finished range is appended to a record
+//! beside the part (`….part.ranges`), so that a download interrupted for good
+//! (a kill, or out of retries) goes on from those ranges next time. Small
+//! files, unknown sizes and servers that ignore ranges use one stream, hashed
+//! as it arrives. All downloads share the connections, which go to the most
+//! urgent bytes first (`slots`).
 //!
 //! A caller can also *follow* a fresh download (`fetch_following`): an
 //! [`ArrivingFile`] handed to its own thread reads or maps the `.part` file
@@ -70,9 +74,10 @@ const WRITE_BLOCK: usize = 1 << 20;
 /// looks for within the last 64 KiB + 22 bytes.
 const TAIL: u64 = 128 << 10;
 
-/// The ranges a file of `size` bytes is fetched as, in file order: a tail
-/// of its own, and the rest in chunks.
-fn spans(size: u64) -> Vec<(u64, u64)> {
+/// The ranges `[start, end)` a file of `size` bytes is fetched as when it
+/// is fetched in parallel, in file order: a tail of its own, and the rest in
+/// chunks.
+pub fn spans(size: u64) -> Vec<(u64, u64)> {
     let tail = size.saturating_sub(TAIL) / 4096 * 4096;
     let chunk = chunk_size(tail.max(1));
     let mut out: Vec<(u64, u64)> = (0..tail.div_ceil(chunk))
@@ -592,7 +597,7 @@ impl Fetcher {
         if let Some(expected) = &a.sha256
             && !actual.eq_ignore_ascii_case(expected)
         {
-            let _ = std::fs::remove_file(&part);
+            remove_part(&part);
             return Err(Error::HashMismatch {
                 url: a.url.clone(),
                 expected: expected.clone(),
@@ -602,6 +607,7 @@ impl Fetcher {
         mark.finish(ArrivalEnd::Complete);
         drop(guard);
         std::fs::rename(&part, &dest).map_err(Error::io("cannot move into the cache", &dest))?;
+        let _ = std::fs::remove_file(ranges_file(&part));
         drop(lock);
         Ok(dest)
     }
@@ -625,20 +631,23 @@ impl Fetcher {
         if let Some(s) = size
             && have > s
         {
-            let _ = std::fs::remove_file(part);
+            remove_part(part);
         }
         self.progress.status(line, "downloading");
+        // A ranged download interrupted earlier (killed, or out of retries)
+        // goes on from the ranges it finished.
+        let finished = size.and_then(|s| finished_ranges(part, s));
         if let Some(s) = size
             && self.parallel_min > 0
             && s >= self.parallel_min
-            && have == 0
+            && (have == 0 || finished.is_some())
         {
-            match self.download_ranges(a, part, s, line, mark).await {
+            match self.download_ranges(a, part, s, line, mark, finished).await {
                 Ok(h) => return Ok(h),
                 Err(RangeFallback::Ignored) => {
                     // Starts over as one stream: a follower cannot go on.
                     mark.finish(ArrivalEnd::Abandoned);
-                    let _ = std::fs::remove_file(part);
+                    remove_part(part);
                     self.progress.reset(line);
                 }
                 Err(RangeFallback::Error(e)) => return Err(e),
@@ -667,7 +676,7 @@ impl Fetcher {
             got += n as u64;
             if a.size.is_some_and(|s| got > s) {
                 drop(to);
-                let _ = std::fs::remove_file(part);
+                remove_part(part);
                 return Err(Error::SizeMismatch {
                     url: a.url.clone(),
                     reason: format!(
@@ -685,7 +694,7 @@ impl Fetcher {
             && got != want
         {
             drop(to);
-            let _ = std::fs::remove_file(part);
+            remove_part(part);
             return Err(Error::SizeMismatch {
                 url: a.url.clone(),
                 reason: format!("got {got} bytes, the index announced {want}"),
@@ -730,7 +739,7 @@ impl Fetcher {
         if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
             // What we have is not a prefix the server recognises: start over.
             mark.finish(ArrivalEnd::Abandoned);
-            let _ = std::fs::remove_file(part);
+            remove_part(part);
             return Err(Attempt::Retry("resume refused; restarting".into()));
         }
         if !status.is_success() {
@@ -766,7 +775,7 @@ impl Fetcher {
             self.progress.reset(line);
             // A new file, not the old one truncated: what a follower mapped
             // from the old one stays valid until it notices.
-            let _ = std::fs::remove_file(part);
+            remove_part(part);
             let f = File::options()
                 .read(true)
                 .write(true)
@@ -809,7 +818,7 @@ impl Fetcher {
             }
             self.progress.advance(line, chunk.len() as u64);
             if a.size.is_some_and(|s| got > s) {
-                let _ = std::fs::remove_file(part);
+                remove_part(part);
                 // More bytes than announced is not a flaky connection but a
                 // different file: an integrity failure, never retried.
                 return Err(Attempt::Fail(Error::SizeMismatch {
@@ -848,17 +857,49 @@ impl Fetcher {
         size: u64,
         line: usize,
         mark: &Arc<Arrival>,
+        finished: Option<Vec<bool>>,
     ) -> Result<String, RangeFallback> {
-        let file = Arc::new(
-            create_part(part, size)
-                .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?,
+        let cannot_write = |e| RangeFallback::Error(Error::io("cannot write", part)(e));
+        let spans = spans(size);
+        let n = spans.len();
+        let (file, finished) = match finished {
+            Some(done) if done.len() == n => (
+                File::options()
+                    .read(true)
+                    .write(true)
+                    .open(part)
+                    .map_err(cannot_write)?,
+                done,
+            ),
+            _ => (
+                create_part(part, size).map_err(cannot_write)?,
+                vec![false; n],
+            ),
+        };
+        let file = Arc::new(file);
+        let record = Mutex::new(
+            File::options()
+                .append(true)
+                .open(ranges_file(part))
+                .map_err(cannot_write)?,
         );
         mark.attach(&file);
-        let spans = spans(size);
-        mark.update(|m| m.ranges = spans.iter().map(|&(a, b)| (a, b, false)).collect());
-        let n = spans.len();
+        mark.update(|m| {
+            m.ranges = spans
+                .iter()
+                .zip(&finished)
+                .map(|(&(a, b), &done)| (a, b, done))
+                .collect()
+        });
+        let resumed: u64 = spans
+            .iter()
+            .zip(&finished)
+            .filter(|(_, done)| **done)
+            .map(|(s, _)| s.1 - s.0)
+            .sum();
+        self.progress.advance(line, resumed);
         let state = Arc::new(Chunks {
-            done: Mutex::new((vec![false; n], false)),
+            done: Mutex::new((finished.clone(), false)),
             cv: Condvar::new(),
         });
         let hasher = {
@@ -878,7 +919,7 @@ impl Fetcher {
         // prefers (the largest members: they take longest to unpack,
         // weighed against every other download's), then file order. Asked
         // again whenever a connection is free, as preferences change.
-        let started = Arc::new(Mutex::new(vec![false; n]));
+        let started = Arc::new(Mutex::new(finished));
         let next = {
             let (started, mark, spans) = (started.clone(), mark.clone(), spans.clone());
             move |take: bool| -> Option<(usize, u64)> {
@@ -895,7 +936,7 @@ impl Fetcher {
                 Some(pick)
             }
         };
-        let spans_ref = &spans;
+        let (spans_ref, record) = (&spans, &record);
         let workers = (0..RANGE_WORKERS).map(|_| {
             let (file, state, next) = (file.clone(), state.clone(), next.clone());
             async move {
@@ -915,6 +956,13 @@ impl Fetcher {
                     let r = self.range_with_retries(a, &file, start, end, line).await;
                     drop(slot);
                     r?;
+                    // Recorded once its bytes are written, for a later
+                    // attempt to go on from (`finished_ranges`).
+                    std::io::Write::write_all(
+                        &mut *record.lock().expect("poisoned"),
+                        format!("{start} {end}\n").as_bytes(),
+                    )
+                    .map_err(|e| RangeFallback::Error(Error::io("cannot write", part)(e)))?;
                     write_out(&file, start, end);
                     let mut g = state.done.lock().expect("poisoned");
                     g.0[i] = true;
@@ -933,7 +981,9 @@ impl Fetcher {
         }
         let digest = hasher.join().ok().flatten();
         if let Some(e) = failure {
-            let _ = std::fs::remove_file(part);
+            // The part and its record stay: the next attempt goes on from
+            // the finished ranges (a server that ignores ranges gets the
+            // part removed by the caller).
             return Err(e);
         }
         digest.ok_or_else(|| {
@@ -1045,7 +1095,8 @@ struct Chunks {
     cv: Condvar,
 }
 
-/// The preallocated file ranged downloads write into. It must be readable
+/// The preallocated file ranged downloads write into, with a fresh record
+/// of finished ranges beside it (see `finished_ranges`). It must be readable
 /// too: `hash_following` reads it back while the ranges arrive (a write-only
 /// `File::create` made every fresh download of a large wheel fail with
 /// "hashing failed").
@@ -1055,6 +1106,9 @@ fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
+    // The record first: a part without one is resumed as one stream from
+    // its length, which for a preallocated file would be its end.
+    std::fs::write(ranges_file(part), format!("{RECORD_HEADER} {size}\n"))?;
     let f = File::options()
         .read(true)
         .write(true)
@@ -1063,6 +1117,50 @@ fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
         .open(part)?;
     f.set_len(size)?;
     Ok(f)
+}
+
+/// The first line of a ranged download's record, followed by the file size;
+/// then one `start end` line per finished range.
+const RECORD_HEADER: &str = "cudaenv-ranges-1";
+
+/// Where a ranged download records the ranges it finished.
+fn ranges_file(part: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.ranges", part.display()))
+}
+
+/// Which ranges of an interrupted ranged download of `size` bytes are
+/// finished, from its record; `None` when there is no usable record for a
+/// part of that size (then the part is not a ranged download's).
+fn finished_ranges(part: &Path, size: u64) -> Option<Vec<bool>> {
+    if std::fs::metadata(part).ok()?.len() != size {
+        return None;
+    }
+    let text = std::fs::read_to_string(ranges_file(part)).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != format!("{RECORD_HEADER} {size}") {
+        return None;
+    }
+    let spans = spans(size);
+    let mut done = vec![false; spans.len()];
+    for line in lines {
+        // A line cut short by a crash, or not one of this file's ranges,
+        // is ignored: that range is fetched again.
+        let Some((a, b)) = line.split_once(' ') else {
+            continue;
+        };
+        if let (Ok(a), Ok(b)) = (a.parse::<u64>(), b.parse::<u64>())
+            && let Ok(i) = spans.binary_search(&(a, b))
+        {
+            done[i] = true;
+        }
+    }
+    Some(done)
+}
+
+/// Removes a download's part file and its record of finished ranges.
+fn remove_part(part: &Path) {
+    let _ = std::fs::remove_file(part);
+    let _ = std::fs::remove_file(ranges_file(part));
 }
 
 /// Hashes `file` span by span as the contiguous prefix becomes available,
@@ -1272,6 +1370,34 @@ mod part_file_tests {
         assert_eq!(waiting.join().unwrap().unwrap(), (4, [7u8; 4]));
         arrival.finish(ArrivalEnd::Abandoned);
         assert!(file.read_at(&mut buf, 0).is_err());
+    }
+
+    #[test]
+    fn a_record_of_finished_ranges_is_read_strictly() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("x.whl.part");
+        let size = 1 << 20;
+        create_part(&part, size).unwrap();
+        let spans = spans(size);
+        assert_eq!(finished_ranges(&part, size), Some(vec![false; spans.len()]));
+        let (a, b) = spans[1];
+        let record = ranges_file(&part);
+        let header = std::fs::read_to_string(&record).unwrap();
+        // One finished range, one that is not this file's, and a line cut short.
+        std::fs::write(
+            &record,
+            format!("{header}{a} {b}\n5 17\n{} {}", spans[2].0, spans[2].1 / 10),
+        )
+        .unwrap();
+        let done = finished_ranges(&part, size).unwrap();
+        assert_eq!(done.iter().filter(|d| **d).count(), 1);
+        assert!(done[1]);
+        // A record for another size, or a part of another size, is no record.
+        assert_eq!(finished_ranges(&part, size + 1), None);
+        std::fs::write(&record, format!("{RECORD_HEADER} {}\n{a} {b}\n", size + 1)).unwrap();
+        assert_eq!(finished_ranges(&part, size), None);
+        std::fs::remove_file(&record).unwrap();
+        assert_eq!(finished_ranges(&part, size), None);
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub(crate) enum Mode {
     /// Holds back the answer to a range that covers this offset until
     /// `GATE` opens.
     Gate(usize),
+    /// Never answers a range that covers this offset (the headers, then
+    /// nothing, for an hour).
+    Hold(usize),
 }
 
 /// Opened by the test that uses `Mode::Gate`.
@@ -343,6 +346,10 @@ fn handle(
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
             s.write_all(part)?;
+        }
+        Mode::Hold(held) if (start..end).contains(&held) => {
+            s.flush()?;
+            std::thread::sleep(std::time::Duration::from_secs(3600));
         }
         Mode::Stall => {
             s.write_all(&part[..half])?;
@@ -804,6 +811,81 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
     );
     let check = env.run(&["versions", "--check"]);
     assert_eq!(code(&check), 0, "{}", text(&check));
+}
+
+/// A ranged download cut short (the install killed while one range is held
+/// back by the server) goes on from where it was: the next install asks only
+/// for the range it lacked, and installs the same bytes.
+#[test]
+fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let filler: Vec<u8> = (0..400_000u32).map(|i| (i * 13 % 241) as u8).collect();
+    let w = zip(&[
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+        file("nvidia/cuda_runtime/include/filler.h", &filler),
+        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
+    ]);
+    let spans = cudaenv::fetch::spans(w.len() as u64);
+    assert!(spans.len() > 3, "{spans:?}");
+    let held = spans[spans.len() / 2];
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));
+    let env = TestEnv::new();
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    // The download's record of finished ranges: every range but the held one.
+    let finished = || {
+        let mut all = Vec::new();
+        walk(&env.root.join("cache/downloads"), &mut all);
+        all.iter()
+            .find(|p| p.ends_with(".part.ranges"))
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .map_or(0, |t| t.lines().count().saturating_sub(1))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while finished() < spans.len() - 1 {
+        assert!(child.try_wait().unwrap().is_none(), "install ended early");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the other ranges never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    assert_eq!(versions(&env).trim(), "");
+
+    srv.ranges.lock().unwrap().clear();
+    *srv.mode.lock().unwrap() = Mode::Normal;
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
+        .args(["install", "12.4.1", ONLY_CUDART]);
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(
+        *srv.ranges.lock().unwrap(),
+        [format!("bytes={}-{}", held.0, held.1 - 1)],
+        "asked again for ranges it had"
+    );
+    assert_eq!(
+        std::fs::read(env.root.join("versions/12.4.1/lib64/libcudart.so.12")).unwrap(),
+        lib
+    );
+    // Nothing of the interrupted download is left behind.
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    assert!(
+        all.iter()
+            .all(|p| !p.ends_with(".part") && !p.ends_with(".ranges")),
+        "{all:?}"
+    );
 }
 
 /// A reinstall takes its file list's CRC-32s from the package store's list
