@@ -102,6 +102,10 @@ echo bench >"$proj/.cuda-version"
 cd "$proj/src/deep"
 
 # --- 1. shims ------------------------------------------------------------------
+# Whether this binary keeps the shim's code together (shims/shim-path.ld).
+if command -v readelf >/dev/null && command -v nm >/dev/null; then
+  printf '\n%s\n' "$(CUDAENV_BIN=$bin bash "$here/shim-order.sh" --check 2>&1 || true)" >>"$results"
+fi
 # The floor for any shim that is a separate program: a C program that only
 # execs the real one (one more execve, nothing else).
 floor=()
