@@ -62,44 +62,9 @@ PY
 }
 
 # --- a store: the version used, four more, and a linked one --------------------
-# Every activation looks for the directories of linked versions (to take a
-# previous one's off PATH), so the store is not a lone version.
-export CUDAENV_ROOT=$work/root
-export HOME=$work/home
-mkdir -p "$HOME"
-v=$CUDAENV_ROOT/versions/bench
-mkdir -p "$v/.cudaenv" "$v/bin" "$v/lib64"
-printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4 (fake)"\n' >"$v/bin/nvcc"
-chmod +x "$v/bin/nvcc"
-cat >"$v/.cudaenv/meta.toml" <<'EOF2'
-schema = 1
-kind = "installed"
-bin_dirs = ["bin"]
-lib_dirs = ["lib64"]
-home = "."
-source = "bench"
-created = 0
-EOF2
-touch "$v/.cudaenv/complete"
-for i in 1 2 3 4; do cp -a "$v" "$CUDAENV_ROOT/versions/other-$i"; done
-mkdir -p "$work/linked-tree/bin" "$work/linked-tree/lib64" "$CUDAENV_ROOT/versions/linked/.cudaenv"
-cat >"$CUDAENV_ROOT/versions/linked/.cudaenv/meta.toml" <<EOF2
-schema = 1
-kind = "linked"
-prefix = "$work/linked-tree"
-bin_dirs = ["bin"]
-lib_dirs = ["lib64"]
-home = "."
-source = "link"
-created = 0
-EOF2
-touch "$CUDAENV_ROOT/versions/linked/.cudaenv/linked" "$CUDAENV_ROOT/versions/linked/.cudaenv/complete"
-[ "$("$bin" versions --bare | wc -l)" = 6 ] || { echo "the benchmark store is not what it should be:" >&2; "$bin" versions >&2; exit 1; }
-"$bin" --quiet rehash
-proj=$work/a/b/c/project
-mkdir -p "$proj/src/deep"
-echo bench >"$proj/.cuda-version"
-cd "$proj/src/deep"
+# shellcheck source=bench-store.sh
+. "$here/bench-store.sh"
+bench_store "$bin" "$work" || exit 1
 
 # --- 1. shims ------------------------------------------------------------------
 # Whether this binary keeps the shim's code together (shims/shim-path.ld).

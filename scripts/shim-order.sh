@@ -36,7 +36,8 @@ if [ "$mode" = --check ]; then
   python3 - "$repo/shims/shim-path.ld" "$work/nm" "${start:-0}" "${size:-0}" <<'PY'
 import fnmatch, re, sys
 script, nm, start, size = sys.argv[1], sys.argv[2], int(sys.argv[3], 16), int(sys.argv[4], 16)
-patterns = [p for line in open(script) for p in re.findall(r"\.text\.(?!unlikely\.)(\S+?)(?=[ )])", line)]
+patterns = [p for line in open(script) if "*(" in line
+            for p in re.findall(r"\.text\.(?!unlikely\.)(\S+?)(?=[ )])", line)]
 funcs = [(int(p[0], 16), p[2]) for p in (l.split() for l in open(nm)) if len(p) == 3 and p[1] in "tTwW"]
 by_first = {}
 for addr, name in funcs:
@@ -56,41 +57,10 @@ PY
 fi
 
 command -v valgrind >/dev/null || { echo "valgrind not found (apt-get install valgrind)" >&2; exit 2; }
-export CUDAENV_ROOT=$work/root HOME=$work/home
-mkdir -p "$HOME"
-# The benchmark's store (scripts/bench-shell.sh): the version used, four
-# more, a linked one.
-v=$CUDAENV_ROOT/versions/bench
-mkdir -p "$v/.cudaenv" "$v/bin" "$v/lib64"
-printf '#!/bin/sh\necho fake nvcc\n' >"$v/bin/nvcc"
-chmod +x "$v/bin/nvcc"
-cat >"$v/.cudaenv/meta.toml" <<'EOF'
-schema = 1
-kind = "installed"
-bin_dirs = ["bin"]
-lib_dirs = ["lib64"]
-home = "."
-source = "bench"
-created = 0
-EOF
-touch "$v/.cudaenv/complete"
-for i in 1 2 3 4; do cp -a "$v" "$CUDAENV_ROOT/versions/other-$i"; done
-mkdir -p "$work/linked-tree/bin" "$work/linked-tree/lib64" "$CUDAENV_ROOT/versions/linked/.cudaenv"
-cat >"$CUDAENV_ROOT/versions/linked/.cudaenv/meta.toml" <<EOF
-schema = 1
-kind = "linked"
-prefix = "$work/linked-tree"
-bin_dirs = ["bin"]
-lib_dirs = ["lib64"]
-home = "."
-source = "link"
-created = 0
-EOF
-touch "$CUDAENV_ROOT/versions/linked/.cudaenv/linked" "$CUDAENV_ROOT/versions/linked/.cudaenv/complete"
-"$bin" --quiet rehash
-mkdir -p "$work/project/src"
-echo bench >"$work/project/.cuda-version"
-cd "$work/project/src"
+# The benchmark's store (scripts/bench-store.sh).
+# shellcheck source=bench-store.sh
+. "$here/bench-store.sh"
+bench_store "$bin" "$work" || exit 1
 shim=$CUDAENV_ROOT/shims/nvcc
 
 # The functions of the binary that a shim runs before its execve, in the
@@ -102,39 +72,45 @@ trace() {
     (
       [ "$scenario" = activated ] && eval "$("$bin" env --shell bash bench)"
       valgrind --tool=callgrind --callgrind-out-file="$work/cg.$n" --dump-before=execve \
-        --demangle=no --compress-strings=no --compress-pos=no "$shim" --version >/dev/null 2>"$work/vg.$n"
+        --dump-instr=yes --compress-pos=no "$shim" --version >/dev/null 2>"$work/vg.$n"
     )
   done
-  # callgrind names each object file (ob=) and function (fn=); keep the
-  # functions of the shim itself, first occurrence only.
-  cat "$work"/cg.*.1 "$work"/cg.[0-9] 2>/dev/null | awk -v shim="$shim" '
-    /^ob=/ { ob = substr($0, 4) }
-    /^fn=/ { f = substr($0, 4); if (ob == shim && f !~ /[ ()]/ && !seen[f]++) print f }'
+  # The addresses of the instructions run, mapped to the binary's functions
+  # through its symbol table (callgrind's own names miss functions outside
+  # .text, e.g. in a binary already linked with the script), in the order
+  # first met. Every name at a function's address counts: identical
+  # functions share one body, and so one section, under several names.
+  nm -S --defined-only "$bin" >"$work/nm"
+  python3 - "$work/nm" "$work"/cg.*.1 <<'PY'
+import bisect, sys
+funcs = []
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) == 4 and p[2] in "tTwW":
+        funcs.append((int(p[0], 16), int(p[1], 16), p[3]))
+funcs.sort()
+starts = [f[0] for f in funcs]
+names = {}
+for a, _, n in funcs:
+    names.setdefault(a, []).append(n)
+seen = set()
+for path in sys.argv[2:]:
+    for line in open(path):
+        if not line.startswith("0x"):
+            continue
+        addr = int(line.split()[0], 16)
+        i = bisect.bisect_right(starts, addr) - 1
+        if i < 0 or addr >= funcs[i][0] + max(funcs[i][1], 1):
+            continue
+        for n in names[funcs[i][0]]:
+            # The C start-up's own code is not in sections of its own.
+            if n not in seen and n not in ("_start", "_init", "_fini"):
+                seen.add(n)
+                print(n)
+PY
 }
 
-
-trace >"$work/traced"
-# Identical functions share one body (and so one section) under several
-# names, and callgrind reports only one of them: take every name at the
-# address of each function traced.
-nm "$bin" >"$work/nm"
-python3 - "$work/traced" "$work/nm" >"$work/fns" <<'PY'
-import sys
-traced = open(sys.argv[1]).read().split()
-at, names = {}, {}
-for line in open(sys.argv[2]):
-    p = line.split()
-    if len(p) == 3:
-        a = int(p[0], 16)
-        at.setdefault(p[2], a)
-        names.setdefault(a, []).append(p[2])
-seen = set()
-for f in traced:
-    for n in [f] + names.get(at.get(f), []):
-        if n not in seen:
-            seen.add(n)
-            print(n)
-PY
+trace >"$work/fns"
 out=$repo/shims/shim-path.ld
 # v0 names: crate hashes (Cs<hash>_) and back-references (B<offset>_, which
 # move when a hash's length does) become wildcards; LTO may add suffixes.
