@@ -744,11 +744,10 @@ fn concurrent_installs_of_one_spec_all_succeed_with_one_download() {
     assert!(staging.is_empty());
 }
 
-/// A wheel is unpacked while it downloads: with one range of it held back by
-/// the server, the library (whose bytes are all there) is already written in
-/// the package being unpacked; the install then finishes with the same bytes.
-#[test]
-fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
+/// A wheel large enough to be fetched as several ranges (with
+/// `CUDAENV_PARALLEL_DOWNLOAD_MIN=1`): the runtime library (300 kB) and a
+/// header (400 kB), stored. Returns the wheel, the library and the header.
+fn library_and_filler_wheel() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let filler: Vec<u8> = (0..400_000u32).map(|i| (i * 13 % 241) as u8).collect();
     let w = zip(&[
@@ -756,6 +755,15 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
         file("nvidia/cuda_runtime/include/filler.h", &filler),
         file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
     ]);
+    (w, lib, filler)
+}
+
+/// A wheel is unpacked while it downloads: with one range of it held back by
+/// the server, the library (whose bytes are all there) is already written in
+/// the package being unpacked; the install then finishes with the same bytes.
+#[test]
+fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
+    let (w, lib, filler) = library_and_filler_wheel();
     // A byte in the middle of the filler's data: its range waits.
     let filler_data = 30
         + "nvidia/cuda_runtime/lib/libcudart.so.12".len()
@@ -818,13 +826,7 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
 /// for the range it lacked, and installs the same bytes.
 #[test]
 fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
-    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
-    let filler: Vec<u8> = (0..400_000u32).map(|i| (i * 13 % 241) as u8).collect();
-    let w = zip(&[
-        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
-        file("nvidia/cuda_runtime/include/filler.h", &filler),
-        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
-    ]);
+    let (w, lib, _) = library_and_filler_wheel();
     let spans = cudaenv::fetch::spans(w.len() as u64);
     assert!(spans.len() > 3, "{spans:?}");
     let held = spans[spans.len() / 2];
