@@ -27,7 +27,7 @@
 //! with an error instead of forking forever.
 
 use std::collections::BTreeSet;
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -229,8 +229,10 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         });
     };
     let depth = (depth + 1).to_string();
-    let env = environment(ctx, &delta, (env_vars::CUDAENV_SHIM_DEPTH, depth.as_ref()));
-    let err = exec(&program, command, args, env);
+    let err = match environment(ctx, &delta, (env_vars::CUDAENV_SHIM_DEPTH, depth.as_ref())) {
+        Ok(env) => exec(&program, command, args, &env),
+        Err(e) => e,
+    };
     Err(Error::Io {
         context: "cannot run",
         path: program,
@@ -238,58 +240,61 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
     })
 }
 
-/// The environment the real program gets, as `NAME=value` strings: the
+/// The environment the real program gets, as `NAME=value` C strings: the
 /// shim's own with `delta` applied and `extra` set.
-fn environment(ctx: &Context, delta: &EnvDelta, extra: (&str, &OsStr)) -> Vec<OsString> {
+fn environment(
+    ctx: &Context,
+    delta: &EnvDelta,
+    extra: (&str, &OsStr),
+) -> std::io::Result<Vec<CString>> {
     let changed = |name: &OsStr| {
         name == OsStr::new(extra.0) || delta.changes.iter().any(|(n, _)| OsStr::new(n) == name)
     };
     let entry = |name: &OsStr, value: &OsStr| {
-        let mut e = OsString::with_capacity(name.len() + value.len() + 1);
-        e.push(name);
-        e.push("=");
-        e.push(value);
-        e
+        // One allocation each, with room for the NUL that `CString` adds.
+        let mut e = Vec::with_capacity(name.len() + value.len() + 2);
+        e.extend_from_slice(name.as_bytes());
+        e.push(b'=');
+        e.extend_from_slice(value.as_bytes());
+        CString::new(e).map_err(|_| nul_error())
     };
-    let mut env: Vec<OsString> = ctx
-        .vars()
-        .iter()
-        .filter(|(name, _)| !changed(name))
-        .map(|(name, value)| entry(name, value))
-        .collect();
-    for (name, value) in &delta.changes {
-        if let Some(value) = value {
-            env.push(entry(OsStr::new(name), value));
+    let mut env = Vec::with_capacity(ctx.vars().len() + delta.changes.len() + 1);
+    for (name, value) in ctx.vars() {
+        if !changed(name) {
+            env.push(entry(name, value)?);
         }
     }
-    env.push(entry(OsStr::new(extra.0), extra.1));
-    env
+    for (name, value) in &delta.changes {
+        if let Some(value) = value {
+            env.push(entry(OsStr::new(name), value)?);
+        }
+    }
+    env.push(entry(OsStr::new(extra.0), extra.1)?);
+    Ok(env)
+}
+
+fn nul_error() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "an argument or variable contains a NUL byte",
+    )
 }
 
 /// Replaces this process with `program`, named `argv0`, with exactly the
 /// environment `env`; returns only on failure. A plain `execve`: unlike
 /// `std::process::Command`, it leaves the signal mask and dispositions as
 /// the shim got them, as running the program directly would.
-fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: Vec<OsString>) -> std::io::Error {
-    use std::ffi::CString;
-    let c = |s: &OsStr| {
-        CString::new(s.as_bytes()).map_err(|_| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "an argument or variable contains a NUL byte",
-            )
-        })
-    };
-    let strings = || -> std::io::Result<(CString, Vec<CString>, Vec<CString>)> {
+fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[CString]) -> std::io::Error {
+    let c = |s: &OsStr| CString::new(s.as_bytes()).map_err(|_| nul_error());
+    let strings = || -> std::io::Result<(CString, Vec<CString>)> {
         let path = c(program.as_os_str())?;
         let argv = std::iter::once(argv0)
             .chain(args.iter().map(OsString::as_os_str))
             .map(c)
             .collect::<std::io::Result<_>>()?;
-        let envp = env.iter().map(|e| c(e)).collect::<std::io::Result<_>>()?;
-        Ok((path, argv, envp))
+        Ok((path, argv))
     };
-    let (path, argv, envp) = match strings() {
+    let (path, argv) = match strings() {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -299,7 +304,7 @@ fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: Vec<OsString>) ->
             .chain(std::iter::once(std::ptr::null()))
             .collect::<Vec<_>>()
     };
-    let (argv, envp) = (pointers(&argv), pointers(&envp));
+    let (argv, envp) = (pointers(&argv), pointers(env));
     // SAFETY: NUL-terminated strings and NULL-terminated arrays of them, all
     // alive across the call; execve only returns on failure.
     unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
