@@ -744,6 +744,16 @@ fn concurrent_installs_of_one_spec_all_succeed_with_one_download() {
     assert!(staging.is_empty());
 }
 
+/// `cudaenv install` of the runtime from `srv`, with every file fetched as
+/// parallel ranges however small.
+fn ranged_install(env: &TestEnv, srv: &Server) -> std::process::Command {
+    let mut c = env.cmd();
+    c.env("CUDAENV_PYPI_INDEX", srv.index())
+        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
+        .args(["install", "12.4.1", ONLY_CUDART]);
+    c
+}
+
 /// A wheel large enough to be fetched as several ranges (with
 /// `CUDAENV_PARALLEL_DOWNLOAD_MIN=1`): the runtime library (300 kB) and a
 /// header (400 kB), stored. Returns the wheel, the library and the header.
@@ -772,13 +782,11 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
         + "nvidia/cuda_runtime/include/filler.h".len();
     let srv = Server::start(w.clone(), sha256(&w), Mode::Gate(filler_data + 200_000));
     let env = TestEnv::new();
-    let mut c = env.cmd();
-    c.env("CUDAENV_PYPI_INDEX", srv.index())
-        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
-        .args(["install", "12.4.1", ONLY_CUDART])
+    let mut child = ranged_install(&env, &srv)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     let pkgs = env.root.join("cache/pkgs");
     let unpacked_early = || {
         let mut all = Vec::new();
@@ -832,13 +840,11 @@ fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
     let held = spans[spans.len() / 2];
     let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));
     let env = TestEnv::new();
-    let mut c = env.cmd();
-    c.env("CUDAENV_PYPI_INDEX", srv.index())
-        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
-        .args(["install", "12.4.1", ONLY_CUDART])
+    let mut child = ranged_install(&env, &srv)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = c.spawn().unwrap();
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     // The download's record of finished ranges: every range but the held one.
     let finished = || {
         let mut all = Vec::new();
@@ -865,11 +871,7 @@ fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
 
     srv.ranges.lock().unwrap().clear();
     *srv.mode.lock().unwrap() = Mode::Normal;
-    let mut c = env.cmd();
-    c.env("CUDAENV_PYPI_INDEX", srv.index())
-        .env("CUDAENV_PARALLEL_DOWNLOAD_MIN", "1")
-        .args(["install", "12.4.1", ONLY_CUDART]);
-    let out = c.output().unwrap();
+    let out = ranged_install(&env, &srv).output().unwrap();
     assert_eq!(code(&out), 0, "{}", text(&out));
     assert_eq!(
         *srv.ranges.lock().unwrap(),
