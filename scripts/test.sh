@@ -79,3 +79,6 @@ fi
 
 say "cargo test --all-targets $*"
 cargo test --locked --all-targets "$@"
+# The shim's benchmark probe exists only in builds with its feature.
+say "cargo test --features shim-probe --test e2e probe"
+cargo test --locked --features shim-probe --test e2e probe

@@ -34,6 +34,12 @@ pub const CUDAENV_VERIFY_CORRUPT: &str = "CUDAENV_VERIFY_CORRUPT";
 /// itself with SIGKILL, to prove that a crash there leaves no partial version
 /// (see `failpoint`). Not for normal use.
 pub const CUDAENV_CRASH_AT: &str = "CUDAENV_CRASH_AT";
+/// Benchmark hook, only in builds with the cargo feature `shim-probe`: the
+/// stage (0-5) of a shim's path at which it execs `CUDAENV_PROBE_EXEC`
+/// instead of going on (see `shims::probe`). Not for normal use.
+pub const CUDAENV_PROBE_STAGE: &str = "CUDAENV_PROBE_STAGE";
+/// The program a `shim-probe` build execs at `CUDAENV_PROBE_STAGE`.
+pub const CUDAENV_PROBE_EXEC: &str = "CUDAENV_PROBE_EXEC";
 
 // --- Read from the user's environment ----------------------------------------
 

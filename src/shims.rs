@@ -26,6 +26,8 @@
 //! nested shim invocations so that a loop through some other wrapper stops
 //! with an error instead of forking forever.
 
+pub mod probe;
+
 use std::collections::BTreeSet;
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::File;
@@ -204,9 +206,12 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
             depth,
         });
     }
+    probe::at(2);
     let store = Store::new(ctx.root());
     let (_, active) = select::active(ctx)?;
+    probe::at(3);
     let delta = activate::plan(ctx, &store, &active)?;
+    probe::at(4);
 
     let program = match &active {
         Active::Version(v) => v
@@ -228,6 +233,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
                 .collect(),
         });
     };
+    probe::at(5);
     let depth = (depth + 1).to_string();
     let err = match environment(ctx, &delta, (env_vars::CUDAENV_SHIM_DEPTH, depth.as_ref())) {
         Ok(env) => exec(&program, command, args, &env),

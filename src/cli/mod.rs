@@ -130,6 +130,7 @@ pub fn main() -> u8 {
     } else {
         // Playing a CUDA tool: no argument parsing, no terminal setup.
         let rest: Vec<_> = args.collect();
+        crate::shims::probe::at(1);
         Context::from_process()
             .and_then(|ctx| crate::shims::run(&ctx, &name, &rest).map(|never| match never {}))
     };

@@ -210,3 +210,45 @@ fn a_hundred_parallel_rehashes() {
     let out = run_in(&t, &a, &path, "cuobjdump", &[]);
     assert!(stdout(&out).starts_with("cuobjdump from alpha"), "{out:?}");
 }
+
+/// The benchmark probe (only in a build with the `shim-probe` feature): at
+/// each stage of its path the shim execs the probe's program with its own
+/// arguments, and a stage it never reaches does nothing.
+#[cfg(feature = "shim-probe")]
+#[test]
+fn the_benchmark_probe_execs_at_each_stage() {
+    let t = TestEnv::new();
+    fake_version(&t.root, "alpha", &["nvcc"]);
+    rehash(&t);
+    let (a, _) = projects(&t);
+    let probe = t.path("probe program");
+    std::fs::write(&probe, "#!/bin/sh\necho \"probe $*\"\n").unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shim = |dir: &Path, stage: &str| {
+        Command::new(t.root.join("shims/nvcc"))
+            .arg("--version")
+            .env_clear()
+            .env("HOME", &t.home)
+            .env("CUDAENV_ROOT", &t.root)
+            .env("CUDAENV_PROBE_STAGE", stage)
+            .env("CUDAENV_PROBE_EXEC", &probe)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    for stage in ["0", "1", "2", "3", "4", "5"] {
+        let out = shim(&a, stage);
+        assert_eq!(stdout(&out), "probe --version\n", "stage {stage}: {out:?}");
+    }
+    // Not a stage: the shim runs the real program.
+    let out = shim(&a, "6");
+    assert!(stdout(&out).starts_with("nvcc from alpha "), "{out:?}");
+    // A pin to a version that is not installed fails in stage 3.
+    let ghost = t.path("ghost");
+    std::fs::create_dir_all(&ghost).unwrap();
+    std::fs::write(ghost.join(".cuda-version"), "ghost\n").unwrap();
+    assert_eq!(stdout(&shim(&ghost, "2")), "probe --version\n");
+    let out = shim(&ghost, "3");
+    assert!(!out.status.success() && out.stdout.is_empty(), "{out:?}");
+    assert!(stderr(&out).contains("ghost"), "{out:?}");
+}
