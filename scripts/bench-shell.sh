@@ -22,7 +22,7 @@ set -euo pipefail
 # Other processes on a small machine make timings noisy; as root, run the
 # whole benchmark (and what it starts) at real-time priority so that the tools
 # compared get the CPU when they want it. BENCH_NO_RT=1 turns this off.
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 50 true 2>/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
   BENCH_IN_RT=1 exec chrt -f 50 "$0" "$@"
 fi
 

@@ -20,7 +20,7 @@
 # real-time priority (BENCH_NO_RT=1 turns that off).
 set -euo pipefail
 
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 50 true 2>/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
   BENCH_IN_RT=1 exec chrt -f 50 "$0" "$@"
 fi
 
