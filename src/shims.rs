@@ -28,8 +28,9 @@
 
 pub mod probe;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -247,12 +248,13 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
 }
 
 /// The environment the real program gets, as `NAME=value` C strings: the
-/// shim's own with `delta` applied and `extra` set.
-fn environment(
-    ctx: &Context,
+/// shim's own with `delta` applied and `extra` set. The entries it keeps are
+/// the process's own strings, not copies.
+fn environment<'a>(
+    ctx: &'a Context,
     delta: &EnvDelta,
     extra: (&str, &OsStr),
-) -> std::io::Result<Vec<CString>> {
+) -> std::io::Result<Vec<Cow<'a, CStr>>> {
     let changed = |name: &OsStr| {
         name == OsStr::new(extra.0) || delta.changes.iter().any(|(n, _)| OsStr::new(n) == name)
     };
@@ -262,12 +264,12 @@ fn environment(
         e.extend_from_slice(name.as_bytes());
         e.push(b'=');
         e.extend_from_slice(value.as_bytes());
-        CString::new(e).map_err(|_| nul_error())
+        CString::new(e).map(Cow::Owned).map_err(|_| nul_error())
     };
     let mut env = Vec::with_capacity(ctx.vars().len() + delta.changes.len() + 1);
-    for (name, value) in ctx.vars() {
-        if !changed(name) {
-            env.push(entry(name, value)?);
+    for var in ctx.vars().entries() {
+        if !changed(var.name()) {
+            env.push(var.to_c_str().ok_or_else(nul_error)?);
         }
     }
     for (name, value) in &delta.changes {
@@ -290,7 +292,7 @@ fn nul_error() -> std::io::Error {
 /// environment `env`; returns only on failure. A plain `execve`: unlike
 /// `std::process::Command`, it leaves the signal mask and dispositions as
 /// the shim got them, as running the program directly would.
-fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[CString]) -> std::io::Error {
+fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[Cow<'_, CStr>]) -> std::io::Error {
     let c = |s: &OsStr| CString::new(s.as_bytes()).map_err(|_| nul_error());
     let strings = || -> std::io::Result<(CString, Vec<CString>)> {
         let path = c(program.as_os_str())?;
@@ -304,12 +306,12 @@ fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[CString]) -> st
         Ok(s) => s,
         Err(e) => return e,
     };
-    let pointers = |v: &[CString]| {
+    fn pointers<S: AsRef<CStr>>(v: &[S]) -> Vec<*const std::ffi::c_char> {
         v.iter()
-            .map(|s| s.as_ptr())
+            .map(|s| s.as_ref().as_ptr())
             .chain(std::iter::once(std::ptr::null()))
-            .collect::<Vec<_>>()
-    };
+            .collect()
+    }
     let (argv, envp) = (pointers(&argv), pointers(env));
     // SAFETY: NUL-terminated strings and NULL-terminated arrays of them, all
     // alive across the call; execve only returns on failure.

@@ -28,7 +28,7 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     let delta = activate::plan(&env.ctx, &Store::new(env.ctx.root()), &active)?;
-    let mut vars = env.ctx.vars().clone();
+    let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
     let (program, rest) = args.command.split_first().expect("clap requires a command");
     // PATH lookup must use the activated PATH, not ours: resolve it explicitly.

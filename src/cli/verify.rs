@@ -86,7 +86,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (selection, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     let store = Store::new(env.ctx.root());
     let delta = activate::plan(&env.ctx, &store, &active)?;
-    let mut vars = env.ctx.vars().clone();
+    let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
 
     let expected = match &active {

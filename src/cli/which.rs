@@ -59,7 +59,7 @@ pub(super) fn available_in(store: &Store, cmd: &OsStr) -> Result<Vec<String>> {
 /// (a shim would only lead back to cudaenv).
 fn system_which(env: &Env, store: &Store, cmd: &OsStr) -> Result<Option<std::path::PathBuf>> {
     let delta = activate::plan(&env.ctx, store, &Active::System)?;
-    let mut vars = env.ctx.vars().clone();
+    let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
     let shims = store.shims_dir();
     let path: Option<OsString> = vars.get(OsStr::new(env_vars::PATH)).map(|p| {

@@ -349,7 +349,7 @@ pub fn transition(
     store: &Store,
     target: std::result::Result<Active, crate::Error>,
 ) -> Result<Transition> {
-    let current = ctx.vars();
+    let current = ctx.vars_map();
     let mut env = current.clone();
     State::from_env(ctx).undo(&mut env);
     let mut problem = None;
@@ -371,7 +371,7 @@ pub fn transition(
     // Emit only what differs, in a fixed order.
     let mut delta = EnvDelta::default();
     for name in touched() {
-        let (old, new) = (get(current, name), get(&env, name));
+        let (old, new) = (get(&current, name), get(&env, name));
         if old != new {
             delta.changes.push((name, new.map(OsStr::to_owned)));
         }
