@@ -19,17 +19,14 @@
 # `npm install -g @jdxcode/mise-linux-x64`). Missing optional tools are skipped.
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench-store.sh
+. "$here/bench-store.sh"
 # Other processes on a small machine make timings noisy; as root, run the
 # whole benchmark (and what it starts) at real-time priority so that the tools
 # compared get the CPU when they want it. BENCH_NO_RT=1 turns this off.
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 50 true 2>/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
-  BENCH_IN_RT=1 exec chrt -f 50 "$0" "$@"
-fi
-
-bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
-[ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist)" >&2; exit 2; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-here=$(cd "$(dirname "$0")" && pwd)
+bench_realtime "$0" "$@"
+bench_binary "cargo build --profile dist"
 command -v hyperfine >/dev/null || { echo "hyperfine not found" >&2; exit 2; }
 runs=${RUNS:-300}
 loop=${LOOP:-2000}
@@ -62,8 +59,6 @@ PY
 }
 
 # --- a store: the version used, four more, and a linked one --------------------
-# shellcheck source=bench-store.sh
-. "$here/bench-store.sh"
 bench_store "$bin" "$work" || exit 1
 
 # --- 1. shims ------------------------------------------------------------------

@@ -20,14 +20,11 @@
 # real-time priority (BENCH_NO_RT=1 turns that off).
 set -euo pipefail
 
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 50 true 2>/dev/null && [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
-  BENCH_IN_RT=1 exec chrt -f 50 "$0" "$@"
-fi
-
-bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
-[ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist --features shim-probe)" >&2; exit 2; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench-store.sh
+. "$here/bench-store.sh"
+bench_realtime "$0" "$@"
+bench_binary "cargo build --profile dist --features shim-probe"
 rounds=${SPAWN_ROUNDS:-1500}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-bench-stages.XXXXXX")
@@ -40,8 +37,6 @@ if [ "$(CUDAENV_PROBE_STAGE=0 CUDAENV_PROBE_EXEC=/bin/echo "$bin" probe-check 2>
   exit 2
 fi
 
-# shellcheck source=bench-store.sh
-. "$here/bench-store.sh"
 bench_store "$bin" "$work" || exit 1
 nvcc=$v/bin/nvcc
 

@@ -1,5 +1,27 @@
-# Sourced by the shim benchmarks (bench-shell.sh, shim-order.sh): builds the
-# store they measure in. Not meant to be run on its own.
+# Sourced by the shim benchmarks (bench-shell.sh, bench-shim-stages.sh,
+# shim-order.sh): builds the store they measure in, and finds the binary to
+# measure. Not meant to be run on its own.
+#
+# bench_realtime "$0" "$@": as root, re-runs the calling script at real-time
+# priority (chrt -f 50), so that other processes' noise stays out of the
+# timings, where the machine allows it (a container may not); BENCH_NO_RT=1
+# turns that off.
+bench_realtime() {
+  if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null && chrt -f 50 true 2>/dev/null &&
+    [ -z "${BENCH_NO_RT-}" ] && [ -z "${BENCH_IN_RT-}" ]; then
+    BENCH_IN_RT=1 exec chrt -f 50 "$@"
+  fi
+}
+
+# bench_binary HOW: sets `bin` to the absolute path of the build to measure
+# (CUDAENV_BIN, default target/dist/cudaenv); exits 2, saying HOW to build
+# it, when there is none.
+bench_binary() {
+  bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
+  [ -x "$bin" ] || { echo "no binary at $bin ($1)" >&2; exit 2; }
+  bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+}
+
 #
 # bench_store BIN WORK: with CUDAENV_ROOT=WORK/root and HOME=WORK/home
 # (exported), makes six versions: `bench`, whose bin/nvcc is a /bin/sh script,

@@ -199,28 +199,16 @@ impl Vars {
     /// The process's environment, as the C library holds it (`environ`).
     /// Entries without `=` are skipped, as `std::env::vars_os` does.
     fn from_process() -> Vars {
-        unsafe extern "C" {
-            static environ: *const *const c_char;
-        }
-        let mut out = Vec::new();
-        // SAFETY: `environ` is a NULL-terminated array of NUL-terminated
-        // strings. cudaenv reads it once, at start-up, before it starts any
-        // thread; Rust's `set_var` requires that no other thread reads the
-        // environment while it runs, which covers this read as well.
-        unsafe {
-            let mut p = environ;
-            while !p.is_null() && !(*p).is_null() {
-                let text = CStr::from_ptr(*p);
-                if let Some(eq) = find_eq(text.to_bytes()) {
-                    out.push(Var {
+        Vars(
+            process_environ()
+                .filter_map(|text| {
+                    find_eq(text.to_bytes()).map(|eq| Var {
                         text: Text::Process(text),
                         eq,
-                    });
-                }
-                p = p.add(1);
-            }
-        }
-        Vars(out)
+                    })
+                })
+                .collect(),
+        )
     }
 
     pub fn get(&self, name: &OsStr) -> Option<&OsStr> {
@@ -302,6 +290,37 @@ impl Var {
             Text::Owned(b) => CString::new(b.to_vec()).ok().map(Cow::Owned),
         }
     }
+}
+
+unsafe extern "C" {
+    static environ: *const *const c_char;
+}
+
+/// The process's environment as the C library holds it: the array handed
+/// to `execve` to pass it on unchanged.
+pub(crate) fn process_environ_ptr() -> *const *const c_char {
+    // SAFETY: reading the pointer itself; see `process_environ`.
+    unsafe { environ }
+}
+
+/// The strings of the process's environment, without copying them.
+pub(crate) fn process_environ() -> impl Iterator<Item = &'static CStr> {
+    let mut p = process_environ_ptr();
+    std::iter::from_fn(move || {
+        // SAFETY: `environ` is a NULL-terminated array of NUL-terminated
+        // strings. cudaenv reads it at start-up, before it starts any thread,
+        // and never changes its environment; Rust's `set_var` requires that no
+        // other thread reads the environment while it runs, which covers this
+        // read as well. The C library never frees the original strings.
+        unsafe {
+            if p.is_null() || (*p).is_null() {
+                return None;
+            }
+            let text = CStr::from_ptr(*p);
+            p = p.add(1);
+            Some(text)
+        }
+    })
 }
 
 /// Where the name ends: the first `=` after the first byte (a name may

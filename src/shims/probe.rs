@@ -25,32 +25,17 @@ mod imp {
     use std::ffi::{CStr, c_char};
     use std::sync::atomic::{AtomicPtr, Ordering};
 
+    use crate::context::{process_environ, process_environ_ptr};
     use crate::env_vars;
 
     static ARGV: AtomicPtr<*const c_char> = AtomicPtr::new(std::ptr::null_mut());
 
-    unsafe extern "C" {
-        static environ: *const *const c_char;
-    }
-
     /// The value of `name` in the environment the process started with.
     fn var(name: &str) -> Option<&'static CStr> {
-        // SAFETY: `environ` is a NULL-terminated array of NUL-terminated
-        // strings; the shim reads it before starting any thread and never
-        // changes its environment.
-        unsafe {
-            let mut p = environ;
-            while !p.is_null() && !(*p).is_null() {
-                let entry = CStr::from_ptr(*p);
-                if let Some(rest) = entry.to_bytes_with_nul().strip_prefix(name.as_bytes())
-                    && let Some(value) = rest.strip_prefix(b"=")
-                {
-                    return CStr::from_bytes_with_nul(value).ok();
-                }
-                p = p.add(1);
-            }
-        }
-        None
+        process_environ().find_map(|entry| {
+            let value = entry.to_bytes_with_nul().strip_prefix(name.as_bytes())?;
+            CStr::from_bytes_with_nul(value.strip_prefix(b"=")?).ok()
+        })
     }
 
     pub fn start(argv: *const *const c_char) {
@@ -72,10 +57,10 @@ mod imp {
         if argv.is_null() {
             return;
         }
-        // SAFETY: `program` is a C string, `argv` is what `main` got and
-        // `environ` is the process's environment; execve returns only on
-        // failure, and then the shim goes on as if there were no probe.
-        unsafe { libc::execve(program.as_ptr(), argv.cast_const(), environ) };
+        // SAFETY: `program` is a C string, `argv` is what `main` got and the
+        // environment is the process's own; execve returns only on failure,
+        // and then the shim goes on as if there were no probe.
+        unsafe { libc::execve(program.as_ptr(), argv.cast_const(), process_environ_ptr()) };
     }
 }
 
