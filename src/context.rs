@@ -258,14 +258,6 @@ impl Vars {
     }
 }
 
-impl<'a> IntoIterator for &'a Vars {
-    type Item = (&'a OsStr, &'a OsStr);
-    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
 impl Var {
     fn bytes(&self) -> &[u8] {
         match &self.text {

@@ -295,7 +295,7 @@ fn probe_child(ctx: &Context, exe: &Path) -> libcuda::Probe {
     let mut cmd = Command::new(exe);
     cmd.args(["doctor", "--probe-driver"])
         .env_clear()
-        .envs(ctx.vars())
+        .envs(ctx.vars().iter())
         .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
     match command::run(cmd, Duration::from_secs(60)) {
         Ok(out) if out.ok() => {
@@ -335,7 +335,7 @@ fn nvidia_smi(ctx: &Context, f: &mut Facts) {
         error: None,
     };
     let mut cmd = Command::new(&smi);
-    cmd.env_clear().envs(ctx.vars());
+    cmd.env_clear().envs(ctx.vars().iter());
     match command::run(cmd, Duration::from_secs(20)) {
         Ok(out) if out.ok() => {
             info.cuda_version = header_value(&out.stdout, "CUDA Version:");
@@ -351,7 +351,7 @@ fn nvidia_smi(ctx: &Context, f: &mut Facts) {
             "--format=csv,noheader,nounits",
         ])
         .env_clear()
-        .envs(ctx.vars())
+        .envs(ctx.vars().iter())
         .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
         if let Ok(out) = command::run(cmd, Duration::from_secs(20))
             && out.ok()

@@ -84,7 +84,7 @@ pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
     let exe = interpreter(ctx).ok_or("no python3 or python on PATH")?;
     let mut cmd = Command::new(&exe);
     // Not isolated (-I): the user's programs see PYTHONPATH and the user site too.
-    cmd.args(["-c", PROBE]).env_clear().envs(ctx.vars());
+    cmd.args(["-c", PROBE]).env_clear().envs(ctx.vars().iter());
     let out = command::run(cmd, Duration::from_secs(15))
         .map_err(|e| format!("{}: {e}", exe.display()))?;
     if !out.ok() {
