@@ -10,7 +10,10 @@ architectures a release deprecates, GPU family names) are written out below
 with the reason next to them.
 
 Usage: scripts/gen-compat-registry.py [REFERENCE_DIR]   (default ../shared/reference)
-The Rust tests (src/compat) re-read the CSV files and check the TOML against them.
+The inputs it reads (compat/, manifests/cudnn/, runfiles/cudnn_legacy_urls.tsv) are
+also kept, byte-exact, in registry/inputs/ (provenance in its README.md), which is a
+complete REFERENCE_DIR; the Rust tests (src/compat) re-read the CSV files there and
+check the TOML against them.
 """
 
 import csv

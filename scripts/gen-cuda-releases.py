@@ -5,6 +5,8 @@ Usage: scripts/gen-cuda-releases.py [MANIFEST_DIR] > registry/cuda-releases.toml
 
 MANIFEST_DIR defaults to ../shared/reference/manifests/cuda (byte-exact copies of
 https://developer.download.nvidia.com/compute/cuda/redist/redistrib_X.Y.Z.json).
+The same copies are kept in registry/inputs/manifests/cuda (provenance in
+registry/inputs/README.md), which the Rust test of the table reads.
 The output is deterministic, so regenerating without new manifests changes nothing.
 
 Component names: the manifest key without its `cuda_` / `lib` prefix

@@ -3,8 +3,10 @@
 
 Usage: scripts/gen-nvidia-registry.py [REFERENCE_DIR [OUT_DIR]]
 
-REFERENCE_DIR defaults to ../shared/reference, OUT_DIR to registry/ (a test
-regenerates into a temporary OUT_DIR and compares). Writes, deterministically:
+REFERENCE_DIR defaults to ../shared/reference, OUT_DIR to registry/. The inputs
+below are also kept, byte-exact, in registry/inputs/ (provenance in its
+README.md), a complete REFERENCE_DIR: a test regenerates from it into a
+temporary OUT_DIR and compares. Writes, deterministically:
 
   registry/nvidia-redist.toml   every archive of the CUDA and cuDNN redist manifests
                                 (relative_path, sha256, size) for the platforms cudaenv

@@ -5,7 +5,10 @@
 # shared libraries with cc, load them through python3's ctypes, and download
 # small wheels from PyPI. This script installs the Debian packages for that
 # (only those that are missing; as root, or through sudo when available), then
-# runs every test target. Extra arguments go to `cargo test`.
+# runs every test target (all of them, even when one fails), the unit tests
+# again in a fresh clone with no ../shared beside it, and prints a summary of
+# passed / failed / ignored tests. It exits non-zero if anything failed. Extra
+# arguments go to the first `cargo test`.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -77,8 +80,93 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-say "cargo test --all-targets $*"
-cargo test --locked --all-targets "$@"
+# Every suite runs even when an earlier one fails (`--no-fail-fast`, and no
+# `set -e` around them); the summary at the end counts every test of every
+# suite and the script exits non-zero if any test or any build failed.
+LOGS=$(mktemp -d)
+trap 'rm -rf "$LOGS"' EXIT
+STEPS=()
+STEP_RCS=()
+
+# run_suite NAME CMD...: runs CMD, shows its output, keeps it for the summary.
+run_suite() {
+  local name=$1 rc
+  shift
+  say "$name: $*"
+  set +e
+  "$@" 2>&1 | tee "$LOGS/${#STEPS[@]}.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  STEPS+=("$name")
+  STEP_RCS+=("$rc")
+}
+
+run_suite "all targets" cargo test --locked --all-targets --no-fail-fast "$@"
 # The shim's benchmark probe exists only in builds with its feature.
-say "cargo test --features shim-probe --test e2e probe"
-cargo test --locked --features shim-probe --test e2e probe
+run_suite "shim probe" cargo test --locked --no-fail-fast --features shim-probe --test e2e probe
+
+# A user's or packager's clone has nothing beside it: run the unit tests in a
+# fresh clone of this commit (HEAD) in a directory with no ../shared. It shares
+# this checkout's target directory, so only the cudaenv crate is rebuilt.
+# Nothing in src/ or tests/ may name the development machine's reference data
+# either (the e2e suite is not re-run in the clone; this catches it there).
+clone_test() {
+  local dir target
+  if refs=$(grep -rln 'shared/reference' src tests); then
+    printf 'error: these files read ../shared/reference, which a clone does not have:\n%s\n' "$refs"
+    printf 'hint: copy what they need into registry/inputs/ or tests/fixtures/ (see their README.md)\n'
+    return 1
+  fi
+  dir=$(mktemp -d)
+  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  git clone --quiet --no-hardlinks . "$dir/cudaenv" &&
+    git -C "$dir/cudaenv" checkout --quiet --detach "$(git rev-parse HEAD)" &&
+    [[ ! -e $dir/shared ]] &&
+    (cd "$dir/cudaenv" && CARGO_TARGET_DIR=$target/clone-test cargo test --locked --no-fail-fast --lib)
+  local rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  run_suite "fresh clone (HEAD, no ../shared)" clone_test
+else
+  say "fresh clone: not run (this is not a git checkout)"
+  STEPS+=("fresh clone (not a git checkout)")
+  STEP_RCS+=(skipped)
+fi
+
+# --- summary ------------------------------------------------------------------------
+passed=0 failed=0 ignored=0 bad=0
+for i in "${!STEPS[@]}"; do
+  log="$LOGS/$i.log"
+  p=0 f=0 g=0
+  if [[ -f $log ]]; then
+    read -r p f g < <(sed -n 's/^test result: [A-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored;.*/\1 \2 \3/p' "$log" |
+      awk '{p+=$1; f+=$2; g+=$3} END {print p+0, f+0, g+0}')
+  fi
+  passed=$((passed + p)) failed=$((failed + f)) ignored=$((ignored + g))
+  rc=${STEP_RCS[$i]}
+  if [[ $rc == skipped ]]; then
+    status="not run"
+  elif [[ $rc == 0 ]]; then
+    status="ok"
+  else
+    status="FAILED (exit $rc)"
+    bad=$((bad + 1))
+  fi
+  printf '==> %-34s %-16s %5d passed %4d failed %4d ignored\n' "${STEPS[$i]}" "$status" "$p" "$f" "$g" >&2
+done
+if ((ignored)); then
+  say "ignored tests (each with its reason):"
+  cat "$LOGS"/*.log | sed -n 's/^test \(.*\) \.\.\. ignored\(, \)\{0,1\}\(.*\)$/    \1  \3/p' | sort -u >&2
+fi
+if ((failed)); then
+  say "failed tests:"
+  cat "$LOGS"/*.log | sed -n 's/^test \(.*\) \.\.\. FAILED$/    \1/p' | sort -u >&2
+fi
+say "total: $passed passed, $failed failed, $ignored ignored"
+if ((failed || bad)); then
+  say "FAILED: $bad of ${#STEPS[@]} steps failed"
+  exit 1
+fi
+say "all ${#STEPS[@]} steps passed"

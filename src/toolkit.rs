@@ -671,12 +671,9 @@ mod tests {
     }
 
     /// Lays out empty files exactly as the real wheels' listings name them
-    /// (`../shared/reference/pypi/listings/`), as pip would in site-packages.
+    /// (`tests/fixtures/pypi/listings/`), as pip would in site-packages.
     fn site_packages_from_listings(listings: &[&str]) -> tempfile::TempDir {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/pypi/listings/"
-        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pypi/listings/");
         let sp = tempfile::tempdir().unwrap();
         for name in listings {
             let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();

@@ -199,7 +199,7 @@ mod tests {
 
     use super::*;
 
-    const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/compat/");
+    const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/compat/");
 
     fn csv_rows(file: &str) -> Vec<Vec<String>> {
         let text = std::fs::read_to_string(format!("{REF}{file}")).unwrap();
@@ -373,10 +373,7 @@ mod tests {
 
     #[test]
     fn cudnn_and_library_tables_cover_the_manifests() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/manifests/cudnn"
-        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests/cudnn");
         let n = std::fs::read_dir(dir).unwrap().count();
         assert!(cudnn().release.len() >= n - 10, "one row per minor release");
         for name in [

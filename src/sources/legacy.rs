@@ -533,7 +533,7 @@ mod generated {
         let out = tempfile::tempdir().unwrap();
         let status = std::process::Command::new("python3")
             .arg(format!("{root}/scripts/gen-nvidia-registry.py"))
-            .arg(format!("{root}/../shared/reference"))
+            .arg(format!("{root}/registry/inputs"))
             .arg(out.path())
             .status()
             .expect("python3 runs the registry generator");

@@ -640,7 +640,7 @@ impl NvidiaSource<'_> {
 mod tests {
     use super::*;
 
-    const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/manifests");
+    const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests");
 
     fn all_reference_manifests() -> Vec<(Product, std::path::PathBuf)> {
         let mut out = Vec::new();

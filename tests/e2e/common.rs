@@ -242,7 +242,7 @@ pub fn fake_toolkit(dir: &Path, cuda: &str, cudnn: Option<&str>) -> PathBuf {
 }
 
 /// A Python environment's NVIDIA wheels under `site_packages`, laid out as the
-/// real wheels are (see `../shared/reference/pypi/listings/`): for CUDA ≤ 12
+/// real wheels are (see `tests/fixtures/pypi/listings/`): for CUDA ≤ 12
 /// `nvidia/cuda_runtime/{include,lib}` + `nvidia/cuda_nvcc/bin/ptxas`, for 13
 /// `nvidia/cu13/{bin,include,lib}`; cuDNN in `nvidia/cudnn/{include,lib}`; and
 /// the `*.dist-info` directories pip writes. Returns `site_packages/nvidia`.

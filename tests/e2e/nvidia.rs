@@ -30,7 +30,8 @@ use sha2::Digest;
 
 use crate::common::*;
 
-const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reference/manifests");
+/// NVIDIA's real manifests, byte-exact copies kept in the repository.
+const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests");
 
 fn platform() -> &'static str {
     cudaenv::sources::Platform::current()
