@@ -122,7 +122,7 @@ clone_test() {
   git clone --quiet --no-hardlinks . "$dir/cudaenv" &&
     git -C "$dir/cudaenv" checkout --quiet --detach "$(git rev-parse HEAD)" &&
     [[ ! -e $dir/shared ]] &&
-    (cd "$dir/cudaenv" && CARGO_TARGET_DIR=$target/clone-test cargo test --locked --no-fail-fast --lib)
+    (cd "$dir/cudaenv" && CARGO_TARGET_DIR=$target cargo test --locked --no-fail-fast --lib)
   local rc=$?
   rm -rf "$dir"
   return $rc
