@@ -141,7 +141,7 @@ for i in "${!STEPS[@]}"; do
   log="$LOGS/$i.log"
   p=0 f=0 g=0
   if [[ -f $log ]]; then
-    read -r p f g < <(sed -n 's/^test result: [A-Z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored;.*/\1 \2 \3/p' "$log" |
+    read -r p f g < <(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored;.*/\1 \2 \3/p' "$log" |
       awk '{p+=$1; f+=$2; g+=$3} END {print p+0, f+0, g+0}')
   fi
   passed=$((passed + p)) failed=$((failed + f)) ignored=$((ignored + g))
