@@ -18,6 +18,11 @@
 //!   that a shim touches a few pages of code instead of ~25 scattered
 //!   windows (160 -> 134 page faults per shim run measured). Its patterns name functions
 //!   by their v0 symbols (.cargo/config.toml); scripts/shim-order.sh makes it.
+//!
+//! It also embeds every page of docs/ as a topic of `cudaenv help TOPIC`
+//! (`$OUT_DIR/help_topics.rs`, see src/cli/help.rs), so that someone holding
+//! only the binary can read the documentation its messages point to, and a
+//! page added to docs/ becomes a topic without a code change.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,6 +30,7 @@ use std::process::Command;
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    help_topics();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os != "linux" || env != "gnu" {
@@ -82,4 +88,40 @@ fn static_unwinder_dir() -> Option<PathBuf> {
     (out.status.success() && path.is_absolute() && path.is_file())
         .then(|| path.parent().map(PathBuf::from))
         .flatten()
+}
+
+/// Writes `$OUT_DIR/help_topics.rs`: `(name, title, text)` for every
+/// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
+/// its first `# ` heading, sorted by name.
+fn help_topics() {
+    let dir =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut topics = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("docs/ exists") {
+        let path = entry.expect("docs/ is readable").path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().to_lowercase();
+        let text = std::fs::read_to_string(&path).expect("docs are UTF-8");
+        let title = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# "))
+            .unwrap_or(&name)
+            .trim()
+            .to_string();
+        topics.push((name, title, path));
+    }
+    topics.sort();
+    let mut code = String::from("&[\n");
+    for (name, title, path) in &topics {
+        code.push_str(&format!(
+            "    ({name:?}, {title:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    code.push_str("]\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("help_topics.rs"), code).expect("OUT_DIR is writable");
 }

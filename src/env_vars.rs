@@ -40,6 +40,9 @@ pub const CUDAENV_CRASH_AT: &str = "CUDAENV_CRASH_AT";
 pub const CUDAENV_PROBE_STAGE: &str = "CUDAENV_PROBE_STAGE";
 /// The program a `shim-probe` build execs at `CUDAENV_PROBE_STAGE`.
 pub const CUDAENV_PROBE_EXEC: &str = "CUDAENV_PROBE_EXEC";
+/// Set by the script `cudaenv completions SHELL` prints, to the shell's name,
+/// when it asks cudaenv to complete a command line (read by clap_complete).
+pub const CUDAENV_COMPLETE: &str = "CUDAENV_COMPLETE";
 
 // --- Read from the user's environment ----------------------------------------
 

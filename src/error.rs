@@ -306,6 +306,12 @@ pub enum Error {
 
     #[error("{0}")]
     Other(String),
+
+    #[error("`{name}` is neither a help topic nor a command")]
+    UnknownHelpTopic { name: String, topics: Vec<String> },
+
+    #[error("`{name}` is not a cudaenv command")]
+    UnknownCommand { name: String },
 }
 
 impl Error {
@@ -367,6 +373,7 @@ impl Error {
             | Error::Aborted(_)
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
+            Error::UnknownHelpTopic { .. } | Error::UnknownCommand { .. } => ExitCode::Usage,
         }
     }
 
@@ -454,7 +461,7 @@ impl Error {
                 "nothing was installed; the file may be corrupt or tampered with: check the mirror (CUDAENV_NVIDIA_MIRROR) that served it"
                     .into(),
             ),
-            Error::Config { .. } => Some("see docs/configuration.md for the keys config.toml accepts".into()),
+            Error::Config { .. } => Some("`cudaenv help configuration` lists the keys config.toml accepts".into()),
             Error::InvalidFacts { .. } => {
                 Some("pass the output of `cudaenv doctor --json` (or its `facts` object)".into())
             }
@@ -551,6 +558,11 @@ impl Error {
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
             )),
+            Error::UnknownHelpTopic { topics, .. } => Some(format!(
+                "topics: {}; `cudaenv help` lists the commands too",
+                topics.join(", ")
+            )),
+            Error::UnknownCommand { .. } => Some("`cudaenv --help` lists the commands".into()),
             _ => None,
         }
     }

@@ -68,6 +68,6 @@ fn explain(env: &Env) {
     );
     p.info(format!(
         "For shims only (no prompt hook), use `cudaenv init {shell} --no-hook`. \
-         Other shells: `cudaenv init bash|zsh|fish|pwsh`. More: docs/shell.md."
+         Other shells: `cudaenv init bash|zsh|fish|pwsh`. More: `cudaenv help shell`."
     ));
 }

@@ -12,17 +12,20 @@ use crate::ui::{self, Printer};
 
 mod cache;
 mod compat;
+mod completions;
 mod doctor;
 mod env;
 mod exec;
 mod explain;
 mod global;
+pub mod help;
 mod hook_env;
 mod init;
 mod install;
 mod link;
 mod local;
 mod ls_remote;
+mod man;
 mod prefix;
 mod rehash;
 mod root;
@@ -42,7 +45,10 @@ mod which;
     long_about = "cudaenv keeps CUDA toolkit + cuDNN stacks side by side under $CUDAENV_ROOT (default ~/.cudaenv), \
                   pins one per project in a .cuda-version file, and activates it through shims, `cudaenv exec`, \
                   generated activation code and a shell hook.",
-    max_term_width = 100
+    max_term_width = 100,
+    // `cudaenv help` shows documentation topics as well as commands (cli/help.rs).
+    disable_help_subcommand = true,
+    after_help = help::topic_list(),
 )]
 pub struct Cli {
     /// Print less: no progress bars and no informational messages.
@@ -108,6 +114,12 @@ pub enum Command {
     /// Runs verify's checks in the activated environment (internal).
     #[command(name = "__verify-child", hide = true)]
     VerifyChild(verify::ChildArgs),
+    /// Print the shell code that makes TAB complete commands, options and installed versions.
+    Completions(completions::Args),
+    /// Print cudaenv's manual page (roff), or write every command's page into a directory.
+    Man(man::Args),
+    /// Show a documentation topic, or a command's options.
+    Help(help::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -158,6 +170,9 @@ fn ignore_sigpipe() {
 }
 
 fn run_cli() -> Result<ExitCode> {
+    if let Some(code) = completions::answer_if_requested(std::env::args_os().collect()) {
+        return Ok(code);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -199,6 +214,9 @@ fn run_cli() -> Result<ExitCode> {
         Command::Explain(a) => explain::run(&env, a),
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
+        Command::Completions(a) => completions::run(&env, a),
+        Command::Man(a) => man::run(&env, a),
+        Command::Help(a) => help::run(&env, a),
     }
 }
 

@@ -373,7 +373,10 @@ mod tests {
 
     #[test]
     fn cudnn_and_library_tables_cover_the_manifests() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests/cudnn");
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/registry/inputs/manifests/cudnn"
+        );
         let n = std::fs::read_dir(dir).unwrap().count();
         assert!(cudnn().release.len() >= n - 10, "one row per minor release");
         for name in [

@@ -258,7 +258,10 @@ mod tests {
     /// manifests, so nobody edits it by hand by mistake.
     #[test]
     fn matches_the_reference_manifests() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests/cuda");
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/registry/inputs/manifests/cuda"
+        );
         let entries = std::fs::read_dir(dir).unwrap();
         let releases = cuda_releases();
         let mut n = 0;

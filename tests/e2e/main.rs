@@ -4,6 +4,7 @@
 //! One test binary (modules below) keeps link time down on small machines.
 
 mod common;
+mod completions;
 mod core;
 mod doctor;
 mod nvidia;
