@@ -140,38 +140,42 @@ put_file() {
 extras=()
 DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
 CONFIG_HOME=${XDG_CONFIG_HOME:-$HOME/.config}
-# bash-completion loads this file the first time `cudaenv` is completed.
-if "$CUDAENV" completions bash | put_file "$DATA_HOME/bash-completion/completions/cudaenv"; then
-  extras+=("$DATA_HOME/bash-completion/completions/cudaenv")
-fi
-# fish loads this file the first time `cudaenv` is completed.
-if command -v fish >/dev/null 2>&1 &&
-  "$CUDAENV" completions fish | put_file "$CONFIG_HOME/fish/completions/cudaenv.fish"; then
-  extras+=("$CONFIG_HOME/fish/completions/cudaenv.fish")
-fi
-# man finds pages in ../share/man of each PATH directory: ~/.cargo/share/man.
-MAN_DIR=$(dirname "$BIN_DIR")/share/man/man1
-"$CUDAENV" --quiet man --dir "$SCRATCH/man1"
-for page in "$SCRATCH"/man1/*.1; do
-  if put_file "$MAN_DIR/$(basename "$page")" <"$page"; then
-    extras+=("$MAN_DIR/$(basename "$page")")
+if "$CUDAENV" completions --help >/dev/null 2>&1 && "$CUDAENV" man --help >/dev/null 2>&1; then
+  # bash-completion loads this file the first time `cudaenv` is completed.
+  if "$CUDAENV" completions bash | put_file "$DATA_HOME/bash-completion/completions/cudaenv"; then
+    extras+=("$DATA_HOME/bash-completion/completions/cudaenv")
   fi
-done
-if ((${#extras[@]})); then
-  say "installed completions and manual pages (${#extras[@]} files: bash, fish, man in $MAN_DIR)"
-  CHANGED+=("completions and manual pages")
+  # fish loads this file the first time `cudaenv` is completed.
+  if command -v fish >/dev/null 2>&1 &&
+    "$CUDAENV" completions fish | put_file "$CONFIG_HOME/fish/completions/cudaenv.fish"; then
+    extras+=("$CONFIG_HOME/fish/completions/cudaenv.fish")
+  fi
+  # man finds pages in ../share/man of each PATH directory: ~/.cargo/share/man.
+  MAN_DIR=$(dirname "$BIN_DIR")/share/man/man1
+  "$CUDAENV" --quiet man --dir "$SCRATCH/man1"
+  for page in "$SCRATCH"/man1/*.1; do
+    if put_file "$MAN_DIR/$(basename "$page")" <"$page"; then
+      extras+=("$MAN_DIR/$(basename "$page")")
+    fi
+  done
+  if ((${#extras[@]})); then
+    say "installed completions and manual pages (${#extras[@]} files: bash, fish, man in $MAN_DIR)"
+    CHANGED+=("completions and manual pages")
+  else
+    say "completions and manual pages: already installed, unchanged"
+  fi
 else
-  say "completions and manual pages: already installed, unchanged"
+  say "this build of cudaenv has no \`completions\` or \`man\` command: no completions or manual pages installed"
 fi
 
 # --- its main job: install and verify a stack --------------------------------------------
 if ! "$CUDAENV" install --help >/dev/null 2>&1; then
   die "this build of cudaenv has no \`install\` command; cannot install $SPEC"
 fi
-versions_before=$("$CUDAENV" versions --bare)
+versions_before=$("$CUDAENV" versions --bare 2>/dev/null || true)
 say "cudaenv install $SPEC ${INSTALL_ARGS[*]}"
 "$CUDAENV" install "$SPEC" "${INSTALL_ARGS[@]}"
-if [[ $("$CUDAENV" versions --bare) != "$versions_before" ]]; then
+if [[ $("$CUDAENV" versions --bare 2>/dev/null || true) != "$versions_before" ]]; then
   CHANGED+=("the stack $SPEC")
 fi
 

@@ -7,6 +7,7 @@ mod common;
 mod completions;
 mod core;
 mod doctor;
+mod install_script;
 mod nvidia;
 mod pypi;
 mod reliability;
