@@ -312,6 +312,22 @@ pub enum Error {
 
     #[error("`{name}` is not a cudaenv command")]
     UnknownCommand { name: String },
+
+    #[error("no {file} in {} or any parent directory", dir.display())]
+    NoPin {
+        file: &'static str,
+        dir: PathBuf,
+        installed: Vec<String>,
+    },
+
+    #[error("`cudaenv {command}` needs the name of a version")]
+    VersionNameRequired {
+        command: &'static str,
+        installed: Vec<String>,
+    },
+
+    #[error("cannot reach {url}: {reason}")]
+    ManifestsUnreachable { url: String, reason: String },
 }
 
 impl Error {
@@ -374,6 +390,9 @@ impl Error {
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
             Error::UnknownHelpTopic { .. } | Error::UnknownCommand { .. } => ExitCode::Usage,
+            Error::NoPin { .. } => ExitCode::Failure,
+            Error::VersionNameRequired { .. } => ExitCode::Usage,
+            Error::ManifestsUnreachable { .. } => ExitCode::Network,
         }
     }
 
@@ -442,10 +461,10 @@ impl Error {
                 if url.contains("/compute/") { " (check CUDAENV_NVIDIA_MIRROR)" } else { "" }
             )),
             // NVIDIA's files all live under /compute/ (on NVIDIA's host or a mirror).
-            Error::Network { url, .. } if url.contains("/compute/") => Some(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml); run again to resume"
-                    .into(),
-            ),
+            Error::Network { url, reason } if url.contains("/compute/") => Some(format!(
+                "{}; run again to resume",
+                network_advice(url, reason)
+            )),
             Error::Network { .. } => Some(
                 "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the package index (CUDAENV_PYPI_INDEX, PIP_INDEX_URL); run again to resume"
                     .into(),
@@ -481,9 +500,9 @@ impl Error {
                 "pick a CUDA release that supports this GPU, or drop --strict to install anyway".into()
             }),
             Error::NoDriver { .. } => Some(
-                "install the NVIDIA driver for this GPU (`nvidia-smi` should then list it); in a container, \
-                 start it with the GPU exposed (e.g. `docker run --gpus all`); cudaenv installs toolkits, \
-                 never the driver"
+                "on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); \
+                 in a container, start it with the GPU exposed (e.g. `docker run --gpus all`). On a machine \
+                 without one, nothing can be verified. cudaenv installs toolkits, never the driver"
                     .into(),
             ),
             Error::DriverTooOld {
@@ -563,6 +582,26 @@ impl Error {
                 topics.join(", ")
             )),
             Error::UnknownCommand { .. } => Some("`cudaenv --help` lists the commands".into()),
+            Error::NoPin { installed, .. } => Some(match installed.as_slice() {
+                [] => "pin one with `cudaenv local SPEC` once it is installed: `cudaenv install 12.4`, \
+                       then `cudaenv local 12.4` (`cudaenv ls-remote` lists what can be installed)"
+                    .into(),
+                _ => format!(
+                    "pin one with `cudaenv local SPEC`; installed: {}",
+                    installed.join(", ")
+                ),
+            }),
+            Error::VersionNameRequired { command, installed } => Some(match installed.as_slice() {
+                [] => "nothing is installed (`cudaenv versions` lists what is)".into(),
+                _ => format!(
+                    "`cudaenv {command} NAME`; installed: {}",
+                    installed.join(", ")
+                ),
+            }),
+            Error::ManifestsUnreachable { url, reason } => Some(format!(
+                "{}; nothing was changed: cudaenv keeps using the manifests it has",
+                network_advice(url, reason)
+            )),
             _ => None,
         }
     }
@@ -588,6 +627,25 @@ impl Error {
             | Error::UnrepresentablePath { .. } => "usage",
             _ => "failure",
         }
+    }
+}
+
+/// What to check when `url` could not be fetched: a host name that did not
+/// resolve is said as such (reqwest's message alone hides it).
+fn network_advice(url: &str, reason: &str) -> String {
+    let host = url
+        .split_once("://")
+        .map(|(_, rest)| rest.split(['/', ':', '?']).next().unwrap_or(rest))
+        .unwrap_or(url);
+    if reason.contains("dns error") || reason.contains("failed to lookup address") {
+        format!(
+            "the host name `{host}` did not resolve: check its spelling (CUDAENV_NVIDIA_MIRROR, \
+             `nvidia-mirror` in config.toml), the DNS settings, or the proxy (HTTPS_PROXY)"
+        )
+    } else {
+        "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror \
+         (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml)"
+            .into()
     }
 }
 

@@ -21,15 +21,27 @@ fn stderr() -> anstream::Stderr {
 
 /// Prints an error with its chain of causes and its hint.
 pub fn report_error(err: &Error) {
+    report_errors([err]);
+}
+
+/// Prints several errors (`verify` reports every problem it found); a hint
+/// that an earlier error already printed is not repeated.
+pub fn report_errors<'a>(errs: impl IntoIterator<Item = &'a Error>) {
     let mut e = stderr().lock();
-    let _ = writeln!(e, "{ERROR}error{ERROR:#}: {err}");
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        let _ = writeln!(e, "  {ERROR}caused by{ERROR:#}: {cause}");
-        source = cause.source();
-    }
-    if let Some(hint) = err.hint() {
-        let _ = writeln!(e, "{HINT}hint{HINT:#}: {hint}");
+    let mut hints = Vec::new();
+    for err in errs {
+        let _ = writeln!(e, "{ERROR}error{ERROR:#}: {err}");
+        let mut source = std::error::Error::source(err);
+        while let Some(cause) = source {
+            let _ = writeln!(e, "  {ERROR}caused by{ERROR:#}: {cause}");
+            source = cause.source();
+        }
+        if let Some(hint) = err.hint()
+            && !hints.contains(&hint)
+        {
+            let _ = writeln!(e, "{HINT}hint{HINT:#}: {hint}");
+            hints.push(hint);
+        }
     }
 }
 

@@ -12,8 +12,6 @@
 //! command path, `help cache clean`) shows that command's `--help`, which is
 //! what clap's own help subcommand, replaced by this one, did.
 
-use clap::CommandFactory;
-
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::ui;
@@ -52,7 +50,7 @@ pub fn topic_list() -> String {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let mut cli = super::Cli::command().bin_name("cudaenv");
+    let mut cli = super::examples::command().bin_name("cudaenv");
     cli.build();
     if let [name] = args.name.as_slice()
         && let Some(text) = topic(name)

@@ -51,11 +51,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         None => match version_file::find(env.ctx.cwd())? {
             Some(p) => ui::outln(&p.spec)?,
             None => {
-                return Err(Error::Other(format!(
-                    "no {} in {} or any parent directory",
-                    version_file::FILE_NAME,
-                    env.ctx.cwd().display()
-                )));
+                return Err(Error::NoPin {
+                    file: version_file::FILE_NAME,
+                    dir: env.ctx.cwd().to_path_buf(),
+                    installed: Store::new(env.ctx.root())
+                        .list()?
+                        .into_iter()
+                        .map(|v| v.name.to_string())
+                        .collect(),
+                });
             }
         },
     }

@@ -8,8 +8,6 @@
 
 use std::path::PathBuf;
 
-use clap::CommandFactory;
-
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::ui;
@@ -29,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let cli = super::Cli::command().bin_name("cudaenv");
+    let cli = super::examples::command().bin_name("cudaenv");
     if let Some(dir) = args.dir {
         std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
         clap_mangen::generate_to(cli, &dir)

@@ -15,6 +15,7 @@ mod compat;
 mod completions;
 mod doctor;
 mod env;
+mod examples;
 mod exec;
 mod explain;
 mod global;
@@ -173,7 +174,7 @@ fn run_cli() -> Result<ExitCode> {
     if let Some(code) = completions::answer_if_requested(std::env::args_os().collect()) {
         return Ok(code);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -218,6 +219,14 @@ fn run_cli() -> Result<ExitCode> {
         Command::Man(a) => man::run(&env, a),
         Command::Help(a) => help::run(&env, a),
     }
+}
+
+/// Parses the command line with the definition `--help` shows (examples included).
+fn parse() -> std::result::Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = examples::command();
+    let mut matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
 }
 
 /// `cudaenv`, or a renamed copy of it (`cudaenv-x86_64-linux`); anything else

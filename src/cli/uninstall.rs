@@ -16,18 +16,30 @@ use crate::store::{Kind, Store};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The exact name of the version (as `cudaenv versions` prints it).
-    pub name: String,
+    // Optional for clap, so that a missing name is answered with the list of
+    // installed versions (`Error::VersionNameRequired`).
+    pub name: Option<String>,
     /// Do not ask for confirmation.
     #[arg(short, long)]
     pub yes: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let name = VersionName::parse(&args.name).map_err(|reason| Error::InvalidName {
-        name: args.name.escape_debug().to_string(),
+    let store = Store::new(env.ctx.root());
+    let Some(arg) = args.name else {
+        return Err(Error::VersionNameRequired {
+            command: "uninstall",
+            installed: store
+                .list()?
+                .into_iter()
+                .map(|v| v.name.to_string())
+                .collect(),
+        });
+    };
+    let name = VersionName::parse(&arg).map_err(|reason| Error::InvalidName {
+        name: arg.escape_debug().to_string(),
         reason,
     })?;
-    let store = Store::new(env.ctx.root());
     let not_installed = |store: &Store| -> Result<Error> {
         Ok(Error::NoSuchVersion {
             name: name.to_string(),

@@ -156,7 +156,7 @@ async fn update(base: &str, cache: &Path, trust_mirror: bool) -> Result<Vec<Row>
             // A mirror may carry only some products (e.g. CUDA, no cuDNN).
             Err(Fetch::NotFound) => continue,
             Err(Fetch::Failed(reason)) => {
-                return Err(Error::Network {
+                return Err(Error::ManifestsUnreachable {
                     url: dir_url.clone(),
                     reason,
                 });
@@ -321,7 +321,7 @@ async fn get(client: &reqwest::Client, url: &str) -> std::result::Result<Vec<u8>
         .get(url)
         .send()
         .await
-        .map_err(|e| Fetch::Failed(e.to_string()))?;
+        .map_err(|e| Fetch::Failed(crate::fetch::describe(&e)))?;
     if resp.status() == reqwest::StatusCode::NOT_FOUND {
         return Err(Fetch::NotFound);
     }
@@ -331,7 +331,7 @@ async fn get(client: &reqwest::Client, url: &str) -> std::result::Result<Vec<u8>
     let mut body = Vec::new();
     let mut stream = resp.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| Fetch::Failed(e.to_string()))?;
+        let chunk = chunk.map_err(|e| Fetch::Failed(crate::fetch::describe(&e)))?;
         if body.len() + chunk.len() > MAX_BODY {
             return Err(Fetch::Failed("larger than any manifest".into()));
         }

@@ -124,7 +124,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     env.printer.info(format!("verifying `{}` …", expected.name));
 
     let timeout = std::time::Duration::from_secs(args.timeout);
-    let (probe, mut problems, warnings) = match verify::run_child(&exe, &vars, &request, timeout) {
+    let (probe, problems, warnings) = match verify::run_child(&exe, &vars, &request, timeout) {
         Ok(probe) => {
             let d = diagnose::diagnose(&expected, &probe);
             (probe, d.problems, d.warnings)
@@ -156,9 +156,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     for w in &warnings {
         env.printer.warn(w);
     }
-    for p in problems.drain(..) {
-        ui::report_error(&p);
-    }
+    ui::report_errors(&problems);
     if exit == ExitCode::Success {
         env.printer.success(format!(
             "`{}` works: every check passed in {:.2} s",

@@ -43,9 +43,12 @@ impl Bars {
         self.lines.lock().ok()?.get(id).cloned()
     }
 
-    /// Removes every bar (before printing the summary).
+    /// Removes every bar (before printing the summary), for good: a bar that
+    /// is updated or dropped later (an unfinished one draws itself once more
+    /// when dropped) must not appear again below the summary.
     pub fn clear(&self) {
         let _ = self.multi.clear();
+        self.multi.set_draw_target(ProgressDrawTarget::hidden());
     }
 }
 

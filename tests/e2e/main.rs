@@ -8,6 +8,7 @@ mod completions;
 mod core;
 mod doctor;
 mod install_script;
+mod messages;
 mod nvidia;
 mod pypi;
 mod reliability;

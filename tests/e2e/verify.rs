@@ -191,7 +191,10 @@ fn no_driver_is_said_plainly_and_everything_else_is_still_reported() {
         err.contains("error: no NVIDIA driver: libcuda.so.1 could not be loaded"),
         "{err}"
     );
-    assert!(err.contains("hint: install the NVIDIA driver"), "{err}");
+    assert!(
+        err.contains("hint: on a machine with an NVIDIA GPU, install NVIDIA's driver"),
+        "{err}"
+    );
     // Only the driver is a problem: every library came from the version.
     assert_eq!(err.matches("error:").count(), 1, "{err}");
     let text = stdout(&out);
