@@ -33,6 +33,7 @@ REQUIREMENTS=(
   /etc/ssl/certs/ca-certificates.crt:ca-certificates
   xz:xz-utils
   file:file
+  man:man-db
 )
 
 present() {

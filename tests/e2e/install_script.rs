@@ -116,22 +116,22 @@ fn install_script_says_what_to_do_next_and_a_second_run_changes_nothing() {
             .contains("CUDAENV_COMPLETE")
     );
     let man = Command::new("man")
+        .env_clear()
         .env("HOME", &t.home)
         .env(
             "PATH",
             format!("{}/.cargo/bin:{BASE_PATH}", t.home.display()),
         )
         .args(["-w", "cudaenv-install"])
-        .output();
-    if let Ok(man) = man {
-        assert_eq!(
-            stdout(&man).trim(),
-            t.home
-                .join(".cargo/share/man/man1/cudaenv-install.1")
-                .display()
-                .to_string()
-        );
-    }
+        .output()
+        .expect("man runs (man-db, in scripts/test.sh's REQUIREMENTS)");
+    assert_eq!(
+        stdout(&man).trim(),
+        t.home
+            .join(".cargo/share/man/man1/cudaenv-install.1")
+            .display()
+            .to_string()
+    );
 
     // Again: nothing changes, and it says so.
     let before = home_snapshot(&t);

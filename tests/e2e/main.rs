@@ -15,3 +15,4 @@ mod reliability;
 mod shell;
 mod shims;
 mod verify;
+mod wheel;
