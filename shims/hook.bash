@@ -1,7 +1,8 @@
 
 # What the selection depends on, read with builtins only (no process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the store's generation (bumped by rehash).
 __cudaenv_fingerprint() {
   local d=${CUDAENV_DIR:-$PWD} f c r=${CUDAENV_ROOT:-$HOME/.cudaenv}
   [[ $d == /* ]] || d=$PWD/$d
@@ -14,6 +15,12 @@ __cudaenv_fingerprint() {
       [[ -f $f ]] && read -r -N 4097 c 2>/dev/null <"$f"
       __cudaenv_fp+=$'\x1f'$f$'\x1f'$c
       break
+    fi
+    f=$d/.tool-versions
+    if [[ -e $f || -L $f ]]; then
+      c=
+      [[ -f $f ]] && read -r -N 65537 c 2>/dev/null <"$f"
+      __cudaenv_fp+=$'\x1f'$f$'\x1f'$c
     fi
     if [[ -z $d ]]; then
       c=

@@ -1,7 +1,8 @@
 
 # What the selection depends on, read with builtins only (no process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the store's generation (bumped by rehash).
 function __cudaenv_fingerprint
     set -l d $PWD
     if test -n "$CUDAENV_DIR"
@@ -19,6 +20,12 @@ function __cudaenv_fingerprint
             test -f $f; and read -z -n 4097 c <$f 2>/dev/null
             set -a fp $f "$c"
             break
+        end
+        set -l t $d/.tool-versions
+        if test -e $t; or test -L $t
+            set -l c ''
+            test -f $t; and read -z -n 65537 c <$t 2>/dev/null
+            set -a fp $t "$c"
         end
         if test -z "$d"
             set -l c ''

@@ -1,7 +1,8 @@
 
 # What the selection depends on, read in-process (no child process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the store's generation (bumped by rehash).
 function global:__cudaenvFingerprint {
     $root = if ($env:CUDAENV_ROOT) { $env:CUDAENV_ROOT } else { Join-Path $HOME '.cudaenv' }
     $here = (Get-Location -PSProvider FileSystem).ProviderPath
@@ -17,6 +18,12 @@ function global:__cudaenvFingerprint {
             try { if ([System.IO.File]::Exists($f)) { $c = [System.IO.File]::ReadAllText($f) } } catch { }
             $fp.Add($f); $fp.Add($c)
             break
+        }
+        $t = "$d/.tool-versions"
+        if ([System.IO.File]::Exists($t) -or [System.IO.Directory]::Exists($t) -or (Test-Path -LiteralPath $t)) {
+            $c = ''
+            try { if ([System.IO.File]::Exists($t)) { $c = [System.IO.File]::ReadAllText($t) } } catch { }
+            $fp.Add($t); $fp.Add($c)
         }
         if ($d -eq '') {
             $c = ''

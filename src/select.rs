@@ -2,7 +2,8 @@
 //!
 //! Priority, highest first:
 //! 1. `CUDAENV_VERSION` (what `cudaenv shell` sets),
-//! 2. the nearest `.cuda-version`, walking up from `CUDAENV_DIR` or the working directory,
+//! 2. the nearest pin walking up from `CUDAENV_DIR` or the working directory:
+//!    in each directory `.cuda-version`, then a `cuda` line in `.tool-versions`,
 //! 3. the global file `$CUDAENV_ROOT/version`,
 //! 4. `system`.
 //!
@@ -29,7 +30,7 @@ pub enum Origin {
     Argument,
     /// The `CUDAENV_VERSION` variable.
     ShellVar,
-    /// A `.cuda-version` file.
+    /// A `.cuda-version` file, or a `.tool-versions` file's `cuda` line.
     File(PathBuf),
     /// The global version file.
     Global(PathBuf),

@@ -1,7 +1,7 @@
 //! `cudaenv hook-env --shell S` (hidden): what the prompt hook evaluates.
 //!
 //! Runs only when the shell's own check saw a change, and does the minimum:
-//! the selection (`CUDAENV_VERSION`, `.cuda-version` files up the tree, the
+//! the selection (`CUDAENV_VERSION`, `.cuda-version` and `.tool-versions` files up the tree, the
 //! global file), the matching store entries, and the transition from the
 //! previous activation. A broken selection is reported on stderr and the
 //! previous activation is still undone, so a bad pin never leaves a stale

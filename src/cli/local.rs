@@ -52,8 +52,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             Some(p) => ui::outln(&p.spec)?,
             None => {
                 return Err(Error::Other(format!(
-                    "no {} in {} or any parent directory",
+                    "no {} (nor a `cuda` line in {}) in {} or any parent directory",
                     version_file::FILE_NAME,
+                    version_file::TOOL_VERSIONS,
                     env.ctx.cwd().display()
                 )));
             }

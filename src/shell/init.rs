@@ -9,7 +9,8 @@
 //! The hook decides in the shell, with builtins only, whether anything the
 //! selection depends on changed since its last run (see `__cudaenv_fingerprint`
 //! in each file): the working directory, `CUDAENV_VERSION`, the nearest
-//! `.cuda-version` (its path and content) or the global version file, and the
+//! `.cuda-version` (its path and content) or the global version file, every
+//! `.tool-versions` on the way up (its path and content), and the
 //! store's generation file. Only then does it run `cudaenv hook-env`, whose
 //! output (a `session` transition) it evaluates. A prompt where nothing
 //! changed costs a few `stat`s and one or two small reads, and no process.

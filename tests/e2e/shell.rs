@@ -574,3 +574,61 @@ fn init_without_shell_explains_on_stderr() {
     assert!(err.contains("eval \"$(cudaenv init zsh)\""), "{err}");
     assert!(err.contains("~/.zshrc"), "{err}");
 }
+
+/// The hook follows `.tool-versions` as it follows `.cuda-version`: entering
+/// a directory whose file has a `cuda` line activates it, editing the line in
+/// place switches, removing the line gives back what the user had, and a
+/// `.cuda-version` beside it wins.
+fn follows_tool_versions(sh: Sh) {
+    let (t, a, b, proj, _) = setup();
+    std::fs::remove_file(proj.join(".cuda-version")).unwrap();
+    let tools = proj.join(".tool-versions");
+    std::fs::write(&tools, "python 3.11.9\ncuda alpha\n").unwrap();
+    let shims = t.root.join("shims").to_str().unwrap().to_owned();
+    let base = format!("{shims}:{BASE_PATH}");
+    let write = |content: &str| format!("printf '{content}' > {}", env_ref("TOOLS"));
+    let lines: Vec<String> = vec![
+        sh.init(bin(), ""),
+        format!("cd {}", env_ref("PROJ")),
+        "@step entered".into(),
+        write("python 3.11.9\\ncuda beta  # newer\\n"),
+        "@step edited".into(),
+        write("python 3.11.9\\n"),
+        "@step no-cuda-line".into(),
+        write("cuda beta\\n"),
+        "printf 'alpha\\n' > .cuda-version".into(),
+        "@step cuda-version-beside".into(),
+        "cd ~".into(),
+        "@step out".into(),
+    ];
+    let run = run_script(
+        sh,
+        &t,
+        &[
+            ("CUDA_HOME", USER_CUDA_HOME),
+            ("PROJ", proj.to_str().unwrap()),
+            ("TOOLS", tools.to_str().unwrap()),
+        ],
+        &lines,
+    );
+    check(&run, "entered", &a.active(&base));
+    check(&run, "edited", &b.active(&base));
+    check(&run, "no-cuda-line", &inactive(&base));
+    check(&run, "cuda-version-beside", &a.active(&base));
+    check(&run, "out", &inactive(&base));
+}
+
+#[test]
+fn bash_follows_tool_versions() {
+    follows_tool_versions(Sh::Bash);
+}
+
+#[test]
+fn zsh_follows_tool_versions() {
+    follows_tool_versions(Sh::Zsh);
+}
+
+#[test]
+fn fish_follows_tool_versions() {
+    follows_tool_versions(Sh::Fish);
+}
