@@ -12,6 +12,7 @@ use crate::ui::{self, Printer};
 
 mod cache;
 mod compat;
+mod direnv;
 mod doctor;
 mod env;
 mod exec;
@@ -108,6 +109,8 @@ pub enum Command {
     /// Runs verify's checks in the activated environment (internal).
     #[command(name = "__verify-child", hide = true)]
     VerifyChild(verify::ChildArgs),
+    /// Print direnv's `use cudaenv [SPEC]` for ~/.config/direnv/lib/.
+    Direnv(direnv::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -199,6 +202,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Explain(a) => explain::run(&env, a),
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
+        Command::Direnv(a) => direnv::run(&env, a),
     }
 }
 

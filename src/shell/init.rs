@@ -63,6 +63,16 @@ pub fn render(shell: Shell, exe: &Path, shims_dir: &Path, hook: Hook) -> Result<
     ))
 }
 
+/// The direnv library file (`use cudaenv [SPEC]`, see `shims/direnvrc.bash`),
+/// calling the binary at `exe`.
+pub fn render_direnvrc(exe: &Path) -> Result<Vec<u8>> {
+    let exe = Shell::Bash.quote(exe.as_os_str())?;
+    Ok(substitute(
+        include_str!("../../shims/direnvrc.bash").as_bytes(),
+        &[(b"@CUDAENV@", &exe)],
+    ))
+}
+
 /// Replaces each placeholder; the values are already quoted words.
 fn substitute(text: &[u8], pairs: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() + 256);
@@ -114,6 +124,12 @@ mod tests {
     #[test]
     fn init_pwsh() {
         insta::assert_snapshot!(rendered(Shell::Pwsh, Hook::Install));
+    }
+
+    #[test]
+    fn direnvrc() {
+        let out = render_direnvrc(Path::new("/opt/it's cudaenv/bin/cudaenv")).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use cudaenv::store::{Kind, Metadata, Store};
 
 use crate::common::{TestEnv, bin};
 
-const BASE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub(crate) const BASE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 const USER_CUDA_HOME: &str = "/opt/user's cuda";
 
 /// Creates a complete version `name` in the store the way an install does
@@ -50,7 +50,7 @@ pub fn fake_version(root: &Path, name: &str, tools: &[&str]) -> PathBuf {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Sh {
+pub(crate) enum Sh {
     Bash,
     Zsh,
     Fish,
@@ -113,13 +113,13 @@ fn env_ref(var: &str) -> String {
 }
 
 /// One run of a script: the environment after each step, and stderr.
-struct Run {
-    steps: Vec<(String, BTreeMap<String, String>)>,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) steps: Vec<(String, BTreeMap<String, String>)>,
+    pub(crate) stderr: String,
 }
 
 impl Run {
-    fn step(&self, name: &str) -> &BTreeMap<String, String> {
+    pub(crate) fn step(&self, name: &str) -> &BTreeMap<String, String> {
         &self
             .steps
             .iter()
@@ -130,7 +130,7 @@ impl Run {
 }
 
 /// Runs `lines` in an interactive `sh`; a line `@step NAME` dumps the environment.
-fn run_script(sh: Sh, t: &TestEnv, extra_env: &[(&str, &str)], lines: &[String]) -> Run {
+pub(crate) fn run_script(sh: Sh, t: &TestEnv, extra_env: &[(&str, &str)], lines: &[String]) -> Run {
     let mut script = String::new();
     for line in lines {
         if let Some(name) = line.strip_prefix("@step ") {
