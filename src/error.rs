@@ -306,6 +306,12 @@ pub enum Error {
 
     #[error("{0}")]
     Other(String),
+
+    #[error("{} exists and was not written by cudaenv; not replacing it", path.display())]
+    ModulefileNotOurs { path: PathBuf },
+
+    #[error("no version is installed in {}", root.display())]
+    NothingInstalled { root: PathBuf },
 }
 
 impl Error {
@@ -367,6 +373,8 @@ impl Error {
             | Error::Aborted(_)
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
+            Error::ModulefileNotOurs { .. } => ExitCode::Failure,
+            Error::NothingInstalled { .. } => ExitCode::NotInstalled,
         }
     }
 
@@ -551,6 +559,13 @@ impl Error {
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
             )),
+            Error::NothingInstalled { .. } => Some(
+                "install one first (`cudaenv install 12.4`) or adopt one (`cudaenv link NAME PATH`)"
+                    .into(),
+            ),
+            Error::ModulefileNotOurs { .. } => Some(
+                "export into a directory of its own (`module use` it), or move that file away".into(),
+            ),
             _ => None,
         }
     }

@@ -24,6 +24,7 @@ mod install;
 mod link;
 mod local;
 mod ls_remote;
+mod module;
 mod prefix;
 mod rehash;
 mod root;
@@ -111,6 +112,8 @@ pub enum Command {
     VerifyChild(verify::ChildArgs),
     /// Print direnv's `use cudaenv [SPEC]` for ~/.config/direnv/lib/.
     Direnv(direnv::Args),
+    /// Write Lmod / Environment Modules modulefiles for installed versions.
+    Module(module::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -203,6 +206,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
         Command::Direnv(a) => direnv::run(&env, a),
+        Command::Module(a) => module::run(&env, a),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::{TestEnv, assert_success, fake_installed};
+use crate::common::{TestEnv, assert_code, assert_success, fake_installed};
 use crate::shell::{BASE_PATH, Sh, run_script};
 
 /// Prints `CUDART=<version>` as the glibc loader's `libcudart.so.<major>`
@@ -29,6 +29,20 @@ fn steady(vars: &BTreeMap<String, String>) -> BTreeMap<String, String> {
 /// watched files' times in whole seconds.
 fn touch_ahead(file: &str, secs: u32) -> String {
     format!("touch -d \"@$(( $(date +%s) + {secs} ))\" {file}")
+}
+
+/// The variables whose values differ, with both values.
+fn differences(
+    a: &BTreeMap<String, String>,
+    b: &BTreeMap<String, String>,
+) -> Vec<(String, Option<String>, Option<String>)> {
+    a.keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| (k.clone(), a.get(k).cloned(), b.get(k).cloned()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 #[test]
@@ -115,6 +129,222 @@ fn direnv_use_cudaenv_activates_follows_the_pin_and_gives_everything_back() {
     expect("sub", &v11, "11.8.0", None);
     expect("fixed", &v11, "11.8.0", None);
     let (start, out) = (run.step("start"), run.step("out"));
-    assert_eq!(steady(start), steady(out), "{}", run.stderr);
+    assert!(
+        steady(start) == steady(out),
+        "leaving must give back the environment; differences: {:?}",
+        differences(&steady(start), &steady(out))
+    );
     assert!(!out.contains_key("CUDAENV_ACTIVE") && !out.contains_key("LD_LIBRARY_PATH"));
+}
+
+/// A root whose path holds every character the modulefile languages treat
+/// specially (Lua: `"` `\`; Tcl: `$` `[` `]` `{` `}` `"` `\`; both: spaces).
+const AWKWARD_ROOT: &str = "cuda root's \"x\" $HOME [y] {z} \\w";
+/// The same without `"` and `\`, which Lmod's Tcl reader cannot take (see
+/// `modulefile`).
+const AWKWARD_TCL_ROOT: &str = "cuda root's $HOME [y] {z} x";
+
+/// Lmod's own bookkeeping, which `module unload` may leave behind.
+fn without_lmod(vars: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    steady(vars)
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("__LMOD_") && !k.starts_with("_ModuleTable"))
+        .collect()
+}
+
+/// `module export` then Debian's real Lmod: `module load` sets what `cudaenv
+/// env` sets and makes the glibc loader resolve libcudart into the stack, a
+/// second cuda module replaces the first (family), and `module unload` gives
+/// back the environment as it was (for Lua, a user's CUDA_HOME included; Tcl
+/// modulefiles under Lmod unset it, see `modulefile`).
+fn lmod_load_swap_unload(format: &str) {
+    let t = TestEnv::with_root_name(if format == "lmod" {
+        AWKWARD_ROOT
+    } else {
+        AWKWARD_TCL_ROOT
+    });
+    let v12 = fake_installed(&t.root, "12.4.1+cudnn9.1.0", "12.4.1", Some("9.1.0"));
+    let v11 = fake_installed(&t.root, "11.8.0", "11.8.0", None);
+    // Lmod 8.6 cannot run a Tcl modulefile whose own path has a space (its
+    // translator gets the path as two words); the Lua ones can.
+    let mods = t.tmp.path().join(if format == "lmod" {
+        "modules dir"
+    } else {
+        "modules"
+    });
+    let out = t
+        .cmd()
+        .args(["module", "export", "--format", format])
+        .arg(&mods)
+        .output()
+        .unwrap();
+    assert_success(&out, "cudaenv module export");
+    let ext = if format == "lmod" { ".lua" } else { "" };
+    assert_eq!(
+        crate::common::stdout(&out),
+        format!(
+            "cuda/11.8.0\t{}/cuda/11.8.0{ext}\ncuda/12.4.1-cudnn9.1.0\t{}/cuda/12.4.1-cudnn9.1.0{ext}\n",
+            mods.display(),
+            mods.display()
+        )
+    );
+    // What `cudaenv env` sets for each, to compare with what the module sets.
+    let env_of = |name: &str| {
+        let out = t
+            .cmd()
+            .args(["exec", "--version", name, "--", "/usr/bin/env"])
+            .output()
+            .unwrap();
+        assert_success(&out, "cudaenv exec");
+        crate::common::stdout(&out)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let lines: Vec<String> = vec![
+        "source /usr/share/lmod/lmod/init/bash".into(),
+        "module use \"$MODS\"".into(),
+        "@step before".into(),
+        "module load cuda/11.8.0".into(),
+        "@step loaded".into(),
+        cudart_probe(11),
+        "module load cuda/12.4.1-cudnn9.1.0".into(),
+        "@step swapped".into(),
+        cudart_probe(12),
+        "module list 2>&1 | grep -c 'cuda/' | sed 's/^/LOADED=/'".into(),
+        "module unload cuda".into(),
+        "@step after".into(),
+    ];
+    let mut vars = vec![("MODS", mods.to_str().unwrap())];
+    if format == "lmod" {
+        vars.push(("CUDA_HOME", "/opt/site cuda"));
+    }
+    let run = run_script(Sh::Bash, &t, &vars, &lines);
+    for (step, version, name, cudart) in [
+        ("loaded", &v11, "11.8.0", "11080"),
+        ("swapped", &v12, "12.4.1+cudnn9.1.0", "12040"),
+    ] {
+        let got = run.step(step);
+        let want = env_of(name);
+        for k in [
+            "PATH",
+            "LD_LIBRARY_PATH",
+            "CUDA_HOME",
+            "CUDA_PATH",
+            "CUDNN_PATH",
+            "CUDAENV_ACTIVE",
+        ] {
+            assert_eq!(
+                got.get(k),
+                want.get(k),
+                "{format} {step}: {k}\n{}",
+                run.stderr
+            );
+        }
+        assert!(
+            got["PATH"].starts_with(&format!("{}:", version.join("bin").display())),
+            "{format} {step}: {}",
+            got["PATH"]
+        );
+        assert_eq!(
+            got.get("CUDART").map(String::as_str),
+            Some(cudart),
+            "{format} {step}\n{}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        run.step("swapped").get("LOADED").map(String::as_str),
+        Some("1"),
+        "{}",
+        run.stderr
+    );
+    let (before, after) = (
+        without_lmod(run.step("before")),
+        without_lmod(run.step("after")),
+    );
+    assert!(
+        before == after,
+        "{format}: unload must give back the environment; differences: {:?}",
+        differences(&before, &after)
+    );
+    if format == "lmod" {
+        assert_eq!(run.step("after")["CUDA_HOME"], "/opt/site cuda");
+    }
+}
+
+#[test]
+fn lmod_lua_modulefiles_load_swap_and_unload_cleanly() {
+    lmod_load_swap_unload("lmod");
+}
+
+#[test]
+fn lmod_reads_tcl_modulefiles_that_load_swap_and_unload_cleanly() {
+    lmod_load_swap_unload("tcl");
+}
+
+/// What `module export` refuses: a file of that name it did not write (left
+/// as it was), `system`, a spec nothing matches, a Tcl modulefile for a path
+/// Lmod would misread; and what it does: a spec exports its newest match,
+/// and a second export replaces its own files.
+#[test]
+fn module_export_replaces_only_its_own_files_and_refuses_what_it_cannot_write() {
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1", "12.4.1", None);
+    fake_installed(&t.root, "12.6.3", "12.6.3", None);
+    let mods = t.tmp.path().join("mods");
+    let export = |args: &[&str]| {
+        t.cmd()
+            .args(["module", "export"])
+            .args(args)
+            .arg(&mods)
+            .output()
+            .unwrap()
+    };
+
+    let out = export(&["12"]);
+    assert_success(&out, "export 12");
+    assert_eq!(
+        crate::common::stdout(&out),
+        format!("cuda/12.6.3\t{}/cuda/12.6.3.lua\n", mods.display())
+    );
+    let again = export(&["12.6", "12.4"]);
+    assert_success(&again, "export again");
+    assert!(mods.join("cuda/12.4.1.lua").is_file());
+
+    let site = mods.join("cuda/12.4.1");
+    std::fs::write(&site, "#%Module1.0\nsetenv SITE 1\n").unwrap();
+    let out = export(&["--format", "tcl", "12.4"]);
+    let err = assert_code(&out, 1, "a site's own modulefile");
+    assert!(
+        err.contains(&*site.to_string_lossy()) && err.contains("not written by cudaenv"),
+        "{err}"
+    );
+    assert!(err.contains("hint:"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&site).unwrap(),
+        "#%Module1.0\nsetenv SITE 1\n"
+    );
+
+    let err = assert_code(&export(&["system"]), 2, "system");
+    assert!(err.contains("`system` is not a cudaenv version"), "{err}");
+    let err = assert_code(&export(&["11.8"]), 3, "not installed");
+    assert!(err.contains("version `11.8` is not installed"), "{err}");
+    assert!(crate::common::stdout(&export(&["11.8"])).is_empty());
+
+    let q = TestEnv::with_root_name("root \"quoted\"");
+    fake_installed(&q.root, "12.4.1", "12.4.1", None);
+    let out = q
+        .cmd()
+        .args(["module", "export", "--format", "tcl"])
+        .arg(q.tmp.path().join("mods"))
+        .output()
+        .unwrap();
+    let err = assert_code(&out, 2, "a quote in a Tcl prepend-path");
+    assert!(
+        err.contains("root \"quoted\"") && err.contains("--format lmod"),
+        "{err}"
+    );
+    assert!(!q.tmp.path().join("mods/cuda/12.4.1").exists());
 }
