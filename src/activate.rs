@@ -3,7 +3,8 @@
 //! Given the current environment and the active version, `plan` computes the
 //! new PATH, LD_LIBRARY_PATH, CUDA_HOME/CUDA_PATH, CUDNN_PATH and
 //! CUDAENV_ACTIVE. Entries belonging to any cudaenv version (anything under
-//! `$CUDAENV_ROOT/versions/`, and the directories of linked versions) are removed
+//! `$CUDAENV_ROOT/versions/` or the system root's `versions/`, and the
+//! directories of linked versions) are removed
 //! before the selected ones are prepended, so switching never stacks versions.
 //! Empty elements are dropped and never produced: an empty LD_LIBRARY_PATH
 //! element means "the current directory" to the dynamic loader.
@@ -106,7 +107,7 @@ pub fn activation(active: &Active) -> Result<Activation> {
 
 /// Decides whether a directory belongs to some cudaenv version.
 struct Owned {
-    versions_dir: PathBuf,
+    versions_dirs: Vec<PathBuf>,
     linked: Vec<PathBuf>,
 }
 
@@ -120,13 +121,13 @@ impl Owned {
             linked.extend(v.cudnn_home());
         }
         Ok(Owned {
-            versions_dir: store.versions_dir(),
+            versions_dirs: store.all_versions_dirs(),
             linked,
         })
     }
 
     fn contains(&self, p: &Path) -> bool {
-        p.starts_with(&self.versions_dir) || self.linked.iter().any(|l| l == p)
+        self.versions_dirs.iter().any(|d| p.starts_with(d)) || self.linked.iter().any(|l| l == p)
     }
 }
 

@@ -12,7 +12,6 @@ use crate::error::{ExitCode, Result};
 use crate::select;
 use crate::shell::Shell;
 use crate::shell::session;
-use crate::store::Store;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -22,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     let target = select::active(&env.ctx).map(|(_, active)| active);
     let t = session::transition(&env.ctx, &store, target)?;
     if let Some(problem) = &t.problem {

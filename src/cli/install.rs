@@ -72,9 +72,20 @@ pub struct Args {
     /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
     #[arg(long)]
     pub strict: bool,
+    /// Install into the system root (CUDAENV_SYSTEM_ROOT / `system-root`), for
+    /// everyone; needs write access to it. Default: your own root.
+    #[arg(long)]
+    pub system: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let system_env;
+    let env = if args.system {
+        system_env = system_root_env(env)?;
+        &system_env
+    } else {
+        env
+    };
     let machine = super::compat::this_machine(&env.ctx);
     let stack = match (&args.spec, &args.for_framework) {
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
@@ -106,6 +117,22 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // Do not wait for blocking work still running (an interrupted unpack).
     runtime.shutdown_background();
     result
+}
+
+/// `env` with the system root as its root, once it is known that this user
+/// can write there (else exit 9, before anything is fetched).
+fn system_root_env(env: &Env) -> Result<Env> {
+    let root = crate::config::system_root(&env.ctx)?.ok_or(Error::NoSystemRoot)?;
+    if !crate::store::trust::can_write(&root) {
+        return Err(Error::SystemRootNotWritable {
+            root,
+            action: "install into it".into(),
+        });
+    }
+    Ok(Env {
+        ctx: env.ctx.with_root(root),
+        printer: env.printer,
+    })
 }
 
 /// The resolver, with PyPI's offer as the one source it does not know itself.

@@ -220,7 +220,10 @@ fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
 /// itself has already succeeded, so a failure here is a warning with the fix,
 /// not an error that would suggest the link or removal did not happen.
 pub(crate) fn rehash_after_change(env: &Env, store: &crate::store::Store) {
-    if let Err(e) = crate::shims::rehash(store) {
+    // The shims cover the system root's versions too, whatever `store` sees.
+    let system = crate::config::system_root(&env.ctx).ok().flatten();
+    let store = crate::store::Store::with_system(store.root(), system);
+    if let Err(e) = crate::shims::rehash(&store) {
         env.printer
             .warn(format!("the shims could not be updated: {e}"));
         env.printer.hint("run `cudaenv rehash`");

@@ -47,7 +47,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 }
 
 fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     // clap cannot put a required positional after a variadic one: the last
     // operand is DIR, the others are specs.
     let (dir, specs) = args

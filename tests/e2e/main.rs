@@ -12,4 +12,5 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod system_root;
 mod verify;
