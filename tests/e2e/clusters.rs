@@ -3,7 +3,8 @@
 //! interactive bash.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::common::{TestEnv, assert_code, assert_success, fake_installed};
 use crate::shell::{BASE_PATH, Sh, run_script};
@@ -347,4 +348,208 @@ fn module_export_replaces_only_its_own_files_and_refuses_what_it_cannot_write() 
         "{err}"
     );
     assert!(!q.tmp.path().join("mods/cuda/12.4.1").exists());
+}
+
+// --- the examples of docs/clusters.md, read from the file ------------------
+
+const CLUSTERS_MD: &str = include_str!("../../docs/clusters.md");
+
+/// The code block after `<!-- KIND: NAME -->` in docs/clusters.md.
+fn doc_block(kind: &str, name: &str) -> String {
+    let marker = format!("<!-- {kind}: {name} -->\n");
+    let at = CLUSTERS_MD
+        .find(&marker)
+        .unwrap_or_else(|| panic!("docs/clusters.md has no {marker:?}"));
+    let rest = &CLUSTERS_MD[at + marker.len()..];
+    assert!(
+        rest.starts_with("```"),
+        "{marker:?} is not followed by a code block"
+    );
+    let body = &rest[rest.find('\n').unwrap() + 1..];
+    body[..body.find("```").unwrap()].to_owned()
+}
+
+/// A console block's commands (`$ ` lines) with the output shown after each.
+fn console(block: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(cmd) => out.push((cmd.to_owned(), String::new())),
+            None => {
+                let last = out.last_mut().expect("output before the first command");
+                last.1.push_str(line);
+                last.1.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Runs a console block's commands one after the other in one `bash`
+/// (what `shell` starts), stdout and stderr together as a terminal shows
+/// them, and compares each command's output with the block's, after
+/// replacing the documented paths with `subs`.
+fn run_console(kind_name: &str, mut shell: Command, prelude: &str, subs: &[(&str, &Path)]) {
+    let mut block = doc_block("console", kind_name);
+    for (from, to) in subs {
+        block = block.replace(from, to.to_str().unwrap());
+    }
+    let steps = console(&block);
+    let mut script = format!("{prelude}\n");
+    for (i, (cmd, _)) in steps.iter().enumerate() {
+        script.push_str(&format!("printf '@@{i}\\n'\n{{ {cmd}\n}} 2>&1\n"));
+    }
+    let out = shell
+        .args(["--noprofile", "--norc", "-c", &script])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut got: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("@@") {
+            got.push(String::new());
+        } else if let Some(last) = got.last_mut() {
+            last.push_str(line);
+        }
+    }
+    assert_eq!(
+        got.len(),
+        steps.len(),
+        "{kind_name}: the script stopped early\n{text}\n{}",
+        crate::common::stderr(&out)
+    );
+    for ((cmd, want), got) in steps.iter().zip(&got) {
+        assert_eq!(got, want, "docs/clusters.md `{kind_name}`: `$ {cmd}`");
+    }
+}
+
+/// `bash` as `nobody` when the tests run as root (as the user of a system
+/// root), else as this user.
+fn bash_as_user(home: &Path, vars: &[(&str, &Path)]) -> Command {
+    let mut c = if crate::reliability::support::is_root() {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "bash",
+        ]);
+        c
+    } else {
+        Command::new("bash")
+    };
+    c.env_clear()
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .current_dir(home);
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    c
+}
+
+#[test]
+fn docs_clusters_examples_run_as_shown() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The documented paths are written unquoted: no spaces in these.
+    let (sys, toolkit, mods, home) = (
+        base.join("opt/cudaenv"),
+        base.join("cuda-12.4"),
+        base.join("modulefiles"),
+        base.join("home"),
+    );
+    crate::common::fake_toolkit(&toolkit, "12.4.1", None);
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let bin_dir = crate::common::bin().parent().unwrap();
+    let path = |first: &Path| {
+        PathBuf::from(format!(
+            "{}:{}:/usr/bin:/bin",
+            first.display(),
+            bin_dir.display()
+        ))
+    };
+    let subs: [(&str, &Path); 4] = [
+        ("/opt/cudaenv", &sys),
+        ("/usr/local/cuda-12.4", &toolkit),
+        ("/opt/modulefiles", &mods),
+        ("/home/me", &home),
+    ];
+
+    // The administrator (this process).
+    let mut admin = Command::new("bash");
+    admin
+        .env_clear()
+        .env("HOME", base)
+        .env("NO_COLOR", "1")
+        .env("PATH", path(bin_dir))
+        .current_dir(base);
+    run_console("admin", admin, "", &subs);
+
+    // A user of it.
+    if crate::reliability::support::is_root() {
+        let st = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(&home)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let shims = home.join(".cudaenv/shims");
+    let user = |vars: &[(&str, &Path)]| {
+        let mut v = vec![("CUDAENV_SYSTEM_ROOT", sys.as_path())];
+        v.extend_from_slice(vars);
+        bash_as_user(&home, &v)
+    };
+    let user_path = path(&shims);
+    run_console("user", user(&[("PATH", &user_path)]), "", &subs);
+
+    // The job script, as sbatch would run it: from elsewhere, with
+    // SLURM_SUBMIT_DIR naming the project.
+    let project = home.join("project");
+    let job = home.join("job.sh");
+    std::fs::write(&job, doc_block("script", "slurm")).unwrap();
+    std::fs::write(
+        project.join("train.py"),
+        "import ctypes\nv = ctypes.c_int()\nctypes.CDLL('libcudart.so.12').cudaRuntimeGetVersion(ctypes.byref(v))\nprint('libcudart', v.value)\n",
+    )
+    .unwrap();
+    let plain_path = path(Path::new("/usr/local/bin"));
+    let out = user(&[("PATH", &plain_path), ("SLURM_SUBMIT_DIR", &project)])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_success(&out, "the Slurm job script");
+    assert_eq!(
+        crate::common::stdout(&out),
+        "Cuda compilation tools, release 12.4, V12.4.131\nlibcudart 12040\n"
+    );
+
+    // An administrator who lets group members write `versions/`.
+    std::fs::set_permissions(sys.join("versions"), std::fs::Permissions::from_mode(0o775)).unwrap();
+    let mut unsafe_user = user(&[("PATH", &user_path)]);
+    unsafe_user.current_dir(&project);
+    run_console("unsafe", unsafe_user, "", &subs);
+
+    // Modules, from a root with the versions the block names.
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1+cudnn9.1.0", "12.4.1", Some("9.1.0"));
+    fake_installed(&t.root, "11.8.0", "11.8.0", None);
+    let mut admin = Command::new("bash");
+    admin
+        .env_clear()
+        .env("HOME", &t.home)
+        .env("CUDAENV_ROOT", &t.root)
+        .env("NO_COLOR", "1")
+        .env("PATH", path(bin_dir))
+        .current_dir(&t.home);
+    run_console(
+        "modules",
+        admin,
+        "source /usr/share/lmod/lmod/init/bash",
+        &subs,
+    );
 }
