@@ -368,39 +368,10 @@ fn fish_walks_through_projects() {
 /// records the number of `hook-env` starts at each step.
 fn hook_runs_binary_only_on_change(sh: Sh) {
     let (t, a, b, proj, _nested) = setup();
-    let dir = t.tmp.path().join("bindir");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = t.tmp.path().join("starts.log");
-    std::fs::write(&log, "").unwrap();
-    let wrapper = dir.join("cudaenv");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\necho \"$1\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            bin().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let name = format!("{sh:?}").to_lowercase();
-    let init = t.cmd().args(["init", &name]).output().unwrap();
-    assert!(init.status.success());
-    // The init code names the running binary; point it at the logging wrapper.
-    let code = String::from_utf8(init.stdout)
-        .unwrap()
-        .replace(bin().to_str().unwrap(), wrapper.to_str().unwrap());
-    let rc = t.tmp.path().join("init-code");
-    std::fs::write(&rc, code).unwrap();
-    let count = match sh {
-        Sh::Fish => "set -gx STARTS (/usr/bin/grep -c hook-env $LOG)",
-        _ => "export STARTS=$(/usr/bin/grep -c hook-env \"$LOG\")",
-    };
+    let (rc, log) = logged_init(sh, &t);
+    let count = hook_count(sh);
     let lines: Vec<String> = vec![
-        match sh {
-            Sh::Fish => format!("source {}", quote(rc.to_str().unwrap())),
-            _ => format!(". {}", quote(rc.to_str().unwrap())),
-        },
+        source(sh, &rc),
         "cd \"$PROJ\"".into(),
         count.into(),
         "@step settled".into(),
@@ -450,6 +421,51 @@ fn hook_runs_binary_only_on_change(sh: Sh) {
         settled + 1,
         "{sh:?}: a changed pin must be noticed once"
     );
+}
+
+/// The init code for `sh`, pointed at a wrapper that logs every start of
+/// the binary (one line per start: its first argument) to the returned log.
+fn logged_init(sh: Sh, t: &TestEnv) -> (PathBuf, PathBuf) {
+    let dir = t.tmp.path().join("bindir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = t.tmp.path().join("starts.log");
+    std::fs::write(&log, "").unwrap();
+    let wrapper = dir.join("cudaenv");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            bin().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let name = format!("{sh:?}").to_lowercase();
+    let init = t.cmd().args(["init", &name]).output().unwrap();
+    assert!(init.status.success());
+    // The init code names the running binary; point it at the logging wrapper.
+    let code = String::from_utf8(init.stdout)
+        .unwrap()
+        .replace(bin().to_str().unwrap(), wrapper.to_str().unwrap());
+    let rc = t.tmp.path().join("init-code");
+    std::fs::write(&rc, code).unwrap();
+    (rc, log)
+}
+
+fn source(sh: Sh, rc: &Path) -> String {
+    match sh {
+        Sh::Fish => format!("source {}", quote(rc.to_str().unwrap())),
+        _ => format!(". {}", quote(rc.to_str().unwrap())),
+    }
+}
+
+/// Sets STARTS to the number of `hook-env` runs so far.
+fn hook_count(sh: Sh) -> &'static str {
+    match sh {
+        Sh::Fish => "set -gx STARTS (/usr/bin/grep -c hook-env $LOG)",
+        _ => "export STARTS=$(/usr/bin/grep -c hook-env \"$LOG\")",
+    }
 }
 
 #[test]
@@ -631,4 +647,76 @@ fn zsh_follows_tool_versions() {
 #[test]
 fn fish_follows_tool_versions() {
     follows_tool_versions(Sh::Fish);
+}
+
+/// A version of the system root, pinned by a project, is activated by the
+/// hook, and idle prompts start no process (the hook finds the version's
+/// marker in `$CUDAENV_SYSTEM_ROOT`); the administrator's rehash of the
+/// system root is noticed once.
+fn hook_follows_a_system_version(sh: Sh) {
+    let t = TestEnv::new();
+    let sys = t.tmp.path().join("system root");
+    fake_version(&sys, "alpha", &["nvcc"]);
+    let a = Version::new(&sys, "alpha");
+    let proj = t.tmp.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join(".cuda-version"), "alpha\n").unwrap();
+    let (rc, log) = logged_init(sh, &t);
+    let count = hook_count(sh);
+    let lines: Vec<String> = vec![
+        source(sh, &rc),
+        "cd \"$PROJ\"".into(),
+        count.into(),
+        "@step settled".into(),
+        "true".into(),
+        "true".into(),
+        count.into(),
+        "@step idle".into(),
+        "env CUDAENV_ROOT=\"$CUDAENV_SYSTEM_ROOT\" \"$CUDAENV\" rehash 2>/dev/null".into(),
+        "true".into(),
+        count.into(),
+        "@step system-rehashed".into(),
+    ];
+    let run = run_script(
+        sh,
+        &t,
+        &[
+            ("CUDA_HOME", USER_CUDA_HOME),
+            ("PROJ", proj.to_str().unwrap()),
+            ("LOG", log.to_str().unwrap()),
+            ("CUDAENV_SYSTEM_ROOT", sys.to_str().unwrap()),
+            ("CUDAENV", bin().to_str().unwrap()),
+        ],
+        &lines,
+    );
+    let shims = t.root.join("shims").to_str().unwrap().to_owned();
+    check(&run, "settled", &a.active(&format!("{shims}:{BASE_PATH}")));
+    let starts = |step: &str| -> u32 { run.step(step)["STARTS"].parse().unwrap() };
+    let settled = starts("settled");
+    assert!(settled >= 1, "{sh:?}: the hook never ran:\n{}", run.stderr);
+    assert_eq!(
+        starts("idle"),
+        settled,
+        "{sh:?}: idle prompts started the binary"
+    );
+    assert_eq!(
+        starts("system-rehashed"),
+        settled + 1,
+        "{sh:?}: the system root's rehash must be noticed once"
+    );
+}
+
+#[test]
+fn bash_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Bash);
+}
+
+#[test]
+fn zsh_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Zsh);
+}
+
+#[test]
+fn fish_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Fish);
 }
