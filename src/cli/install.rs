@@ -167,6 +167,9 @@ fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
 async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
+    // What is already there includes the system root's versions (installs
+    // still go to `store`).
+    let seen = crate::config::store(&env.ctx)?;
     let cache = Cache::new(env.ctx.cache_dir());
     let config = Config::load(&env.ctx)?;
     let (index_url, _why) = config.pypi_index(&env.ctx);
@@ -185,7 +188,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
         // Already there? Decided from the registry alone, so no network is needed.
         if !args.force && !args.dry_run {
             let release = source.release(&stack)?;
-            if let Some(v) = installed_release(&store, &stack, &release.version)? {
+            if let Some(v) = installed_release(&seen, &stack, &release.version)? {
                 refresh_shims(env, &store);
                 return report(env, args, &v, true, started);
             }
@@ -242,7 +245,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             })?;
         if !args.force
             && !args.dry_run
-            && let Some(v) = installed_release(&store, &stack, &release)?
+            && let Some(v) = installed_release(&seen, &stack, &release)?
         {
             refresh_shims(env, &store);
             return report(env, args, &v, true, started);
@@ -377,6 +380,12 @@ fn report(
             already_installed: already,
             components: &v.meta.components,
         })?;
+    } else if already && !v.dir.starts_with(env.ctx.root()) {
+        env.printer.info(format!(
+            "{} is already installed in the system root, at {} (use -f for a copy of your own)",
+            v.name,
+            v.dir.display()
+        ));
     } else if already {
         env.printer.info(format!(
             "{} is already installed (use -f to reinstall)",

@@ -285,6 +285,24 @@ fn the_system_root_comes_from_config_and_the_administrator_installs_into_it() {
     c.env("CUDAENV_SYSTEM_ROOT", &fresh);
     assert_eq!(bare(&mut c), "12.4.1\n");
 
+    // A user asking for what the system root has gets it without a download.
+    let downloads = srv.downloads.load(std::sync::atomic::Ordering::SeqCst);
+    let mut c = site.user_cmd(&proj, &["install", "12.4.1", crate::pypi::ONLY_CUDART]);
+    c.env("CUDAENV_SYSTEM_ROOT", &fresh)
+        .env("CUDAENV_PYPI_INDEX", srv.index());
+    let out = c.output().unwrap();
+    assert_success(&out, "install what the system has");
+    assert!(
+        stderr(&out).contains("already installed in the system root"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        srv.downloads.load(std::sync::atomic::Ordering::SeqCst),
+        downloads
+    );
+    assert!(!site.home.join(".cudaenv/versions/12.4.1").exists());
+
     site.seal();
     let err = assert_code(
         &site.user(&proj, &["install", "--system", "12.4"]),
