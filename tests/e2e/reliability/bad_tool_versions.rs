@@ -17,7 +17,7 @@ fn bytes(b: &[u8]) -> Make {
     Make::Bytes(b.to_vec())
 }
 
-fn hostile_cases() -> Vec<(&'static str, Make)> {
+pub fn hostile_cases() -> Vec<(&'static str, Make)> {
     vec![
         ("cuda without version", bytes(b"python 3.11.9\ncuda\n")),
         ("cuda with only a comment", bytes(b"cuda # later\n")),
