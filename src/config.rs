@@ -257,6 +257,33 @@ mod tests {
     }
 
     #[test]
+    fn system_root_from_variable_then_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"https://x/simple\"\n",
+        )
+        .unwrap();
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "system-root = \"/opt/cudaenv\"\n",
+        )
+        .unwrap();
+        assert_eq!(system_root(&ctx).unwrap(), Some("/opt/cudaenv".into()));
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "/srv/cuda")]);
+        assert_eq!(system_root(&ctx).unwrap(), Some("/srv/cuda".into()));
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "")]);
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        // A broken file is an error even on the shim's path, never ignored.
+        std::fs::write(tmp.path().join(FILE_NAME), "system-root = 3\n").unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        assert!(matches!(system_root(&ctx), Err(Error::Config { .. })));
+    }
+
+    #[test]
     fn rejects_bad_files_and_mirrors() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
@@ -266,6 +293,7 @@ mod tests {
             "nvidia-mirror = \"/srv/nvidia\"\n",
             "[sources]\norder = [\"conda\"]\n",
             "[sources]\norder = []\n",
+            "system-root = \"relative/dir\"\n",
             "not toml",
         ] {
             std::fs::write(tmp.path().join(FILE_NAME), bad).unwrap();

@@ -64,7 +64,11 @@ fn direnv_use_cudaenv_activates_follows_the_pin_and_gives_everything_back() {
     std::fs::write(proj.join(".envrc"), "use cudaenv\n").unwrap();
     std::fs::write(proj.join(".cuda-version"), "12.4\n").unwrap();
     std::fs::write(fixed.join(".envrc"), "use cudaenv 11.8\n").unwrap();
-    for dir in [&proj, &fixed] {
+    let broken = t.home.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join(".envrc"), "use cudaenv\n").unwrap();
+    std::fs::write(broken.join(".cuda-version"), "13.0\n").unwrap();
+    for dir in [&proj, &fixed, &broken] {
         let out = std::process::Command::new("direnv")
             .arg("allow")
             .arg(dir)
@@ -93,6 +97,9 @@ fn direnv_use_cudaenv_activates_follows_the_pin_and_gives_everything_back() {
         "@step sub".into(),
         "cd \"$FIXED\"".into(),
         "@step fixed".into(),
+        // A pin to something not installed: the error, and no stale stack.
+        "cd ../broken".into(),
+        "@step broken".into(),
         "cd ~".into(),
         "@step out".into(),
     ];
@@ -129,6 +136,14 @@ fn direnv_use_cudaenv_activates_follows_the_pin_and_gives_everything_back() {
     // proj (11.8); cudaenv itself would pick sub/.tool-versions there.
     expect("sub", &v11, "11.8.0", None);
     expect("fixed", &v11, "11.8.0", None);
+    let got = run.step("broken");
+    assert_eq!(got.get("CUDAENV_ACTIVE"), None, "{}", run.stderr);
+    assert_eq!(got.get("PATH").map(String::as_str), Some(BASE_PATH));
+    assert!(
+        run.stderr.contains("version `13.0` is not installed"),
+        "{}",
+        run.stderr
+    );
     let (start, out) = (run.step("start"), run.step("out"));
     assert!(
         steady(start) == steady(out),
