@@ -142,6 +142,9 @@ fn a_user_pins_activates_links_and_rehashes_without_writing_the_system_root() {
     let out = site.user(&proj, &["exec", "--", "python3", "-c", CUDART_12]);
     assert_success(&out, "exec python3");
     assert_eq!(stdout(&out).trim(), "12040");
+    let out = site.user(&proj, &["version", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["location"], "system", "{json}");
     let out = site.user(&proj, &["prefix"]);
     assert_eq!(
         stdout(&out).trim(),
