@@ -21,8 +21,15 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = crate::config::store(&env.ctx)?;
-    let target = select::active(&env.ctx).map(|(_, active)| active);
+    // A broken config.toml is reported like a broken pin: the previous
+    // activation is still undone.
+    let (store, target) = match crate::config::store(&env.ctx) {
+        Ok(store) => {
+            let target = select::active_in(&env.ctx, &store).map(|(_, active)| active);
+            (store, target)
+        }
+        Err(e) => (crate::store::Store::new(env.ctx.root()), Err(e)),
+    };
     let t = session::transition(&env.ctx, &store, target)?;
     if let Some(problem) = &t.problem {
         ui::report_error(problem);

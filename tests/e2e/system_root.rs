@@ -386,3 +386,33 @@ fn a_system_version_others_can_write_is_not_activated() {
     let err = assert_code(&out, 8, "writable parent");
     assert!(err.contains("mode 0777"), "{err}");
 }
+
+/// A config.toml that breaks while a version is active: the hook reports it
+/// and still gives back what the activation changed (its output is always
+/// evaluated).
+#[test]
+fn the_hook_undoes_an_activation_when_config_toml_breaks() {
+    let t = crate::common::TestEnv::new();
+    let v = fake_installed(&t.root, "12.4.1", "12.4.1", None);
+    let proj = t.home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join(".cuda-version"), "12.4\n").unwrap();
+    let config = t.root.join("config.toml");
+    let script = format!(
+        "eval \"$('{}' init bash)\"; cd proj; _cudaenv_hook; printf 'IN %s\\n' \"$PATH\"; \
+         printf 'system-root = 3\\n' > '{}'; cd ..; _cudaenv_hook; printf 'OUT %s\\n' \"$PATH\"",
+        crate::common::bin().display(),
+        config.display()
+    );
+    let out = crate::common::bash(&t, &t.home, &[], &script);
+    let bin_dir = v.join("bin").display().to_string();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("IN ") && lines[0].contains(&bin_dir),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("OUT ") && !lines[1].contains(&bin_dir),
+        "{out}"
+    );
+}
