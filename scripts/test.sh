@@ -31,6 +31,8 @@ REQUIREMENTS=(
   xz:xz-utils
   file:file
   direnv:direnv
+  /usr/share/lmod/lmod/init/bash:lmod
+  tclsh:tcl
 )
 
 present() {
@@ -76,6 +78,19 @@ if ! command -v cargo >/dev/null 2>&1; then
   say "error: cargo is not installed (Rust >= $(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml) is needed)"
   say "hint: install it with rustup: https://rustup.rs"
   exit 1
+fi
+
+# Debian's environment-modules conflicts with lmod, so it is not installed: its
+# modulecmd.tcl is unpacked into target/debian/ and run with tclsh by the tests.
+em=target/debian/environment-modules
+if [[ ! -e $em/usr/lib/modulecmd.tcl ]]; then
+  say "unpacking Debian's environment-modules into $em"
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt downloads as its own user when run as root
+  (cd "$tmp" && apt-get download environment-modules >/dev/null)
+  mkdir -p "$em"
+  dpkg-deb -x "$tmp"/environment-modules_*.deb "$em"
+  rm -rf "$tmp"
 fi
 
 say "cargo test --all-targets $*"

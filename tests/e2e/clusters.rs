@@ -568,3 +568,125 @@ fn docs_clusters_examples_run_as_shown() {
         &subs,
     );
 }
+
+/// Debian's Environment Modules, unpacked by scripts/test.sh (the package
+/// conflicts with lmod, so it is not installed).
+fn environment_modules_cmd() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/debian/environment-modules/usr/lib/modulecmd.tcl");
+    assert!(
+        p.exists(),
+        "{} is needed by the tests: run scripts/test.sh (it unpacks Debian's environment-modules)",
+        p.display()
+    );
+    p
+}
+
+/// Environment Modules' own bookkeeping.
+fn without_modules(vars: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    steady(vars)
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("__MODULES_") && !k.starts_with("BASH_FUNC_module"))
+        .collect()
+}
+
+/// Tcl modulefiles under Environment Modules 5: `module load` sets what
+/// `cudaenv env` sets and the loader resolves libcudart into the stack,
+/// `conflict cuda` refuses a second CUDA (the first stays), and `module
+/// unload` gives back the environment, a user's CUDA_HOME included
+/// (`pushenv`).
+#[test]
+fn environment_modules_tcl_modulefiles_load_conflict_and_unload_cleanly() {
+    let modulecmd = environment_modules_cmd();
+    let t = TestEnv::with_root_name(AWKWARD_TCL_ROOT);
+    let v11 = fake_installed(&t.root, "11.8.0", "11.8.0", None);
+    fake_installed(&t.root, "12.4.1+cudnn9.1.0", "12.4.1", Some("9.1.0"));
+    let mods = t.tmp.path().join("modules dir");
+    let out = t
+        .cmd()
+        .args(["module", "export", "--format", "tcl"])
+        .arg(&mods)
+        .output()
+        .unwrap();
+    assert_success(&out, "cudaenv module export --format tcl");
+    let exec_env = {
+        let out = t
+            .cmd()
+            .args(["exec", "--version", "11.8.0", "--", "/usr/bin/env"])
+            .output()
+            .unwrap();
+        crate::common::stdout(&out)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let lines: Vec<String> = vec![
+        "module() { eval \"$(tclsh \"$MODULECMD\" bash \"$@\")\"; }".into(),
+        "module use \"$MODS\"".into(),
+        "@step before".into(),
+        "module load cuda/11.8.0".into(),
+        "@step loaded".into(),
+        cudart_probe(11),
+        "module load cuda/12.4.1-cudnn9.1.0; echo SECOND=$?".into(),
+        "@step second".into(),
+        "module unload cuda".into(),
+        "@step after".into(),
+    ];
+    let run = run_script(
+        Sh::Bash,
+        &t,
+        &[
+            ("MODS", mods.to_str().unwrap()),
+            ("MODULECMD", modulecmd.to_str().unwrap()),
+            ("CUDA_HOME", "/opt/site cuda"),
+        ],
+        &lines,
+    );
+    let loaded = run.step("loaded");
+    for k in [
+        "PATH",
+        "LD_LIBRARY_PATH",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "CUDNN_PATH",
+        "CUDAENV_ACTIVE",
+    ] {
+        assert_eq!(
+            loaded.get(k),
+            exec_env.get(k),
+            "loaded: {k}\n{}",
+            run.stderr
+        );
+    }
+    assert!(loaded["PATH"].starts_with(&format!("{}:", v11.join("bin").display())));
+    assert_eq!(
+        loaded.get("CUDART").map(String::as_str),
+        Some("11080"),
+        "{}",
+        run.stderr
+    );
+    // Printed after the `loaded` step's variables: the second load failed.
+    assert_eq!(
+        loaded.get("SECOND").map(String::as_str),
+        Some("1"),
+        "{}",
+        run.stderr
+    );
+    let second = run.step("second");
+    assert!(run.stderr.contains("conflict"), "{}", run.stderr);
+    assert_eq!(
+        second.get("CUDAENV_ACTIVE").map(String::as_str),
+        Some("11.8.0")
+    );
+    let (before, after) = (
+        without_modules(run.step("before")),
+        without_modules(run.step("after")),
+    );
+    assert!(
+        before == after,
+        "unload must give back the environment; differences: {:?}",
+        differences(&before, &after)
+    );
+    assert_eq!(run.step("after")["CUDA_HOME"], "/opt/site cuda");
+}
