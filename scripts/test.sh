@@ -34,6 +34,9 @@ REQUIREMENTS=(
   xz:xz-utils
   file:file
   man:man-db
+  direnv:direnv
+  /usr/share/lmod/lmod/init/bash:lmod
+  tclsh:tcl
 )
 
 present() {
@@ -79,6 +82,23 @@ if ! command -v cargo >/dev/null 2>&1; then
   say "error: cargo is not installed (Rust >= $(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml) is needed)"
   say "hint: install it with rustup: https://rustup.rs"
   exit 1
+fi
+
+# Debian's environment-modules conflicts with lmod, so it is not installed: its
+# modulecmd.tcl is unpacked into target/debian/ and run with tclsh by the tests.
+em=target/debian/environment-modules
+if [[ ! -e $em/usr/lib/modulecmd.tcl ]]; then
+  say "unpacking Debian's environment-modules into $em"
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt downloads as its own user when run as root
+  if ! (cd "$tmp" && apt-get download environment-modules >/dev/null 2>&1); then
+    # No package lists yet on this machine (nothing else was missing).
+    if [[ $(id -u) -eq 0 ]]; then apt-get update -qq; else sudo apt-get update -qq; fi
+    (cd "$tmp" && apt-get download environment-modules >/dev/null)
+  fi
+  mkdir -p "$em"
+  dpkg-deb -x "$tmp"/environment-modules_*.deb "$em"
+  rm -rf "$tmp"
 fi
 
 # Every suite runs even when an earlier one fails (`--no-fail-fast`, and no

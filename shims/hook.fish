@@ -1,7 +1,9 @@
 
 # What the selection depends on, read with builtins only (no process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the generation of the store and of the system root
+# (bumped by rehash).
 function __cudaenv_fingerprint
     set -l d $PWD
     if test -n "$CUDAENV_DIR"
@@ -20,6 +22,12 @@ function __cudaenv_fingerprint
             set -a fp $f "$c"
             break
         end
+        set -l t $d/.tool-versions
+        if test -e $t; or test -L $t
+            set -l c ''
+            test -f $t; and read -z -n 65537 c <$t 2>/dev/null
+            set -a fp $t "$c"
+        end
         if test -z "$d"
             set -l c ''
             test -f $r/version; and read -z -n 4097 c <$r/version 2>/dev/null
@@ -31,6 +39,11 @@ function __cudaenv_fingerprint
     set -l c ''
     test -f $r/shims/.generation; and read c <$r/shims/.generation 2>/dev/null
     set -a fp "$c"
+    if test -n "$CUDAENV_SYSTEM_ROOT"
+        set -l s ''
+        test -f $CUDAENV_SYSTEM_ROOT/shims/.generation; and read s <$CUDAENV_SYSTEM_ROOT/shims/.generation 2>/dev/null
+        set -a fp $CUDAENV_SYSTEM_ROOT "$s"
+    end
     set -g __cudaenv_fp (string join \x1f -- $fp)
 end
 
@@ -39,6 +52,9 @@ function __cudaenv_gone
     set -l r $HOME/.cudaenv
     test -n "$CUDAENV_ROOT"; and set r $CUDAENV_ROOT
     test -n "$CUDAENV_ACTIVE"; and not test -e $r/versions/$CUDAENV_ACTIVE/.cudaenv/complete
+    and begin
+        test -z "$CUDAENV_SYSTEM_ROOT"; or not test -e $CUDAENV_SYSTEM_ROOT/versions/$CUDAENV_ACTIVE/.cudaenv/complete
+    end
 end
 
 # On every directory change and before every prompt; the second call is free

@@ -1,7 +1,9 @@
 
 # What the selection depends on, read in-process (no child process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the generation of the store and of the system root
+# (bumped by rehash).
 function global:__cudaenvFingerprint {
     $root = if ($env:CUDAENV_ROOT) { $env:CUDAENV_ROOT } else { Join-Path $HOME '.cudaenv' }
     $here = (Get-Location -PSProvider FileSystem).ProviderPath
@@ -18,6 +20,12 @@ function global:__cudaenvFingerprint {
             $fp.Add($f); $fp.Add($c)
             break
         }
+        $t = "$d/.tool-versions"
+        if ([System.IO.File]::Exists($t) -or [System.IO.Directory]::Exists($t) -or (Test-Path -LiteralPath $t)) {
+            $c = ''
+            try { if ([System.IO.File]::Exists($t)) { $c = [System.IO.File]::ReadAllText($t) } } catch { }
+            $fp.Add($t); $fp.Add($c)
+        }
         if ($d -eq '') {
             $c = ''
             try { $c = [System.IO.File]::ReadAllText("$root/version") } catch { }
@@ -29,13 +37,19 @@ function global:__cudaenvFingerprint {
     $c = ''
     try { $c = [System.IO.File]::ReadAllText("$root/shims/.generation") } catch { }
     $fp.Add($c)
+    if ($env:CUDAENV_SYSTEM_ROOT) {
+        $c = ''
+        try { $c = [System.IO.File]::ReadAllText("$env:CUDAENV_SYSTEM_ROOT/shims/.generation") } catch { }
+        $fp.Add($env:CUDAENV_SYSTEM_ROOT); $fp.Add($c)
+    }
     $fp -join [char]0x1f
 }
 
 # The active version vanished (removed by hand, no rehash): look again.
 function global:__cudaenvGone {
     $root = if ($env:CUDAENV_ROOT) { $env:CUDAENV_ROOT } else { Join-Path $HOME '.cudaenv' }
-    [bool]$env:CUDAENV_ACTIVE -and -not [System.IO.File]::Exists("$root/versions/$env:CUDAENV_ACTIVE/.cudaenv/complete")
+    [bool]$env:CUDAENV_ACTIVE -and -not [System.IO.File]::Exists("$root/versions/$env:CUDAENV_ACTIVE/.cudaenv/complete") -and
+        -not ($env:CUDAENV_SYSTEM_ROOT -and [System.IO.File]::Exists("$env:CUDAENV_SYSTEM_ROOT/versions/$env:CUDAENV_ACTIVE/.cudaenv/complete"))
 }
 
 function global:_cudaenv_hook {

@@ -1,7 +1,9 @@
 
 # What the selection depends on, read with builtins only (no process): the
 # directory, CUDAENV_VERSION, the nearest .cuda-version (path and content) or
-# the global version file, and the store's generation (bumped by rehash).
+# the global version file, every .tool-versions on the way (it may pin through
+# a `cuda` line), and the generation of the store and of the system root
+# (bumped by rehash).
 __cudaenv_fingerprint() {
   emulate -L zsh
   local d=${CUDAENV_DIR:-$PWD} f c r=${CUDAENV_ROOT:-$HOME/.cudaenv}
@@ -16,6 +18,12 @@ __cudaenv_fingerprint() {
       __cudaenv_fp+=$'\x1f'$f$'\x1f'$c
       break
     fi
+    f=$d/.tool-versions
+    if [[ -e $f || -L $f ]]; then
+      c=
+      [[ -f $f ]] && read -r -k 65537 -u 0 c 2>/dev/null <$f
+      __cudaenv_fp+=$'\x1f'$f$'\x1f'$c
+    fi
     if [[ -z $d ]]; then
       c=
       [[ -f $r/version ]] && read -r -k 4097 -u 0 c 2>/dev/null <$r/version
@@ -27,11 +35,17 @@ __cudaenv_fingerprint() {
   c=
   [[ -f $r/shims/.generation ]] && read -r c 2>/dev/null <$r/shims/.generation
   __cudaenv_fp+=$'\x1f'$c
+  if [[ -n ${CUDAENV_SYSTEM_ROOT-} ]]; then
+    c=
+    [[ -f $CUDAENV_SYSTEM_ROOT/shims/.generation ]] && read -r c 2>/dev/null <$CUDAENV_SYSTEM_ROOT/shims/.generation
+    __cudaenv_fp+=$'\x1f'$CUDAENV_SYSTEM_ROOT$'\x1f'$c
+  fi
 }
 
 # The active version vanished (removed by hand, no rehash): look again.
 __cudaenv_gone() {
-  [[ -n ${CUDAENV_ACTIVE-} && ! -e ${CUDAENV_ROOT:-$HOME/.cudaenv}/versions/$CUDAENV_ACTIVE/.cudaenv/complete ]]
+  [[ -n ${CUDAENV_ACTIVE-} && ! -e ${CUDAENV_ROOT:-$HOME/.cudaenv}/versions/$CUDAENV_ACTIVE/.cudaenv/complete ]] &&
+    [[ -z ${CUDAENV_SYSTEM_ROOT-} || ! -e $CUDAENV_SYSTEM_ROOT/versions/$CUDAENV_ACTIVE/.cudaenv/complete ]]
 }
 
 _cudaenv_hook() {

@@ -3,10 +3,17 @@
 //! Given the current environment and the active version, `plan` computes the
 //! new PATH, LD_LIBRARY_PATH, CUDA_HOME/CUDA_PATH, CUDNN_PATH and
 //! CUDAENV_ACTIVE. Entries belonging to any cudaenv version (anything under
-//! `$CUDAENV_ROOT/versions/`, and the directories of linked versions) are removed
+//! `$CUDAENV_ROOT/versions/` or the system root's `versions/`, and the
+//! directories of linked versions) are removed
 //! before the selected ones are prepended, so switching never stacks versions.
 //! Empty elements are dropped and never produced: an empty LD_LIBRARY_PATH
 //! element means "the current directory" to the dynamic loader.
+//!
+//! What a version sets, before any environment is looked at, is
+//! `Activation` (`activation`): the directories to put first on each list
+//! variable and the values of the others. `plan` applies it to an environment;
+//! `module export` writes the same data as modulefiles, so a module sets
+//! exactly what `cudaenv env` does.
 //!
 //! The result is data (`EnvDelta`); `exec` applies it to a child's environment
 //! and `shell` renders it as code for a shell.
@@ -58,9 +65,49 @@ impl EnvDelta {
 const HOME_VARS: [&str; 2] = [env_vars::CUDA_HOME, env_vars::CUDA_PATH];
 const CUDNN_VARS: [&str; 1] = [env_vars::CUDNN_PATH];
 
+/// What activating a version sets, independent of the current environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activation {
+    /// `:`-separated variables and the directories that go first, in order.
+    pub lists: [(&'static str, Vec<PathBuf>); 2],
+    /// Single-valued variables, in order: `Some` sets; `None` (the version has
+    /// no such directory, or `system`) clears what cudaenv had set.
+    pub values: Vec<(&'static str, Option<OsString>)>,
+}
+
+/// The activation data of `active`. Every directory is checked to be
+/// representable in a `:`-separated list.
+pub fn activation(active: &Active) -> Result<Activation> {
+    let version = active.installed();
+    let (bins, libs) = match version {
+        None => (Vec::new(), Vec::new()),
+        Some(v) => (v.bin_dirs(), v.lib_dirs()),
+    };
+    for p in bins.iter().chain(libs.iter()) {
+        check_representable(p, env_vars::PATH)?;
+    }
+    let home = version
+        .and_then(Installed::cuda_home)
+        .map(PathBuf::into_os_string);
+    let cudnn = version
+        .and_then(Installed::cudnn_home)
+        .map(PathBuf::into_os_string);
+    let mut values = Vec::with_capacity(HOME_VARS.len() + CUDNN_VARS.len() + 1);
+    values.extend(HOME_VARS.iter().map(|&n| (n, home.clone())));
+    values.extend(CUDNN_VARS.iter().map(|&n| (n, cudnn.clone())));
+    values.push((
+        env_vars::CUDAENV_ACTIVE,
+        version.map(|v| v.name.as_str().into()),
+    ));
+    Ok(Activation {
+        lists: [(env_vars::PATH, bins), (env_vars::LD_LIBRARY_PATH, libs)],
+        values,
+    })
+}
+
 /// Decides whether a directory belongs to some cudaenv version.
 struct Owned {
-    versions_dir: PathBuf,
+    versions_dirs: Vec<PathBuf>,
     linked: Vec<PathBuf>,
 }
 
@@ -74,72 +121,33 @@ impl Owned {
             linked.extend(v.cudnn_home());
         }
         Ok(Owned {
-            versions_dir: store.versions_dir(),
+            versions_dirs: store.all_versions_dirs(),
             linked,
         })
     }
 
     fn contains(&self, p: &Path) -> bool {
-        p.starts_with(&self.versions_dir) || self.linked.iter().any(|l| l == p)
+        self.versions_dirs.iter().any(|d| p.starts_with(d)) || self.linked.iter().any(|l| l == p)
     }
 }
 
 /// Computes the changes that activate `active` on top of `ctx`'s environment.
 pub fn plan(ctx: &Context, store: &Store, active: &Active) -> Result<EnvDelta> {
+    let activation = activation(active)?;
     let owned = Owned::new(store)?;
     let mut delta = EnvDelta::default();
-    let (bins, libs) = match active {
-        Active::System => (Vec::new(), Vec::new()),
-        Active::Version(v) => (v.bin_dirs(), v.lib_dirs()),
-    };
-    for p in bins.iter().chain(libs.iter()) {
-        check_representable(p, env_vars::PATH)?;
+    for (name, dirs) in &activation.lists {
+        match prepend(dirs, ctx.var_os(name), &owned) {
+            Some(p) => delta.set(name, p),
+            None => delta.unset(name),
+        }
     }
-
-    let path = prepend(&bins, ctx.var_os(env_vars::PATH), &owned);
-    match path {
-        Some(p) => delta.set(env_vars::PATH, p),
-        None => delta.unset(env_vars::PATH),
-    }
-    match prepend(&libs, ctx.var_os(env_vars::LD_LIBRARY_PATH), &owned) {
-        Some(p) => delta.set(env_vars::LD_LIBRARY_PATH, p),
-        None => delta.unset(env_vars::LD_LIBRARY_PATH),
-    }
-
-    let version = active.installed();
-    set_or_clear(
-        &mut delta,
-        ctx,
-        &owned,
-        &HOME_VARS,
-        version.and_then(Installed::cuda_home),
-    );
-    set_or_clear(
-        &mut delta,
-        ctx,
-        &owned,
-        &CUDNN_VARS,
-        version.and_then(Installed::cudnn_home),
-    );
-    match version {
-        Some(v) => delta.set(env_vars::CUDAENV_ACTIVE, v.name.as_str().into()),
-        None => delta.unset(env_vars::CUDAENV_ACTIVE),
-    }
-    Ok(delta)
-}
-
-/// Sets each variable to `value`, or, without a value, unsets those that
-/// currently point into a cudaenv version (a user's own CUDA_HOME survives).
-fn set_or_clear(
-    delta: &mut EnvDelta,
-    ctx: &Context,
-    owned: &Owned,
-    vars: &[&'static str],
-    value: Option<PathBuf>,
-) {
-    for &name in vars {
-        match &value {
-            Some(v) => delta.set(name, v.clone().into_os_string()),
+    for (name, value) in activation.values {
+        match value {
+            Some(v) => delta.set(name, v),
+            // The marker is always ours; a directory variable only when it
+            // points into a cudaenv version (a user's own CUDA_HOME survives).
+            None if name == env_vars::CUDAENV_ACTIVE => delta.unset(name),
             None => {
                 if ctx
                     .var_os(name)
@@ -150,6 +158,7 @@ fn set_or_clear(
             }
         }
     }
+    Ok(delta)
 }
 
 /// `dirs` followed by the current list minus cudaenv's entries and empty ones.

@@ -3,6 +3,7 @@
 //! ```toml
 //! nvidia-mirror = "https://mirror.example.org/nvidia"   # or file:///srv/nvidia
 //! pypi-index = "https://pypi.example.org/simple"
+//! system-root = "/opt/cudaenv"          # versions an administrator installed
 //!
 //! [sources]
 //! order = ["pypi", "nvidia", "legacy"]       # for --source auto (the default order)
@@ -14,6 +15,11 @@
 //! `CUDAENV_PYPI_INDEX`), so a one-off command can override a setting. A
 //! missing file means defaults; a malformed one is an error naming the file,
 //! never silently ignored. Unknown keys are rejected so typos show up.
+//!
+//! The system root is needed on the shim path, so `store` finds it cheaply:
+//! `CUDAENV_SYSTEM_ROOT` if set (set but empty: none), else the file — only
+//! parsed when it exists and mentions `system-root` at all, so a machine
+//! without one pays a failed `open`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::sources::SourceKind;
 use crate::sources::nvidia::DEFAULT_BASE;
 use crate::sources::resolve::SourceOrder;
+use crate::store::Store;
 
 pub const FILE_NAME: &str = "config.toml";
 
@@ -36,6 +43,9 @@ pub struct Config {
     pub nvidia_mirror: Option<String>,
     /// The Python package index for the PyPI source.
     pub pypi_index: Option<String>,
+    /// A shared root of versions installed by an administrator, seen next to
+    /// the user's own (absolute path).
+    pub system_root: Option<PathBuf>,
     #[serde(default)]
     pub sources: SourcesConfig,
 }
@@ -74,6 +84,14 @@ impl Config {
                     "pypi-index: `{}` is not an http(s):// URL",
                     i.escape_debug()
                 ),
+            });
+        }
+        if let Some(r) = &config.system_root
+            && !r.is_absolute()
+        {
+            return Err(Error::Config {
+                path: path.clone(),
+                reason: format!("system-root: `{}` is not an absolute path", r.display()),
             });
         }
         if let Some(m) = &config.nvidia_mirror {
@@ -148,6 +166,32 @@ impl Config {
     }
 }
 
+/// The system root, if any: `CUDAENV_SYSTEM_ROOT`, else `system-root` in
+/// config.toml.
+pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
+    if let Some(v) = ctx.var_os(env_vars::CUDAENV_SYSTEM_ROOT) {
+        if v.is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(crate::context::absolutize(
+            std::path::Path::new(v),
+            ctx.cwd(),
+        )));
+    }
+    let path = Config::path(ctx);
+    match std::fs::read(&path) {
+        Ok(bytes) if !bytes.windows(11).any(|w| w == b"system-root") => Ok(None),
+        Ok(_) => Ok(Config::load(ctx)?.system_root),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("cannot read", &path)(e)),
+    }
+}
+
+/// The store as configured: the user's root and the system root, if any.
+pub fn store(ctx: &Context) -> Result<Store> {
+    Ok(Store::with_system(ctx.root(), system_root(ctx)?))
+}
+
 /// A mirror is an `http://`, `https://` or `file://` URL (a directory laid out
 /// like NVIDIA's server). Anything else is a mistake worth reporting.
 fn check_base(s: &str) -> std::result::Result<(), String> {
@@ -213,6 +257,33 @@ mod tests {
     }
 
     #[test]
+    fn system_root_from_variable_then_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"https://x/simple\"\n",
+        )
+        .unwrap();
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "system-root = \"/opt/cudaenv\"\n",
+        )
+        .unwrap();
+        assert_eq!(system_root(&ctx).unwrap(), Some("/opt/cudaenv".into()));
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "/srv/cuda")]);
+        assert_eq!(system_root(&ctx).unwrap(), Some("/srv/cuda".into()));
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "")]);
+        assert_eq!(system_root(&ctx).unwrap(), None);
+        // A broken file is an error even on the shim's path, never ignored.
+        std::fs::write(tmp.path().join(FILE_NAME), "system-root = 3\n").unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        assert!(matches!(system_root(&ctx), Err(Error::Config { .. })));
+    }
+
+    #[test]
     fn rejects_bad_files_and_mirrors() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
@@ -222,6 +293,7 @@ mod tests {
             "nvidia-mirror = \"/srv/nvidia\"\n",
             "[sources]\norder = [\"conda\"]\n",
             "[sources]\norder = []\n",
+            "system-root = \"relative/dir\"\n",
             "not toml",
         ] {
             std::fs::write(tmp.path().join(FILE_NAME), bad).unwrap();

@@ -118,6 +118,17 @@ impl Context {
         c
     }
 
+    /// This context with another `$CUDAENV_ROOT` (the variable too, so child
+    /// processes see the same root). The download cache stays where it was.
+    pub fn with_root(&self, root: PathBuf) -> Context {
+        let cache = self.cache_dir();
+        let mut c = self.with_var(env_vars::CUDAENV_ROOT, Some(root.as_os_str()));
+        c.env
+            .set(OsStr::new(env_vars::CUDAENV_CACHE_DIR), cache.as_os_str());
+        c.root = root;
+        c
+    }
+
     pub fn with_cwd(&self, cwd: PathBuf) -> Context {
         let mut c = self.clone();
         c.cwd = cwd;

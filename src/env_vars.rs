@@ -12,6 +12,9 @@ pub const CUDAENV_ROOT: &str = "CUDAENV_ROOT";
 pub const CUDAENV_VERSION: &str = "CUDAENV_VERSION";
 /// Directory to start the `.cuda-version` search from instead of the working directory.
 pub const CUDAENV_DIR: &str = "CUDAENV_DIR";
+/// A shared, read-only root of versions installed by an administrator (also
+/// `system-root` in config.toml); set but empty: none, whatever the file says.
+pub const CUDAENV_SYSTEM_ROOT: &str = "CUDAENV_SYSTEM_ROOT";
 /// Download cache location (default `$CUDAENV_ROOT/cache`).
 pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 /// Python package index for the PyPI source (overrides pip's configuration).

@@ -27,6 +27,11 @@ pub enum ExitCode {
     Locked = 6,
     /// The requested release or component does not exist in any source.
     NotAvailable = 7,
+    /// A version of the system root, or the root itself, can be written by
+    /// users other than its owner: it is not activated.
+    UnsafeSystemRoot = 8,
+    /// Writing to the system root was asked for by a user who cannot.
+    SystemRootNotWritable = 9,
     /// `verify`: no NVIDIA driver could be loaded.
     NoDriver = 10,
     /// `verify`: the driver is older than the runtime needs.
@@ -52,7 +57,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 18] = [
+    pub const ALL: [ExitCode; 20] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -61,6 +66,8 @@ impl ExitCode {
         ExitCode::Network,
         ExitCode::Locked,
         ExitCode::NotAvailable,
+        ExitCode::UnsafeSystemRoot,
+        ExitCode::SystemRootNotWritable,
         ExitCode::NoDriver,
         ExitCode::DriverTooOld,
         ExitCode::ArchUnsupported,
@@ -313,7 +320,7 @@ pub enum Error {
     #[error("`{name}` is not a cudaenv command")]
     UnknownCommand { name: String },
 
-    #[error("no {file} in {} or any parent directory", dir.display())]
+    #[error("no {file} (nor a `cuda` line in {}) in {} or any parent directory", crate::version_file::TOOL_VERSIONS, dir.display())]
     NoPin {
         file: &'static str,
         dir: PathBuf,
@@ -328,6 +335,24 @@ pub enum Error {
 
     #[error("cannot reach {url}: {reason}")]
     ManifestsUnreachable { url: String, reason: String },
+    #[error("{} exists and was not written by cudaenv; not replacing it", path.display())]
+    ModulefileNotOurs { path: PathBuf },
+
+    #[error("no version is installed in {}", root.display())]
+    NothingInstalled { root: PathBuf },
+
+    #[error("refusing to activate `{version}` from the system root: {} (mode {mode:04o}) can be written by users other than its owner", path.display())]
+    UnsafeSystemRoot {
+        path: PathBuf,
+        mode: u32,
+        version: String,
+    },
+
+    #[error("cannot {action}: the system root {} is not writable by this user", root.display())]
+    SystemRootNotWritable { root: PathBuf, action: String },
+
+    #[error("no system root is configured")]
+    NoSystemRoot,
 }
 
 impl Error {
@@ -393,6 +418,11 @@ impl Error {
             Error::NoPin { .. } => ExitCode::Failure,
             Error::VersionNameRequired { .. } => ExitCode::Usage,
             Error::ManifestsUnreachable { .. } => ExitCode::Network,
+            Error::ModulefileNotOurs { .. } => ExitCode::Failure,
+            Error::NothingInstalled { .. } => ExitCode::NotInstalled,
+            Error::UnsafeSystemRoot { .. } => ExitCode::UnsafeSystemRoot,
+            Error::SystemRootNotWritable { .. } => ExitCode::SystemRootNotWritable,
+            Error::NoSystemRoot => ExitCode::Usage,
         }
     }
 
@@ -602,6 +632,28 @@ impl Error {
                 "{}; nothing was changed: cudaenv keeps using the manifests it has",
                 network_advice(url, reason)
             )),
+            Error::UnsafeSystemRoot { path, .. } => Some(format!(
+                "anyone who can write there can plant libraries in every user's processes; \
+                 the administrator should run `chmod go-w {}` (or remove the version); \
+                 meanwhile use a version of your own root",
+                path.display()
+            )),
+            Error::SystemRootNotWritable { root, .. } => Some(format!(
+                "use your own root (leave out --system); or, as the system root's owner, run it with \
+                 `cudaenv install --system` or CUDAENV_ROOT={}",
+                root.display()
+            )),
+            Error::NoSystemRoot => Some(format!(
+                "set {} or `system-root` in $CUDAENV_ROOT/config.toml",
+                crate::env_vars::CUDAENV_SYSTEM_ROOT
+            )),
+            Error::NothingInstalled { .. } => Some(
+                "install one first (`cudaenv install 12.4`) or adopt one (`cudaenv link NAME PATH`)"
+                    .into(),
+            ),
+            Error::ModulefileNotOurs { .. } => Some(
+                "export into a directory of its own (`module use` it), or move that file away".into(),
+            ),
             _ => None,
         }
     }
@@ -675,6 +727,8 @@ mod tests {
             | ExitCode::Network
             | ExitCode::Locked
             | ExitCode::NotAvailable
+            | ExitCode::UnsafeSystemRoot
+            | ExitCode::SystemRootNotWritable
             | ExitCode::NoDriver
             | ExitCode::DriverTooOld
             | ExitCode::ArchUnsupported

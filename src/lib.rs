@@ -6,6 +6,7 @@
 //! - `select`: which version is active here and why;
 //! - `activate`: the environment a version needs, as data;
 //! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
+//! - `modulefile`: the same data as Lmod / Environment Modules modulefiles;
 //! - `shims`: the binary playing each CUDA tool, and `rehash`, which makes them;
 //! - `verify`: proving on the GPU that a version works (a child process that
 //!   loads the libraries by soname and runs GEMMs and a convolution);
@@ -27,6 +28,7 @@ pub mod explain;
 pub mod failpoint;
 pub mod fetch;
 pub mod install;
+pub mod modulefile;
 pub mod registry;
 pub mod select;
 pub mod shell;

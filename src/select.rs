@@ -2,7 +2,8 @@
 //!
 //! Priority, highest first:
 //! 1. `CUDAENV_VERSION` (what `cudaenv shell` sets),
-//! 2. the nearest `.cuda-version`, walking up from `CUDAENV_DIR` or the working directory,
+//! 2. the nearest pin walking up from `CUDAENV_DIR` or the working directory:
+//!    in each directory `.cuda-version`, then a `cuda` line in `.tool-versions`,
 //! 3. the global file `$CUDAENV_ROOT/version`,
 //! 4. `system`.
 //!
@@ -19,7 +20,7 @@ use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::spec::{Spec, VersionName};
-use crate::store::{Installed, Store};
+use crate::store::{Installed, Location, Store};
 use crate::version_file;
 
 /// Why a spec is selected.
@@ -29,7 +30,7 @@ pub enum Origin {
     Argument,
     /// The `CUDAENV_VERSION` variable.
     ShellVar,
-    /// A `.cuda-version` file.
+    /// A `.cuda-version` file, or a `.tool-versions` file's `cuda` line.
     File(PathBuf),
     /// The global version file.
     Global(PathBuf),
@@ -143,7 +144,22 @@ pub fn select(ctx: &Context) -> Result<Selection> {
 }
 
 /// Resolves a spec against the store: `Ok(None)` when nothing installed matches.
+///
+/// Both roots are searched: an exact name is the user's version if there is
+/// one, else the system root's; a stack spec takes the newest match of either,
+/// the user's on a tie. A system version is only returned if it is safe to
+/// activate (`store::trust`).
 pub fn resolve(store: &Store, spec: &Spec) -> Result<Option<Active>> {
+    let found = resolve_unchecked(store, spec)?;
+    if let Some(Active::Version(v)) = &found
+        && store.location(v) == Location::System
+    {
+        crate::store::trust::check_safe(store, v)?;
+    }
+    Ok(found)
+}
+
+fn resolve_unchecked(store: &Store, spec: &Spec) -> Result<Option<Active>> {
     match spec {
         Spec::System => Ok(Some(Active::System)),
         Spec::Name(name) => Ok(store.get(name)?.map(|v| Active::Version(Box::new(v)))),
@@ -158,7 +174,12 @@ pub fn resolve(store: &Store, spec: &Spec) -> Result<Option<Active>> {
                 .list()?
                 .into_iter()
                 .filter(|v| v.satisfies(stack))
-                .max_by(|a, b| (a.cuda(), a.cudnn()).cmp(&(b.cuda(), b.cudnn())))
+                // `max_by` keeps the last of equals: the user's come first in
+                // `list`, so on a tie prefer them by ranking the system lower.
+                .max_by(|a, b| {
+                    let user = |v: &Installed| store.location(v) == Location::User;
+                    (a.cuda(), a.cudnn(), user(a)).cmp(&(b.cuda(), b.cudnn(), user(b)))
+                })
                 .map(|v| Active::Version(Box::new(v))))
         }
     }
@@ -185,8 +206,13 @@ pub fn resolve_required(store: &Store, selection: &Selection) -> Result<Active> 
 
 /// The active version for this context: selection plus resolution.
 pub fn active(ctx: &Context) -> Result<(Selection, Active)> {
+    active_in(ctx, &crate::config::store(ctx)?)
+}
+
+/// `active`, against a store the caller already has.
+pub fn active_in(ctx: &Context, store: &Store) -> Result<(Selection, Active)> {
     let selection = select(ctx)?;
-    let active = resolve_required(&Store::new(ctx.root()), &selection)?;
+    let active = resolve_required(store, &selection)?;
     Ok((selection, active))
 }
 
@@ -198,7 +224,7 @@ pub fn active_or(ctx: &Context, spec: Option<&Spec>) -> Result<(Selection, Activ
                 spec: spec.clone(),
                 origin: Origin::Argument,
             };
-            let active = resolve_required(&Store::new(ctx.root()), &selection)?;
+            let active = resolve_required(&crate::config::store(ctx)?, &selection)?;
             Ok((selection, active))
         }
         None => active(ctx),

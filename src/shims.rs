@@ -208,8 +208,8 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         });
     }
     probe::at(2);
-    let store = Store::new(ctx.root());
-    let (_, active) = select::active(ctx)?;
+    let store = crate::config::store(ctx)?;
+    let (_, active) = select::active_in(ctx, &store)?;
     probe::at(3);
     let delta = activate::plan(ctx, &store, &active)?;
     probe::at(4);

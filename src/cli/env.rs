@@ -7,7 +7,6 @@ use crate::error::{ExitCode, Result};
 use crate::select;
 use crate::shell::Shell;
 use crate::spec::Spec;
-use crate::store::Store;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -22,7 +21,7 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let shell = pick_shell(env, args.shell)?;
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let delta = activate::plan(&env.ctx, &Store::new(env.ctx.root()), &active)?;
+    let delta = activate::plan(&env.ctx, &crate::config::store(&env.ctx)?, &active)?;
     ui::out(&shell.render(&delta)?)?;
     Ok(ExitCode::Success)
 }

@@ -13,7 +13,6 @@ use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
-use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,7 +26,7 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let delta = activate::plan(&env.ctx, &Store::new(env.ctx.root()), &active)?;
+    let delta = activate::plan(&env.ctx, &crate::config::store(&env.ctx)?, &active)?;
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
     let (program, rest) = args.command.split_first().expect("clap requires a command");
@@ -41,7 +40,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         std::io::ErrorKind::NotFound => Error::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
-            available_in: super::which::available_in(&Store::new(env.ctx.root()), program)
+            available_in: super::which::available_in(&crate::config::store(&env.ctx)?, program)
                 .unwrap_or_default(),
         },
         _ => Error::Other(format!("cannot run `{}`: {err}", program.to_string_lossy())),

@@ -7,7 +7,6 @@ use std::io::Read;
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::explain::{self, Explanation, Input};
-use crate::store::Store;
 use crate::{doctor, select, ui};
 
 #[derive(Debug, clap::Args)]
@@ -39,7 +38,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             "no error text given (pass it as an argument or on standard input)".into(),
         ));
     }
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     let installed = store
         .list()
         .unwrap_or_default()

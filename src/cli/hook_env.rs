@@ -1,7 +1,7 @@
 //! `cudaenv hook-env --shell S` (hidden): what the prompt hook evaluates.
 //!
 //! Runs only when the shell's own check saw a change, and does the minimum:
-//! the selection (`CUDAENV_VERSION`, `.cuda-version` files up the tree, the
+//! the selection (`CUDAENV_VERSION`, `.cuda-version` and `.tool-versions` files up the tree, the
 //! global file), the matching store entries, and the transition from the
 //! previous activation. A broken selection is reported on stderr and the
 //! previous activation is still undone, so a bad pin never leaves a stale
@@ -12,7 +12,6 @@ use crate::error::{ExitCode, Result};
 use crate::select;
 use crate::shell::Shell;
 use crate::shell::session;
-use crate::store::Store;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -22,8 +21,15 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
-    let target = select::active(&env.ctx).map(|(_, active)| active);
+    // A broken config.toml is reported like a broken pin: the previous
+    // activation is still undone.
+    let (store, target) = match crate::config::store(&env.ctx) {
+        Ok(store) => {
+            let target = select::active_in(&env.ctx, &store).map(|(_, active)| active);
+            (store, target)
+        }
+        Err(e) => (crate::store::Store::new(env.ctx.root()), Err(e)),
+    };
     let t = session::transition(&env.ctx, &store, target)?;
     if let Some(problem) = &t.problem {
         ui::report_error(problem);

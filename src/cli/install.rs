@@ -72,9 +72,20 @@ pub struct Args {
     /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
     #[arg(long)]
     pub strict: bool,
+    /// Install into the system root (CUDAENV_SYSTEM_ROOT / `system-root`), for
+    /// everyone; needs write access to it. Default: your own root.
+    #[arg(long)]
+    pub system: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let system_env;
+    let env = if args.system {
+        system_env = system_root_env(env)?;
+        &system_env
+    } else {
+        env
+    };
     let machine = super::compat::this_machine(&env.ctx);
     let stack = match (&args.spec, &args.for_framework) {
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
@@ -106,6 +117,22 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // Do not wait for blocking work still running (an interrupted unpack).
     runtime.shutdown_background();
     result
+}
+
+/// `env` with the system root as its root, once it is known that this user
+/// can write there (else exit 9, before anything is fetched).
+fn system_root_env(env: &Env) -> Result<Env> {
+    let root = crate::config::system_root(&env.ctx)?.ok_or(Error::NoSystemRoot)?;
+    if !crate::store::trust::can_write(&root) {
+        return Err(Error::SystemRootNotWritable {
+            root,
+            action: "install into it".into(),
+        });
+    }
+    Ok(Env {
+        ctx: env.ctx.with_root(root),
+        printer: env.printer,
+    })
 }
 
 /// The resolver, with PyPI's offer as the one source it does not know itself.
@@ -140,6 +167,9 @@ fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
 async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
+    // What is already there includes the system root's versions (installs
+    // still go to `store`).
+    let seen = crate::config::store(&env.ctx)?;
     let cache = Cache::new(env.ctx.cache_dir());
     let config = Config::load(&env.ctx)?;
     let (index_url, _why) = config.pypi_index(&env.ctx);
@@ -158,7 +188,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
         // Already there? Decided from the registry alone, so no network is needed.
         if !args.force && !args.dry_run {
             let release = source.release(&stack)?;
-            if let Some(v) = installed_release(&store, &stack, &release.version)? {
+            if let Some(v) = installed_release(&seen, &stack, &release.version)? {
                 refresh_shims(env, &store);
                 return report(env, args, &v, true, started);
             }
@@ -215,7 +245,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             })?;
         if !args.force
             && !args.dry_run
-            && let Some(v) = installed_release(&store, &stack, &release)?
+            && let Some(v) = installed_release(&seen, &stack, &release)?
         {
             refresh_shims(env, &store);
             return report(env, args, &v, true, started);
@@ -350,6 +380,12 @@ fn report(
             already_installed: already,
             components: &v.meta.components,
         })?;
+    } else if already && !v.dir.starts_with(env.ctx.root()) {
+        env.printer.info(format!(
+            "{} is already installed in the system root, at {} (use -f for a copy of your own)",
+            v.name,
+            v.dir.display()
+        ));
     } else if already {
         env.printer.info(format!(
             "{} is already installed (use -f to reinstall)",

@@ -5,7 +5,6 @@ use crate::compat::FrameworkReq;
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
-use crate::store::Store;
 use crate::ui;
 use crate::version_file;
 
@@ -54,7 +53,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 return Err(Error::NoPin {
                     file: version_file::FILE_NAME,
                     dir: env.ctx.cwd().to_path_buf(),
-                    installed: Store::new(env.ctx.root())
+                    installed: crate::config::store(&env.ctx)?
                         .list()?
                         .into_iter()
                         .map(|v| v.name.to_string())
@@ -78,7 +77,10 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, quiet: bool) {
     if quiet {
         return;
     }
-    if let Ok(None) = select::resolve(&Store::new(env.ctx.root()), spec) {
+    let Ok(store) = crate::config::store(&env.ctx) else {
+        return;
+    };
+    if let Ok(None) = select::resolve(&store, spec) {
         env.printer.warn(format!("`{spec}` is not installed yet"));
         env.printer
             .hint(crate::error::how_to_get(&spec.to_string()));

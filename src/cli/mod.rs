@@ -13,6 +13,7 @@ use crate::ui::{self, Printer};
 mod cache;
 mod compat;
 mod completions;
+mod direnv;
 mod doctor;
 mod env;
 mod examples;
@@ -27,6 +28,7 @@ mod link;
 mod local;
 mod ls_remote;
 mod man;
+mod module;
 mod prefix;
 mod rehash;
 mod root;
@@ -121,6 +123,10 @@ pub enum Command {
     Man(man::Args),
     /// Show a documentation topic, or a command's options.
     Help(help::Args),
+    /// Print direnv's `use cudaenv [SPEC]` for ~/.config/direnv/lib/.
+    Direnv(direnv::Args),
+    /// Write Lmod / Environment Modules modulefiles for installed versions.
+    Module(module::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -218,6 +224,8 @@ fn run_cli() -> Result<ExitCode> {
         Command::Completions(a) => completions::run(&env, a),
         Command::Man(a) => man::run(&env, a),
         Command::Help(a) => help::run(&env, a),
+        Command::Direnv(a) => direnv::run(&env, a),
+        Command::Module(a) => module::run(&env, a),
     }
 }
 
@@ -239,7 +247,10 @@ fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
 /// itself has already succeeded, so a failure here is a warning with the fix,
 /// not an error that would suggest the link or removal did not happen.
 pub(crate) fn rehash_after_change(env: &Env, store: &crate::store::Store) {
-    if let Err(e) = crate::shims::rehash(store) {
+    // The shims cover the system root's versions too, whatever `store` sees.
+    let system = crate::config::system_root(&env.ctx).ok().flatten();
+    let store = crate::store::Store::with_system(store.root(), system);
+    if let Err(e) = crate::shims::rehash(&store) {
         env.printer
             .warn(format!("the shims could not be updated: {e}"));
         env.printer.hint("run `cudaenv rehash`");

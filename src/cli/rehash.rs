@@ -6,13 +6,12 @@
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::shims;
-use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
 pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     let r = shims::rehash(&store)?;
     env.printer.success(format!(
         "{} shims in {} ({} added, {} removed)",

@@ -13,7 +13,6 @@ use crate::select::{self, Origin, Selection};
 use crate::shell::Shell;
 use crate::shell::session;
 use crate::spec::Spec;
-use crate::store::Store;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -30,7 +29,7 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let shell = super::env::pick_shell(env, args.shell)?;
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     if args.unset {
         let ctx = env.ctx.with_var(env_vars::CUDAENV_VERSION, None);
         let mut code = shell.assign(env_vars::CUDAENV_VERSION, None)?;

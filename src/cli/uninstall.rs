@@ -51,6 +51,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
     };
     let Some(version) = store.get(&name)? else {
+        // Only the user's own versions are removed here; a system one says so.
+        let configured = crate::config::store(&env.ctx)?;
+        if let (Some(root), Some(_)) = (configured.system_root(), configured.get(&name)?) {
+            return Err(Error::SystemRootNotWritable {
+                root: root.to_path_buf(),
+                action: format!("uninstall `{name}`, which lives there"),
+            });
+        }
         return Err(not_installed(&store)?);
     };
 

@@ -12,7 +12,6 @@ use crate::activate;
 use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::spec::Spec;
-use crate::store::Store;
 use crate::ui;
 use crate::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
@@ -84,7 +83,7 @@ pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let started = Instant::now();
     let (selection, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     let delta = activate::plan(&env.ctx, &store, &active)?;
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);

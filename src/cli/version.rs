@@ -25,12 +25,15 @@ struct Out {
     origin_kind: &'static str,
     origin_path: Option<String>,
     prefix: Option<String>,
+    /// `user` or `system`: the root the version lives in (none for `system`).
+    location: Option<crate::store::Location>,
     cuda: Option<String>,
     cudnn: Option<String>,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let (selection, active) = select::active(&env.ctx)?;
+    let store = crate::config::store(&env.ctx)?;
+    let (selection, active) = select::active_in(&env.ctx, &store)?;
     if args.bare {
         ui::outln(active.name())?;
     } else if args.json {
@@ -42,6 +45,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             origin_kind: selection.origin.kind(),
             origin_path: selection.origin.path().map(|p| p.display().to_string()),
             prefix: v.map(|v| v.prefix().display().to_string()),
+            location: v.map(|v| store.location(v)),
             cuda: v.and_then(|v| v.cuda()).map(|c| c.to_string()),
             cudnn: v.and_then(|v| v.cudnn()).map(|c| c.to_string()),
         })?;

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::select::{self, Active};
-use crate::store::{Kind, Store};
+use crate::store::{Kind, Location};
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -33,10 +33,14 @@ struct Row {
     active: bool,
     /// A linked tree that no longer exists (moved or deleted outside cudaenv).
     missing: bool,
+    /// The root it lives in.
+    location: Location,
+    /// A system version hidden by the user's version of the same name.
+    shadowed: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
+    let store = crate::config::store(&env.ctx)?;
     let installed = store.list()?;
     if args.check {
         return check(env, &installed);
@@ -44,17 +48,22 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // A broken pin must not hide the list; it just marks nothing active.
     let active = select::active(&env.ctx).ok();
     let active_name = active.as_ref().map(|(_, a)| a.name());
+    let shadowed = store.shadowed()?;
     let rows: Vec<Row> = installed
         .iter()
-        .map(|v| Row {
+        .map(|v| (v, false))
+        .chain(shadowed.iter().map(|v| (v, true)))
+        .map(|(v, shadowed)| Row {
             name: v.name.to_string(),
             cuda: v.cuda().map(|c| c.to_string()),
             cudnn: v.cudnn().map(|c| c.to_string()),
             kind: v.meta.kind,
             source: v.meta.source.clone(),
             prefix: v.prefix().display().to_string(),
-            active: active_name.as_deref() == Some(v.name.as_str()),
+            active: !shadowed && active_name.as_deref() == Some(v.name.as_str()),
             missing: v.meta.kind == Kind::Linked && !v.prefix().is_dir(),
+            location: store.location(v),
+            shadowed,
         })
         .collect();
     if args.json {
@@ -72,7 +81,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     if args.bare {
-        for r in &rows {
+        for r in rows.iter().filter(|r| !r.shadowed) {
             ui::outln(&r.name)?;
         }
         return Ok(ExitCode::Success);
@@ -98,6 +107,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             if !what.is_empty() {
                 line.push_str(&format!(" [{}]", what.join(", ")));
             }
+        }
+        if let Some(system) = store
+            .system_root()
+            .filter(|_| r.location == Location::System)
+        {
+            line.push_str(&format!(" (in {}", system.display()));
+            if r.shadowed {
+                line.push_str(", hidden by yours of that name");
+            }
+            line.push(')');
         }
         if let (true, Some((sel, _))) = (r.active, &active) {
             line.push_str(&format!(" (set by {})", sel.origin));

@@ -9,7 +9,8 @@
 //! The hook decides in the shell, with builtins only, whether anything the
 //! selection depends on changed since its last run (see `__cudaenv_fingerprint`
 //! in each file): the working directory, `CUDAENV_VERSION`, the nearest
-//! `.cuda-version` (its path and content) or the global version file, and the
+//! `.cuda-version` (its path and content) or the global version file, every
+//! `.tool-versions` on the way up (its path and content), and the
 //! store's generation file. Only then does it run `cudaenv hook-env`, whose
 //! output (a `session` transition) it evaluates. A prompt where nothing
 //! changed costs a few `stat`s and one or two small reads, and no process.
@@ -59,6 +60,16 @@ pub fn render(shell: Shell, exe: &Path, shims_dir: &Path, hook: Hook) -> Result<
     Ok(substitute(
         text.as_bytes(),
         &[(b"@CUDAENV@", &exe), (b"@SHIMS@", &shims)],
+    ))
+}
+
+/// The direnv library file (`use cudaenv [SPEC]`, see `shims/direnvrc.bash`),
+/// calling the binary at `exe`.
+pub fn render_direnvrc(exe: &Path) -> Result<Vec<u8>> {
+    let exe = Shell::Bash.quote(exe.as_os_str())?;
+    Ok(substitute(
+        include_str!("../../shims/direnvrc.bash").as_bytes(),
+        &[(b"@CUDAENV@", &exe)],
     ))
 }
 
@@ -113,6 +124,12 @@ mod tests {
     #[test]
     fn init_pwsh() {
         insta::assert_snapshot!(rendered(Shell::Pwsh, Hook::Install));
+    }
+
+    #[test]
+    fn direnvrc() {
+        let out = render_direnvrc(Path::new("/opt/it's cudaenv/bin/cudaenv")).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
     }
 
     #[test]

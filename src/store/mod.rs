@@ -22,9 +22,21 @@
 //! removing one removes that metadata, never the linked tree.
 //!
 //! The store knows nothing of sources: installers hand it finished trees.
+//!
+//! A store may also see a **system root** (`with_system`): a second tree of
+//! the same layout that an administrator installed into (`/opt/cudaenv`),
+//! read-only to everyone else. Its versions are found next to the user's
+//! (`get`, `list`, `linked`); everything the store writes — staging, locks,
+//! removals, shims, the global version — goes to the user's root only. A name
+//! in both roots is the user's (the system one is `shadowed`). Before a system
+//! version is used, `check_safe` makes sure that no one but the owners of the
+//! root and of the version can change what it puts on PATH and
+//! LD_LIBRARY_PATH: otherwise anyone could plant a library there for every
+//! other user's processes.
 
 pub mod files;
 mod meta;
+pub mod trust;
 
 pub use meta::{Component, Kind, Metadata};
 
@@ -44,6 +56,18 @@ pub const LINKED_MARKER: &str = "linked";
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    /// The administrator's read-only root, if one is configured.
+    system: Option<PathBuf>,
+}
+
+/// Which root a version lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    /// `$CUDAENV_ROOT`, the user's own.
+    User,
+    /// The shared system root.
+    System,
 }
 
 /// A complete version found in the store.
@@ -126,15 +150,47 @@ impl Installed {
 
 impl Store {
     pub fn new(root: impl Into<PathBuf>) -> Store {
-        Store { root: root.into() }
+        Store {
+            root: root.into(),
+            system: None,
+        }
+    }
+
+    /// A store that also sees the versions of a system root. A system root
+    /// equal to the user's root is no second root.
+    pub fn with_system(root: impl Into<PathBuf>, system: Option<PathBuf>) -> Store {
+        let root = root.into();
+        let system = system.filter(|s| *s != root);
+        Store { root, system }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// The system root, if one is configured.
+    pub fn system_root(&self) -> Option<&Path> {
+        self.system.as_deref()
+    }
+
     pub fn versions_dir(&self) -> PathBuf {
         self.root.join("versions")
+    }
+
+    /// Every `versions/` directory whose entries belong to cudaenv: the
+    /// user's, then the system root's.
+    pub fn all_versions_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.versions_dir()];
+        dirs.extend(self.system.iter().map(|s| s.join("versions")));
+        dirs
+    }
+
+    /// Where `v` lives.
+    pub fn location(&self, v: &Installed) -> Location {
+        match &self.system {
+            Some(s) if v.dir.starts_with(s.join("versions")) => Location::System,
+            _ => Location::User,
+        }
     }
 
     pub fn shims_dir(&self) -> PathBuf {
@@ -157,9 +213,21 @@ impl Store {
         self.versions_dir().join(".locks")
     }
 
-    /// A complete version by exact name, or `None`.
+    /// A complete version by exact name, or `None`: the user's, else the
+    /// system root's.
     pub fn get(&self, name: &VersionName) -> Result<Option<Installed>> {
-        let dir = self.version_dir(name);
+        if let Some(v) = Self::get_in(&self.versions_dir(), name)? {
+            return Ok(Some(v));
+        }
+        match &self.system {
+            Some(s) => Self::get_in(&s.join("versions"), name),
+            None => Ok(None),
+        }
+    }
+
+    /// A complete version by exact name in one `versions/` directory.
+    fn get_in(versions: &Path, name: &VersionName) -> Result<Option<Installed>> {
+        let dir = versions.join(name.as_str());
         let marker = dir.join(META_DIR).join(COMPLETE_MARKER);
         if !marker.is_file() {
             return Ok(None);
@@ -192,19 +260,51 @@ impl Store {
         Ok(out)
     }
 
-    /// The complete versions whose directory `keep` accepts (asked before
-    /// their metadata is read), unsorted; entries that are not versions are
-    /// skipped as `list` says.
-    fn complete_where(&self, keep: impl Fn(&Path) -> bool) -> Result<Vec<Installed>> {
-        let dir = self.versions_dir();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("cannot list versions in", &dir)(e)),
+    /// The system root's versions hidden by a user's version of the same name.
+    pub fn shadowed(&self) -> Result<Vec<Installed>> {
+        let Some(system) = &self.system else {
+            return Ok(Vec::new());
         };
         let mut out = Vec::new();
+        Self::complete_in(&system.join("versions"), &|_| true, &mut out)?;
+        out.retain(|v| {
+            self.versions_dir()
+                .join(v.name.as_str())
+                .join(META_DIR)
+                .join(COMPLETE_MARKER)
+                .is_file()
+        });
+        Ok(out)
+    }
+
+    /// The complete versions whose directory `keep` accepts (asked before
+    /// their metadata is read), unsorted, the user's hiding the system root's
+    /// of the same name; entries that are not versions are skipped as `list`
+    /// says.
+    fn complete_where(&self, keep: impl Fn(&Path) -> bool) -> Result<Vec<Installed>> {
+        let mut out = Vec::new();
+        Self::complete_in(&self.versions_dir(), &keep, &mut out)?;
+        if let Some(system) = &self.system {
+            let mut theirs = Vec::new();
+            Self::complete_in(&system.join("versions"), &keep, &mut theirs)?;
+            theirs.retain(|v| !out.iter().any(|o| o.name == v.name));
+            out.extend(theirs);
+        }
+        Ok(out)
+    }
+
+    fn complete_in(
+        dir: &Path,
+        keep: &dyn Fn(&Path) -> bool,
+        out: &mut Vec<Installed>,
+    ) -> Result<()> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::io("cannot list versions in", dir)(e)),
+        };
         for entry in entries {
-            let entry = entry.map_err(Error::io("cannot list versions in", &dir))?;
+            let entry = entry.map_err(Error::io("cannot list versions in", dir))?;
             let Some(name) = entry
                 .file_name()
                 .to_str()
@@ -215,11 +315,11 @@ impl Store {
             if !keep(&entry.path()) {
                 continue;
             }
-            if let Ok(Some(v)) = self.get(&name) {
+            if let Ok(Some(v)) = Self::get_in(dir, &name) {
                 out.push(v);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Starts building a new version. Nothing is visible until `commit`.
@@ -359,6 +459,14 @@ impl Staging {
             File::create(&linked).map_err(Error::io("cannot write", &linked))?;
         }
         files::write_with(self.path(), known)?;
+        // The staging directory is private (0700); a version is readable by
+        // all, as installed software is (a system root serves every user).
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(self.path(), std::fs::Permissions::from_mode(0o755)).map_err(
+                Error::io("cannot set the mode of", self.path().to_path_buf()),
+            )?;
+        }
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;

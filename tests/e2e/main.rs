@@ -3,6 +3,7 @@
 //!
 //! One test binary (modules below) keeps link time down on small machines.
 
+mod clusters;
 mod common;
 mod completions;
 mod core;
@@ -14,5 +15,6 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod system_root;
 mod verify;
 mod wheel;

@@ -7,6 +7,7 @@
 //! tree taken before and after, and a way to run the binary with a deadline so a
 //! hang is a failure rather than a stuck suite.
 
+mod bad_tool_versions;
 mod bad_version_file;
 mod crash_points;
 mod disk;

@@ -17,7 +17,7 @@ use cudaenv::store::{Kind, Metadata, Store};
 
 use crate::common::{TestEnv, bin};
 
-const BASE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub(crate) const BASE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 const USER_CUDA_HOME: &str = "/opt/user's cuda";
 
 /// Creates a complete version `name` in the store the way an install does
@@ -50,7 +50,7 @@ pub fn fake_version(root: &Path, name: &str, tools: &[&str]) -> PathBuf {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Sh {
+pub(crate) enum Sh {
     Bash,
     Zsh,
     Fish,
@@ -113,13 +113,13 @@ fn env_ref(var: &str) -> String {
 }
 
 /// One run of a script: the environment after each step, and stderr.
-struct Run {
-    steps: Vec<(String, BTreeMap<String, String>)>,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) steps: Vec<(String, BTreeMap<String, String>)>,
+    pub(crate) stderr: String,
 }
 
 impl Run {
-    fn step(&self, name: &str) -> &BTreeMap<String, String> {
+    pub(crate) fn step(&self, name: &str) -> &BTreeMap<String, String> {
         &self
             .steps
             .iter()
@@ -130,7 +130,7 @@ impl Run {
 }
 
 /// Runs `lines` in an interactive `sh`; a line `@step NAME` dumps the environment.
-fn run_script(sh: Sh, t: &TestEnv, extra_env: &[(&str, &str)], lines: &[String]) -> Run {
+pub(crate) fn run_script(sh: Sh, t: &TestEnv, extra_env: &[(&str, &str)], lines: &[String]) -> Run {
     let mut script = String::new();
     for line in lines {
         if let Some(name) = line.strip_prefix("@step ") {
@@ -368,39 +368,10 @@ fn fish_walks_through_projects() {
 /// records the number of `hook-env` starts at each step.
 fn hook_runs_binary_only_on_change(sh: Sh) {
     let (t, a, b, proj, _nested) = setup();
-    let dir = t.tmp.path().join("bindir");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = t.tmp.path().join("starts.log");
-    std::fs::write(&log, "").unwrap();
-    let wrapper = dir.join("cudaenv");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\necho \"$1\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            bin().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let name = format!("{sh:?}").to_lowercase();
-    let init = t.cmd().args(["init", &name]).output().unwrap();
-    assert!(init.status.success());
-    // The init code names the running binary; point it at the logging wrapper.
-    let code = String::from_utf8(init.stdout)
-        .unwrap()
-        .replace(bin().to_str().unwrap(), wrapper.to_str().unwrap());
-    let rc = t.tmp.path().join("init-code");
-    std::fs::write(&rc, code).unwrap();
-    let count = match sh {
-        Sh::Fish => "set -gx STARTS (/usr/bin/grep -c hook-env $LOG)",
-        _ => "export STARTS=$(/usr/bin/grep -c hook-env \"$LOG\")",
-    };
+    let (rc, log) = logged_init(sh, &t);
+    let count = hook_count(sh);
     let lines: Vec<String> = vec![
-        match sh {
-            Sh::Fish => format!("source {}", quote(rc.to_str().unwrap())),
-            _ => format!(". {}", quote(rc.to_str().unwrap())),
-        },
+        source(sh, &rc),
         "cd \"$PROJ\"".into(),
         count.into(),
         "@step settled".into(),
@@ -450,6 +421,51 @@ fn hook_runs_binary_only_on_change(sh: Sh) {
         settled + 1,
         "{sh:?}: a changed pin must be noticed once"
     );
+}
+
+/// The init code for `sh`, pointed at a wrapper that logs every start of
+/// the binary (one line per start: its first argument) to the returned log.
+fn logged_init(sh: Sh, t: &TestEnv) -> (PathBuf, PathBuf) {
+    let dir = t.tmp.path().join("bindir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = t.tmp.path().join("starts.log");
+    std::fs::write(&log, "").unwrap();
+    let wrapper = dir.join("cudaenv");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            bin().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let name = format!("{sh:?}").to_lowercase();
+    let init = t.cmd().args(["init", &name]).output().unwrap();
+    assert!(init.status.success());
+    // The init code names the running binary; point it at the logging wrapper.
+    let code = String::from_utf8(init.stdout)
+        .unwrap()
+        .replace(bin().to_str().unwrap(), wrapper.to_str().unwrap());
+    let rc = t.tmp.path().join("init-code");
+    std::fs::write(&rc, code).unwrap();
+    (rc, log)
+}
+
+fn source(sh: Sh, rc: &Path) -> String {
+    match sh {
+        Sh::Fish => format!("source {}", quote(rc.to_str().unwrap())),
+        _ => format!(". {}", quote(rc.to_str().unwrap())),
+    }
+}
+
+/// Sets STARTS to the number of `hook-env` runs so far.
+fn hook_count(sh: Sh) -> &'static str {
+    match sh {
+        Sh::Fish => "set -gx STARTS (/usr/bin/grep -c hook-env $LOG)",
+        _ => "export STARTS=$(/usr/bin/grep -c hook-env \"$LOG\")",
+    }
 }
 
 #[test]
@@ -573,4 +589,134 @@ fn init_without_shell_explains_on_stderr() {
     assert!(err.contains("Detected shell: zsh"), "{err}");
     assert!(err.contains("eval \"$(cudaenv init zsh)\""), "{err}");
     assert!(err.contains("~/.zshrc"), "{err}");
+}
+
+/// The hook follows `.tool-versions` as it follows `.cuda-version`: entering
+/// a directory whose file has a `cuda` line activates it, editing the line in
+/// place switches, removing the line gives back what the user had, and a
+/// `.cuda-version` beside it wins.
+fn follows_tool_versions(sh: Sh) {
+    let (t, a, b, proj, _) = setup();
+    std::fs::remove_file(proj.join(".cuda-version")).unwrap();
+    let tools = proj.join(".tool-versions");
+    std::fs::write(&tools, "python 3.11.9\ncuda alpha\n").unwrap();
+    let shims = t.root.join("shims").to_str().unwrap().to_owned();
+    let base = format!("{shims}:{BASE_PATH}");
+    let write = |content: &str| format!("printf '{content}' > {}", env_ref("TOOLS"));
+    let lines: Vec<String> = vec![
+        sh.init(bin(), ""),
+        format!("cd {}", env_ref("PROJ")),
+        "@step entered".into(),
+        write("python 3.11.9\\ncuda beta  # newer\\n"),
+        "@step edited".into(),
+        write("python 3.11.9\\n"),
+        "@step no-cuda-line".into(),
+        write("cuda beta\\n"),
+        "printf 'alpha\\n' > .cuda-version".into(),
+        "@step cuda-version-beside".into(),
+        "cd ~".into(),
+        "@step out".into(),
+    ];
+    let run = run_script(
+        sh,
+        &t,
+        &[
+            ("CUDA_HOME", USER_CUDA_HOME),
+            ("PROJ", proj.to_str().unwrap()),
+            ("TOOLS", tools.to_str().unwrap()),
+        ],
+        &lines,
+    );
+    check(&run, "entered", &a.active(&base));
+    check(&run, "edited", &b.active(&base));
+    check(&run, "no-cuda-line", &inactive(&base));
+    check(&run, "cuda-version-beside", &a.active(&base));
+    check(&run, "out", &inactive(&base));
+}
+
+#[test]
+fn bash_follows_tool_versions() {
+    follows_tool_versions(Sh::Bash);
+}
+
+#[test]
+fn zsh_follows_tool_versions() {
+    follows_tool_versions(Sh::Zsh);
+}
+
+#[test]
+fn fish_follows_tool_versions() {
+    follows_tool_versions(Sh::Fish);
+}
+
+/// A version of the system root, pinned by a project, is activated by the
+/// hook, and idle prompts start no process (the hook finds the version's
+/// marker in `$CUDAENV_SYSTEM_ROOT`); the administrator's rehash of the
+/// system root is noticed once.
+fn hook_follows_a_system_version(sh: Sh) {
+    let t = TestEnv::new();
+    let sys = t.tmp.path().join("system root");
+    fake_version(&sys, "alpha", &["nvcc"]);
+    let a = Version::new(&sys, "alpha");
+    let proj = t.tmp.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join(".cuda-version"), "alpha\n").unwrap();
+    let (rc, log) = logged_init(sh, &t);
+    let count = hook_count(sh);
+    let lines: Vec<String> = vec![
+        source(sh, &rc),
+        "cd \"$PROJ\"".into(),
+        count.into(),
+        "@step settled".into(),
+        "true".into(),
+        "true".into(),
+        count.into(),
+        "@step idle".into(),
+        "env CUDAENV_ROOT=\"$CUDAENV_SYSTEM_ROOT\" \"$CUDAENV\" rehash 2>/dev/null".into(),
+        "true".into(),
+        count.into(),
+        "@step system-rehashed".into(),
+    ];
+    let run = run_script(
+        sh,
+        &t,
+        &[
+            ("CUDA_HOME", USER_CUDA_HOME),
+            ("PROJ", proj.to_str().unwrap()),
+            ("LOG", log.to_str().unwrap()),
+            ("CUDAENV_SYSTEM_ROOT", sys.to_str().unwrap()),
+            ("CUDAENV", bin().to_str().unwrap()),
+        ],
+        &lines,
+    );
+    let shims = t.root.join("shims").to_str().unwrap().to_owned();
+    check(&run, "settled", &a.active(&format!("{shims}:{BASE_PATH}")));
+    let starts = |step: &str| -> u32 { run.step(step)["STARTS"].parse().unwrap() };
+    let settled = starts("settled");
+    assert!(settled >= 1, "{sh:?}: the hook never ran:\n{}", run.stderr);
+    assert_eq!(
+        starts("idle"),
+        settled,
+        "{sh:?}: idle prompts started the binary"
+    );
+    assert_eq!(
+        starts("system-rehashed"),
+        settled + 1,
+        "{sh:?}: the system root's rehash must be noticed once"
+    );
+}
+
+#[test]
+fn bash_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Bash);
+}
+
+#[test]
+fn zsh_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Zsh);
+}
+
+#[test]
+fn fish_hook_follows_a_system_version() {
+    hook_follows_a_system_version(Sh::Fish);
 }

@@ -4,6 +4,7 @@
 //! directory and runs the hook. The shell must keep working (it prints our
 //! marker line after the hook and exits 0), the hook must print nothing on
 //! stdout, no injected command may run, and PATH must not gain a version.
+//! The same for the `.tool-versions` battery.
 
 use std::process::Command;
 use std::time::Duration;
@@ -29,9 +30,26 @@ fn script(shell: &str) -> String {
 
 #[test]
 fn hook_survives_every_hostile_version_file_in_bash_zsh_and_fish() {
+    let runs = hostile_files_in_the_hook(".cuda-version", hostile_cases(), "12.4\n");
+    assert!(runs >= 120, "{runs}");
+}
+
+#[test]
+fn hook_survives_every_hostile_tool_versions_file_in_bash_zsh_and_fish() {
+    let runs = hostile_files_in_the_hook(
+        ".tool-versions",
+        super::bad_tool_versions::hostile_cases(),
+        "python 3.11\ncuda 12.4\n",
+    );
+    assert!(runs >= 60, "{runs}");
+}
+
+/// Each hostile `file` in each shell, then a positive control with `valid`;
+/// returns the number of hostile runs.
+fn hostile_files_in_the_hook(file: &str, cases: Vec<(&'static str, Make)>, valid: &str) -> usize {
     let mut failures = Vec::new();
     let mut runs = 0;
-    for (label, what) in hostile_cases() {
+    for (label, what) in cases {
         if matches!(what, Make::Unreadable) {
             continue; // shells run as root here: the file would be readable
         }
@@ -39,7 +57,7 @@ fn hook_survives_every_hostile_version_file_in_bash_zsh_and_fish() {
         fake_version(&env.root, "12.4.1", "12.4.1");
         let proj = env.home.join("proj");
         std::fs::create_dir_all(&proj).unwrap();
-        make(&what, &proj.join(".cuda-version"));
+        make(&what, &proj.join(file));
         for shell in ["bash", "zsh", "fish"] {
             let mut c = Command::new(shell);
             match shell {
@@ -80,7 +98,7 @@ fn hook_survives_every_hostile_version_file_in_bash_zsh_and_fish() {
     let v = fake_version(&env.root, "12.4.1", "12.4.1");
     let proj = env.home.join("proj");
     std::fs::create_dir_all(&proj).unwrap();
-    std::fs::write(proj.join(".cuda-version"), "12.4\n").unwrap();
+    std::fs::write(proj.join(file), valid).unwrap();
     for shell in ["bash", "zsh", "fish"] {
         let mut c = Command::new(shell);
         match shell {
@@ -105,9 +123,9 @@ fn hook_survives_every_hostile_version_file_in_bash_zsh_and_fish() {
     }
     assert!(
         failures.is_empty(),
-        "{} failures:\n{}",
+        "{file}: {} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
-    assert!(runs >= 120, "{runs}");
+    runs
 }

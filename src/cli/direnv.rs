@@ -1,0 +1,30 @@
+//! `cudaenv direnv`: the direnv library that gives `.envrc` files
+//! `use cudaenv [SPEC]`.
+//!
+//! direnv evaluates `.envrc` in bash and restores the environment itself on
+//! leaving, so the function only has to print what `cudaenv env` prints and
+//! tell direnv which files to watch: every `.cuda-version` and `.tool-versions`
+//! from the directory up, the global version file and the shims' generation
+//! file (rewritten by every install, uninstall and link). The code is
+//! `shims/direnvrc.bash`, with this binary's absolute path written in.
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::shell::init;
+use crate::ui;
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Install it once, then write `use cudaenv` (or `use cudaenv 12.4`) in an .envrc:\n  \
+    mkdir -p ~/.config/direnv/lib && cudaenv direnv > ~/.config/direnv/lib/cudaenv.sh"
+)]
+pub struct Args {}
+
+pub fn run(_env: &Env, _args: Args) -> Result<ExitCode> {
+    let exe = std::env::current_exe().map_err(Error::io(
+        "cannot find the running executable",
+        "/proc/self/exe",
+    ))?;
+    ui::out(&init::render_direnvrc(&exe)?)?;
+    Ok(ExitCode::Success)
+}
