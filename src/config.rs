@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! nvidia-mirror = "https://mirror.example.org/nvidia"   # or file:///srv/nvidia
-//! pypi-index = "https://pypi.example.org/simple"
+//! pypi-index = "https://pypi.example.org/simple"        # or file:///srv/mirror/pypi/simple
 //!
 //! [sources]
 //! order = ["pypi", "nvidia", "legacy"]       # for --source auto (the default order)
@@ -65,16 +65,11 @@ impl Config {
             path: path.clone(),
             reason: e.message().to_string(),
         })?;
-        if let Some(i) = &config.pypi_index
-            && !(i.starts_with("https://") || i.starts_with("http://"))
-        {
-            return Err(Error::Config {
+        if let Some(i) = &config.pypi_index {
+            check_base(i).map_err(|reason| Error::Config {
                 path: path.clone(),
-                reason: format!(
-                    "pypi-index: `{}` is not an http(s):// URL",
-                    i.escape_debug()
-                ),
-            });
+                reason: format!("pypi-index: {reason}"),
+            })?;
         }
         if let Some(m) = &config.nvidia_mirror {
             check_base(m).map_err(|reason| Error::Config {
@@ -148,8 +143,9 @@ impl Config {
     }
 }
 
-/// A mirror is an `http://`, `https://` or `file://` URL (a directory laid out
-/// like NVIDIA's server). Anything else is a mistake worth reporting.
+/// A mirror or index is an `http://`, `https://` or `file://` URL (a
+/// directory laid out like NVIDIA's server or a simple index, as `cudaenv
+/// mirror` writes them). Anything else is a mistake worth reporting.
 fn check_base(s: &str) -> std::result::Result<(), String> {
     let ok = ["https://", "http://", "file:///"]
         .iter()
@@ -160,7 +156,9 @@ fn check_base(s: &str) -> std::result::Result<(), String> {
             s.escape_debug()
         ));
     }
-    if s.contains(char::is_whitespace) || s.contains('?') || s.contains('#') {
+    // A directory's path may hold spaces; a URL's may not.
+    let spaces = !s.starts_with("file:///") && s.contains(char::is_whitespace);
+    if spaces || s.contains(['\n', '\r', '\t', '?', '#']) {
         return Err(format!(
             "`{}` has characters a base URL may not have",
             s.escape_debug()

@@ -306,6 +306,14 @@ pub enum Error {
 
     #[error("{0}")]
     Other(String),
+
+    /// `mirror` into a directory that holds files but no mirror record.
+    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::mirror::RECORD)]
+    NotAMirror { dir: PathBuf },
+
+    /// A mirror's record (`mirror.json`) that cannot be read or is not one.
+    #[error("invalid mirror record {}: {reason}", path.display())]
+    BadMirror { path: PathBuf, reason: String },
 }
 
 impl Error {
@@ -367,6 +375,8 @@ impl Error {
             | Error::Aborted(_)
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
+            Error::NotAMirror { .. } => ExitCode::Usage,
+            Error::BadMirror { .. } => ExitCode::Integrity,
         }
     }
 
@@ -551,6 +561,14 @@ impl Error {
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
             )),
+            Error::NotAMirror { .. } => Some(
+                "give a new or empty directory, or one that `cudaenv mirror` wrote before (it adds to it)"
+                    .into(),
+            ),
+            Error::BadMirror { .. } => Some(
+                "the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory"
+                    .into(),
+            ),
             _ => None,
         }
     }

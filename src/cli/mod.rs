@@ -23,6 +23,7 @@ mod install;
 mod link;
 mod local;
 mod ls_remote;
+mod mirror;
 mod prefix;
 mod rehash;
 mod root;
@@ -108,6 +109,8 @@ pub enum Command {
     /// Runs verify's checks in the activated environment (internal).
     #[command(name = "__verify-child", hide = true)]
     VerifyChild(verify::ChildArgs),
+    /// Write what installing some stacks needs into a directory, for machines without network.
+    Mirror(mirror::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -199,6 +202,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Explain(a) => explain::run(&env, a),
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
+        Command::Mirror(a) => mirror::run(&env, a),
     }
 }
 
