@@ -223,3 +223,83 @@ fn a_directory_that_is_not_a_mirror_is_refused_and_left_alone() {
     assert!(text(&o).contains("invalid mirror record"), "{}", text(&o));
     assert_eq!(snapshot(&m), before);
 }
+
+/// The fenced blocks of `docs/clusters.md`'s "Air-gapped sites", in order.
+fn air_gapped_blocks() -> Vec<String> {
+    let doc = include_str!("../../docs/clusters.md");
+    let section = doc
+        .split("\n## ")
+        .find(|s| s.starts_with("Air-gapped sites"))
+        .expect("docs/clusters.md has an `Air-gapped sites` section");
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in section.lines() {
+        match (&mut current, line.starts_with("```")) {
+            (None, true) => current = Some(String::new()),
+            (Some(b), true) => {
+                blocks.push(std::mem::take(b));
+                current = None;
+            }
+            (Some(b), false) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            (None, false) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn docs_air_gapped_examples_run_as_written() {
+    let blocks = air_gapped_blocks();
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    let online = TestEnv::new();
+    let dir = online.path("srv/cuda-mirror");
+    let here = |b: &str| b.replace("/srv/cuda-mirror", dir.to_str().unwrap());
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        bin().parent().unwrap().display()
+    );
+    // The machine with network.
+    bash(&online, &online.home, &[("PATH", &path)], &here(&blocks[0]));
+    assert!(dir.join("SHA256SUMS").is_file());
+
+    // The air-gapped machine, with the variables.
+    let site = TestEnv::new();
+    let mut vars: Vec<(&str, &str)> = NO_NETWORK.to_vec();
+    vars.push(("PATH", &path));
+    bash(
+        &site,
+        &site.home,
+        &vars,
+        &format!("set -e\n{}", here(&blocks[1])),
+    );
+    assert_eq!(site.ok(&["versions", "--bare"]).trim(), "12.4.1");
+
+    // And with config.toml; a stack the mirror lacks fails without the network.
+    let other = TestEnv::new();
+    std::fs::create_dir_all(&other.root).unwrap();
+    std::fs::write(other.root.join("config.toml"), here(&blocks[2])).unwrap();
+    let o = other
+        .cmd()
+        .envs(NO_NETWORK.iter().copied())
+        .args(["install", "12.6", ONLY_CUDART])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(other.ok(&["versions", "--bare"]).trim(), "12.6.3");
+    let o = other
+        .cmd()
+        .envs(NO_NETWORK.iter().copied())
+        .args(["install", "12.8", ONLY_CUDART])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("{}/nvidia/compute/", dir.display())),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("127.0.0.1:9"), "{}", text(&o));
+}
