@@ -4,6 +4,7 @@
 //! One test binary (modules below) keeps link time down on small machines.
 
 mod common;
+mod containers;
 mod core;
 mod doctor;
 mod mirror;
