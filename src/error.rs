@@ -314,6 +314,14 @@ pub enum Error {
     /// A mirror's record (`mirror.json`) that cannot be read or is not one.
     #[error("invalid mirror record {}: {reason}", path.display())]
     BadMirror { path: PathBuf, reason: String },
+
+    /// `--target-driver`/`--target-arch` (or their variables) malformed.
+    #[error("invalid {setting} `{input}`: {reason}")]
+    InvalidTarget {
+        setting: String,
+        input: String,
+        reason: String,
+    },
 }
 
 impl Error {
@@ -377,6 +385,7 @@ impl Error {
             | Error::Other(_) => ExitCode::Failure,
             Error::NotAMirror { .. } => ExitCode::Usage,
             Error::BadMirror { .. } => ExitCode::Integrity,
+            Error::InvalidTarget { .. } => ExitCode::Usage,
         }
     }
 
@@ -567,6 +576,10 @@ impl Error {
             ),
             Error::BadMirror { .. } => Some(
                 "the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory"
+                    .into(),
+            ),
+            Error::InvalidTarget { .. } => Some(
+                "describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)"
                     .into(),
             ),
             _ => None,

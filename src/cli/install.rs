@@ -72,10 +72,12 @@ pub struct Args {
     /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub target: super::compat::TargetArgs,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let machine = super::compat::this_machine(&env.ctx);
+    let machine = super::compat::this_machine(env, &args.target)?;
     let stack = match (&args.spec, &args.for_framework) {
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
         (Some(s), None) => stack_of(Spec::parse(s)?, s)?,

@@ -91,6 +91,7 @@ fn install_args(args: &Args, spec: &str) -> install_cli::Args {
         force: true,
         for_framework: None,
         strict: false,
+        target: Default::default(),
     }
 }
 

@@ -151,3 +151,180 @@ fn github_env_lines_carry_the_activation_to_later_steps() {
     let o = env.run(&["env", "--format", "dockerfile", "--shell", "bash", "12.4.1"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+/// `doctor --json`'s findings as `(level, code)`.
+fn findings(out: &std::process::Output) -> Vec<(String, String)> {
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(out)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["level"].as_str().unwrap().to_string(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn has(f: &[(String, String)], level: &str, code: &str) -> bool {
+    f.iter().any(|(l, c)| l == level && c == code)
+}
+
+#[test]
+fn doctor_recognises_apptainer_and_the_nvidia_container_variables() {
+    let env = TestEnv::new();
+    fake_installed(&env.root, "12.4.1", "12.4.1", None);
+    env.ok(&["global", "12.4.1"]);
+    // Apptainer says so in the environment of every process it starts; no
+    // `--nv` means no /.singularity.d/libs with the host's libcuda.
+    let o = env
+        .cmd()
+        .env("APPTAINER_CONTAINER", "/images/train.sif")
+        .env("NVIDIA_DRIVER_CAPABILITIES", "utility")
+        .env("NVIDIA_REQUIRE_CUDA", "cuda>=12.0")
+        .args(["doctor", "--json", "--no-python"])
+        .output()
+        .unwrap();
+    let f = findings(&o);
+    assert!(has(&f, "warning", "container"), "{f:?}");
+    assert!(has(&f, "warning", "nvidia-capabilities"), "{f:?}");
+    assert!(has(&f, "warning", "nvidia-require-cuda"), "{f:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["facts"]["container"]["kind"], "apptainer");
+    assert!(text(&o).contains("apptainer exec --nv"), "{}", text(&o));
+
+    // With --nv the driver's libraries are in /.singularity.d/libs; an
+    // environment that dropped it from LD_LIBRARY_PATH cannot load libcuda.
+    let mut facts = v["facts"].clone();
+    facts["container"]["singularity_libs"] = serde_json::json!(["libcuda.so.1"]);
+    facts["env"]["ld_library_path"] = serde_json::json!(["/opt/app/lib"]);
+    let file = env.path("facts.json");
+    std::fs::write(&file, facts.to_string()).unwrap();
+    let o = env
+        .cmd()
+        .args(["doctor", "--json", "--facts"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(16), "{}", text(&o));
+    let f = findings(&o);
+    assert!(
+        has(&f, "ok", "container") && has(&f, "error", "container-libs"),
+        "{f:?}"
+    );
+    facts["env"]["ld_library_path"] = serde_json::json!(["/.singularity.d/libs"]);
+    std::fs::write(&file, facts.to_string()).unwrap();
+    let o = env
+        .cmd()
+        .args(["doctor", "--json", "--facts"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        !has(&findings(&o), "error", "container-libs"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn target_driver_and_arch_plan_for_another_machine() {
+    let env = TestEnv::new();
+    fake_installed(&env.root, "12.4.1", "12.4.1", None);
+    env.ok(&["global", "12.4.1"]);
+    // doctor: the active 12.4.1 judged for a node with driver 470 and a Hopper GPU.
+    let o = env
+        .cmd()
+        .args([
+            "doctor",
+            "--json",
+            "--no-python",
+            "--target-driver",
+            "470.57.02",
+            "--target-arch",
+            "sm_90",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(16), "{}", text(&o));
+    let f = findings(&o);
+    assert!(
+        has(&f, "ok", "target") && has(&f, "error", "driver-too-old"),
+        "{f:?}"
+    );
+    assert!(has(&f, "ok", "arch"), "{f:?}");
+    assert!(!has(&f, "warning", "no-driver"), "{f:?}");
+    // The same through the variables: the driver runs CUDA 13.0, the Pascal GPU does not.
+    fake_installed(&env.root, "13.0.0", "13.0.0", None);
+    let o = env
+        .cmd()
+        .env("CUDAENV_TARGET_DRIVER", "580.95.05")
+        .env("CUDAENV_TARGET_ARCH", "6.0")
+        .env("CUDAENV_VERSION", "13.0.0")
+        .args(["doctor", "--json", "--no-python"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(16), "{}", text(&o));
+    let f = findings(&o);
+    assert!(has(&f, "ok", "driver-fit"), "{f:?}");
+    assert!(has(&f, "error", "arch-unsupported"), "{f:?}");
+
+    // compat and install --for pick what the target runs.
+    let o = env.run(&[
+        "compat",
+        "torch==2.4",
+        "--json",
+        "--target-driver",
+        "470.57.02",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["choice"]["spec"], "11.8+cudnn9.1");
+    assert_eq!(v["target"]["driver"], "470.57.02");
+    let o = env
+        .cmd()
+        .env("CUDAENV_TARGET_DRIVER", "470.57.02")
+        .args([
+            "install",
+            "--for",
+            "torch==2.4",
+            "--source",
+            "nvidia",
+            "--dry-run",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan["cuda"], "11.8.0");
+    assert!(
+        text(&o).contains("planning for the target machine (driver 470.57.02"),
+        "{}",
+        text(&o)
+    );
+    // --strict refuses what the target cannot run, before anything is fetched.
+    let o = env.run(&[
+        "install",
+        "12.4",
+        "--target-driver",
+        "470.57.02",
+        "--strict",
+    ]);
+    assert_eq!(o.status.code(), Some(11), "{}", text(&o));
+    assert_eq!(
+        env.ok(&["versions", "--bare"]).split_whitespace().count(),
+        2,
+        "nothing was installed"
+    );
+
+    let o = env.run(&["compat", "torch==2.4", "--target-arch", "hopper"]);
+    assert_eq!(o.status.code(), Some(2));
+    insta::assert_snapshot!(String::from_utf8_lossy(&o.stderr), @r"
+    error: invalid --target-arch `hopper`: not a GPU architecture such as `sm_90`, `sm_86` or `8.6`
+    hint: describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)
+    ");
+}
