@@ -328,3 +328,219 @@ fn target_driver_and_arch_plan_for_another_machine() {
     hint: describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)
     ");
 }
+
+/// The fenced blocks of a section of `docs/clusters.md`: (info string, body).
+fn doc_blocks(section: &str) -> Vec<(String, String)> {
+    let doc = include_str!("../../docs/clusters.md");
+    let body = doc
+        .split("\n## ")
+        .find(|s| s.starts_with(section))
+        .unwrap_or_else(|| panic!("docs/clusters.md has no `{section}` section"));
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in body.lines() {
+        match (current.take(), line.strip_prefix("```")) {
+            (None, Some(info)) => current = Some((info.to_string(), String::new())),
+            (Some(b), Some(_)) => blocks.push(b),
+            (Some((info, mut text)), None) => {
+                text.push_str(line);
+                text.push('\n');
+                current = Some((info, text));
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+fn doc_block(section: &str, info: &str) -> String {
+    doc_blocks(section)
+        .into_iter()
+        .find(|(i, _)| i == info)
+        .unwrap_or_else(|| panic!("no ```{info} block in `{section}`"))
+        .1
+}
+
+/// The value of `name` after `export name=value` in bash, with `vars` set.
+fn shell_value(
+    env: &TestEnv,
+    vars: &BTreeMap<String, String>,
+    assignment: &str,
+    name: &str,
+) -> String {
+    let mut c = std::process::Command::new("bash");
+    c.env_clear()
+        .envs(vars)
+        .args(["--noprofile", "--norc", "-c"])
+        .arg(format!("export {assignment}\nprintf '%s' \"${name}\""))
+        .current_dir(&env.home);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{assignment}: {}", text(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn docs_dockerfile_example_builds_and_runs() {
+    let env = TestEnv::new();
+    let image = env.path("image");
+    let dockerfile = doc_block("Containers and CI", "dockerfile");
+    let inside = |s: &str| {
+        s.replace("/opt/cudaenv", &format!("{}/opt/cudaenv", image.display()))
+            .replace(
+                "/usr/local/bin/",
+                &format!("{}/usr/local/bin/", image.display()),
+            )
+    };
+    // The image's environment, as a base image has it.
+    let mut vars: BTreeMap<String, String> = [
+        ("HOME", env.home.display().to_string()),
+        (
+            "PATH",
+            format!(
+                "{}/usr/local/bin:/usr/local/bin:/usr/bin:/bin",
+                image.display()
+            ),
+        ),
+        ("NO_COLOR", "1".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut env_lines = String::new();
+    let mut after_run = false;
+    for line in dockerfile.lines() {
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match word {
+            "FROM" => {}
+            "COPY" => {
+                let (src, dst) = rest.split_once(' ').unwrap();
+                assert_eq!(src, "cudaenv");
+                let dst = inside(dst);
+                std::fs::create_dir_all(std::path::Path::new(&dst).parent().unwrap()).unwrap();
+                std::fs::copy(bin(), &dst).unwrap();
+            }
+            "ENV" => {
+                let name = rest.split('=').next().unwrap();
+                let value = shell_value(&env, &vars, &inside(rest), name);
+                vars.insert(name.to_string(), value);
+                if after_run {
+                    env_lines.push_str(line);
+                    env_lines.push('\n');
+                }
+            }
+            "RUN" => {
+                let o = std::process::Command::new("bash")
+                    .env_clear()
+                    .envs(&vars)
+                    .args(["--noprofile", "--norc", "-c", rest])
+                    .current_dir(&env.home)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "RUN {rest}: {}", text(&o));
+                after_run = true;
+            }
+            "#" => {
+                if after_run {
+                    env_lines.push_str(line);
+                    env_lines.push('\n');
+                }
+            }
+            _ => panic!("unexpected Dockerfile line: {line}"),
+        }
+    }
+    // The ENV lines on the page are what cudaenv prints for that root.
+    let o = std::process::Command::new(bin())
+        .env_clear()
+        .envs(&vars)
+        .args(["env", "--format", "dockerfile", "12.4.1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let printed = String::from_utf8(o.stdout)
+        .unwrap()
+        .replace(&format!("{}/opt/cudaenv", image.display()), "/opt/cudaenv");
+    assert_eq!(env_lines, printed);
+    // The container's process finds the stack's runtime.
+    let o = std::process::Command::new("python3")
+        .env_clear()
+        .envs(&vars)
+        .args(["-c", LOAD_CUDART])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "12040",
+        "{}",
+        text(&o)
+    );
+    assert_eq!(vars["NVIDIA_REQUIRE_CUDA"], "cuda>=12.4");
+}
+
+#[test]
+fn docs_github_steps_run_as_the_runner_runs_them() {
+    let env = TestEnv::new();
+    let steps: Vec<String> = doc_block("Containers and CI", "yaml")
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: ").map(str::to_string))
+        .collect();
+    assert_eq!(steps.len(), 3, "{steps:?}");
+    let file = env.path("github_env");
+    std::fs::write(&file, "").unwrap();
+    let runner: BTreeMap<String, String> = [
+        ("HOME", env.home.display().to_string()),
+        ("CUDAENV_ROOT", env.root.display().to_string()),
+        (
+            "PATH",
+            format!(
+                "{}:/usr/local/bin:/usr/bin:/bin",
+                bin().parent().unwrap().display()
+            ),
+        ),
+        ("NO_COLOR", "1".into()),
+        ("GITHUB_ENV", file.display().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for step in &steps {
+        let mut vars = runner.clone();
+        vars.extend(github_env(&std::fs::read_to_string(&file).unwrap()));
+        let o = std::process::Command::new("bash")
+            .env_clear()
+            .envs(&vars)
+            .args(["--noprofile", "--norc", "-e", "-c", step])
+            .current_dir(&env.home)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "step `{step}`: {}", text(&o));
+    }
+    let vars = github_env(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(vars["CUDAENV_ACTIVE"], "12.4.1");
+    assert_eq!(vars["NVIDIA_REQUIRE_CUDA"], "cuda>=12.4");
+}
+
+#[test]
+fn docs_target_examples_run_as_written() {
+    let env = TestEnv::new();
+    fake_installed(&env.root, "12.4.1", "12.4.1", None);
+    env.ok(&["global", "12.4.1"]);
+    let script = doc_block("Containers and CI", "sh");
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        bin().parent().unwrap().display()
+    );
+    let out = bash(
+        &env,
+        &env.home,
+        &[("PATH", &path)],
+        &format!("exec 2>&1\n{script}"),
+    );
+    assert!(out.contains("stack: 11.8+cudnn9.1"), "{out}");
+    assert!(out.contains("refused: exit 11"), "{out}");
+    assert!(
+        out.contains("planning for a target machine: driver 550.54.15"),
+        "{out}"
+    );
+    assert!(out.contains("driver 550.54.15 runs CUDA 12.4.1"), "{out}");
+    assert_eq!(env.ok(&["versions", "--bare"]).trim(), "12.4.1");
+}
