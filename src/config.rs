@@ -228,6 +228,19 @@ mod tests {
                 "{bad:?}"
             );
         }
+        // A simple index on disk (as `cudaenv mirror` writes one) is an index too.
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"file:///srv/cuda mirror/pypi/simple\"\n",
+        )
+        .unwrap();
+        assert!(Config::load(&ctx).is_ok());
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"/srv/m/simple\"\n",
+        )
+        .unwrap();
+        assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
         std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_NVIDIA_MIRROR", "mirror.local")]);
         assert!(Config::default().nvidia_base(&ctx).is_err());
