@@ -303,3 +303,64 @@ fn docs_air_gapped_examples_run_as_written() {
     );
     assert!(!text(&o).contains("127.0.0.1:9"), "{}", text(&o));
 }
+
+/// Kills the static server when the test ends, however it ends.
+struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The directory is a plain static site too: served by Python's own HTTP
+/// server, it is an index and an NVIDIA mirror over http://.
+#[test]
+fn the_mirror_directory_served_by_a_static_web_server_is_an_index_too() {
+    use std::io::BufRead;
+    let online = TestEnv::new();
+    let dir = online.path("mirror");
+    online.ok(&["mirror", dir.to_str().unwrap(), "12.4.1", ONLY_CUDART]);
+    let mut child = std::process::Command::new("python3")
+        .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _server = Served(child);
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    let port = line
+        .split_whitespace()
+        .skip_while(|w| *w != "port")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no port in {line:?}"))
+        .to_string();
+    let site = TestEnv::new();
+    let o = site
+        .cmd()
+        .envs(NO_NETWORK.iter().copied())
+        .env("NO_PROXY", "127.0.0.1")
+        .env(
+            "CUDAENV_PYPI_INDEX",
+            format!("http://127.0.0.1:{port}/pypi/simple"),
+        )
+        .env(
+            "CUDAENV_NVIDIA_MIRROR",
+            format!("http://127.0.0.1:{port}/nvidia"),
+        )
+        .args(["install", "12.4.1", ONLY_CUDART])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        site.root
+            .join("versions/12.4.1/lib64/libcudart.so.12")
+            .is_file()
+    );
+}
