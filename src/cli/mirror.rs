@@ -33,8 +33,12 @@ pub struct Args {
     /// The directory to write (created if needed; a mirror written before is added to).
     pub dir: PathBuf,
     /// The stacks to mirror: `12.4`, `12.4.1+cudnn9.1`, `11.8` …
-    #[arg(required = true, value_name = "SPEC")]
+    #[arg(value_name = "SPEC", required_unless_present = "for_framework")]
     pub specs: Vec<String>,
+    /// Also the stack each framework release needs (`torch==2.4`), chosen as
+    /// `install --for` chooses it: for the target machine when one is given.
+    #[arg(long = "for", value_name = "FRAMEWORK==VERSION")]
+    pub for_framework: Vec<crate::compat::FrameworkReq>,
     /// Which part of each toolkit, as for `install`.
     #[arg(long, value_enum, default_value_t = Profile::Runtime)]
     pub profile: Profile,
@@ -57,6 +61,8 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub target: super::compat::TargetArgs,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -76,9 +82,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
 /// `install`'s arguments for one spec of this mirror: `--force` and
 /// `--dry-run`, so it always resolves and never looks at what is installed.
-fn install_args(args: &Args, spec: &str) -> install_cli::Args {
+fn install_args(args: &Args, spec: String) -> install_cli::Args {
     install_cli::Args {
-        spec: Some(spec.to_string()),
+        spec: Some(spec),
         profile: args.profile,
         with: args.with.clone(),
         without: args.without.clone(),
@@ -91,7 +97,7 @@ fn install_args(args: &Args, spec: &str) -> install_cli::Args {
         force: true,
         for_framework: None,
         strict: false,
-        target: Default::default(),
+        target: args.target.clone(),
     }
 }
 
@@ -101,10 +107,19 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     let client = fetch::client()?;
     let nvidia_base = Config::load(&env.ctx)?.nvidia_base(&env.ctx)?;
 
-    let mut plans: Vec<Plan> = Vec::new();
+    let mut stacks = Vec::new();
     for spec in &args.specs {
-        let stack = install_cli::stack_of(Spec::parse(spec)?, spec)?;
-        let a = install_args(args, spec);
+        stacks.push(install_cli::stack_of(Spec::parse(spec)?, spec)?);
+    }
+    if !args.for_framework.is_empty() {
+        let machine = super::compat::this_machine(env, &args.target)?;
+        for req in &args.for_framework {
+            stacks.push(super::compat::stack_for_cli(env, req, &machine)?);
+        }
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for stack in stacks {
+        let a = install_args(args, stack.to_string());
         let Resolved::Plan(plan) =
             install_cli::resolve(env, &a, &stack, &store, &cache, &client).await?
         else {

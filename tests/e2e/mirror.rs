@@ -364,3 +364,46 @@ fn the_mirror_directory_served_by_a_static_web_server_is_an_index_too() {
             .is_file()
     );
 }
+
+/// `--for` mirrors what `install --for` will pick on the target machine, so
+/// the same `install --for` there finds it (cuDNN left out: its wheel is large).
+#[test]
+fn a_framework_release_is_mirrored_for_the_target_machine_and_installed_from_it() {
+    let online = TestEnv::new();
+    let dir = online.path("mirror");
+    let without = "--without=cudnn,cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti";
+    let for_node = [
+        "--for",
+        "torch==2.4",
+        "--target-driver",
+        "470.57.02",
+        without,
+    ];
+    let o = online
+        .cmd()
+        .arg("mirror")
+        .arg(&dir)
+        .args(for_node)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Driver 470 runs no CUDA 12 build of torch 2.4: its CUDA 11.8 build is the one.
+    assert_eq!(out["resolved"], serde_json::json!(["11.8.0"]));
+    assert!(
+        out["files"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("pypi/files/nvidia_cuda_runtime_cu11-11.8."),
+        "{out}"
+    );
+    let site = TestEnv::new();
+    let o = offline(&site, &dir)
+        .arg("install")
+        .args(for_node)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(site.ok(&["versions", "--bare"]).trim(), "11.8.0");
+}
