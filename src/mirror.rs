@@ -171,7 +171,7 @@ impl Mirror {
     /// Is `rel` already in the mirror with this content?
     pub fn has(&self, rel: &str, sha256: &str) -> bool {
         self.record.files.get(rel).is_some_and(|f| {
-            f.sha256 == sha256
+            f.sha256.eq_ignore_ascii_case(sha256)
                 && std::fs::metadata(self.dir.join(rel)).is_ok_and(|m| m.len() == f.size)
         })
     }

@@ -142,6 +142,8 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     Mirror::open(&dir)?;
     let _lock = fetch::lock_file(&dir.join(crate::mirror::LOCK)).await?;
     let mut mirror = Mirror::open(&dir)?;
+    // What the mirror already holds with the announced hash is not fetched again.
+    wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
 
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();

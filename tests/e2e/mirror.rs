@@ -89,7 +89,8 @@ fn live_pypi_stacks_are_mirrored_and_installed_offline_from_the_directory() {
         .unwrap();
     assert_eq!(page.matches("#sha256=").count(), 2, "{page}");
 
-    // Mirroring again adds nothing and keeps both stacks.
+    // Mirroring again adds nothing, downloads nothing and keeps both stacks.
+    online.ok(&["cache", "clean"]);
     let o = online
         .cmd()
         .args(["mirror"])
@@ -101,6 +102,12 @@ fn live_pypi_stacks_are_mirrored_and_installed_offline_from_the_directory() {
     let again: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(again["added"], 0);
     assert_eq!(again["stacks"], serde_json::json!(["12.4.1", "12.6.3"]));
+    let downloads = online.root.join("cache/downloads");
+    assert!(
+        std::fs::read_dir(&downloads).map_or(true, |d| d.count() == 0),
+        "{:?}",
+        std::fs::read_dir(&downloads).map(|d| d.count())
+    );
 
     // The air-gapped machine: both stacks install from the directory alone.
     let site = TestEnv::new();
