@@ -100,6 +100,20 @@ impl Mirror {
                             f.sha256
                         )));
                     }
+                    // Names that go into the index pages' paths and HTML.
+                    if let Some(p) = &f.project {
+                        let name = path.strip_prefix("pypi/files/").unwrap_or("");
+                        check_wheel_name(name).map_err(|r| bad(format!("file `{path}`: {r}")))?;
+                        let plain = p
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+                        if p.is_empty() || !plain {
+                            return Err(bad(format!(
+                                "file `{path}`: `{}` is not a project name",
+                                p.escape_debug()
+                            )));
+                        }
+                    }
                 }
                 Ok(Mirror {
                     dir: dir.to_path_buf(),
@@ -381,5 +395,14 @@ mod tests {
         assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
         std::fs::write(dir.join(RECORD), "{\"schema\": 1, \"files\": {\"../x\": {\"sha256\": \"\", \"size\": 1}}, \"stacks\": []}").unwrap();
         assert!(matches!(Mirror::open(&dir), Err(Error::BadMirror { .. })));
+        // A project name becomes a directory of the index: no `..` there either.
+        let sha = "a".repeat(64);
+        let record = format!(
+            "{{\"schema\": 1, \"files\": {{\"pypi/files/x-1-py3-none-any.whl\": {{\"sha256\": \"{sha}\", \"size\": 1, \"project\": \"../../etc\"}}}}, \"stacks\": []}}"
+        );
+        std::fs::write(dir.join(RECORD), &record).unwrap();
+        assert!(matches!(Mirror::open(&dir), Err(Error::BadMirror { .. })));
+        std::fs::write(dir.join(RECORD), record.replace("../../etc", "x")).unwrap();
+        Mirror::open(&dir).unwrap();
     }
 }
