@@ -25,7 +25,8 @@
 //! refused, so a mistyped path never gets files sprinkled into it. Every
 //! file is written under a temporary name and renamed, so a reader (or a
 //! crash) never sees half a file; a crash between files leaves files the
-//! record does not list yet, which the next run writes again.
+//! record does not list yet, which the next run writes again, and perhaps
+//! a temporary file, which the next run removes under its lock.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -144,6 +145,28 @@ impl Mirror {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Removes what a run that died mid-write left (`NAME.tmpPID` files).
+    /// Only under the mirror's lock: then no other run is writing.
+    pub fn remove_leftovers(&self) -> Result<usize> {
+        fn walk(dir: &Path, removed: &mut usize) -> Result<()> {
+            let entries = std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?;
+            for e in entries.flatten() {
+                let p = e.path();
+                let Ok(t) = e.file_type() else { continue };
+                if t.is_dir() {
+                    walk(&p, removed)?;
+                } else if t.is_file() && is_temporary(&e.file_name().to_string_lossy()) {
+                    std::fs::remove_file(&p).map_err(Error::io("cannot delete", &p))?;
+                    *removed += 1;
+                }
+            }
+            Ok(())
+        }
+        let mut removed = 0;
+        walk(&self.dir, &mut removed)?;
+        Ok(removed)
     }
 
     /// The `file://` URL to give `CUDAENV_PYPI_INDEX` (or pip's `--index-url`).
@@ -322,6 +345,12 @@ fn check_relative(rel: &str) -> std::result::Result<(), String> {
     }
 }
 
+/// `NAME.tmp1234`, as `temporary` names them.
+fn is_temporary(name: &str) -> bool {
+    name.rsplit_once(".tmp")
+        .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn temporary(dest: &Path) -> PathBuf {
     let mut name = dest.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp{}", std::process::id()));
@@ -404,5 +433,23 @@ mod tests {
         assert!(matches!(Mirror::open(&dir), Err(Error::BadMirror { .. })));
         std::fs::write(dir.join(RECORD), record.replace("../../etc", "x")).unwrap();
         Mirror::open(&dir).unwrap();
+    }
+
+    #[test]
+    fn leftovers_of_a_dead_run_are_removed_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = Mirror::open(tmp.path()).unwrap();
+        let files = tmp.path().join("pypi/files");
+        std::fs::create_dir_all(&files).unwrap();
+        for name in ["a.whl.tmp4242", "a.whl", "b.tmpx", "index.html.tmp7"] {
+            std::fs::write(files.join(name), "x").unwrap();
+        }
+        assert_eq!(m.remove_leftovers().unwrap(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(&files)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["a.whl", "b.tmpx"]);
     }
 }

@@ -142,6 +142,7 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     Mirror::open(&dir)?;
     let _lock = fetch::lock_file(&dir.join(crate::mirror::LOCK)).await?;
     let mut mirror = Mirror::open(&dir)?;
+    mirror.remove_leftovers()?;
     // What the mirror already holds with the announced hash is not fetched again.
     wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
 
