@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! nvidia-mirror = "https://mirror.example.org/nvidia"   # or file:///srv/nvidia
-//! pypi-index = "https://pypi.example.org/simple"
+//! pypi-index = "https://pypi.example.org/simple"        # or file:///srv/mirror/pypi/simple
 //! system-root = "/opt/cudaenv"          # versions an administrator installed
 //!
 //! [sources]
@@ -75,16 +75,11 @@ impl Config {
             path: path.clone(),
             reason: e.message().to_string(),
         })?;
-        if let Some(i) = &config.pypi_index
-            && !(i.starts_with("https://") || i.starts_with("http://"))
-        {
-            return Err(Error::Config {
+        if let Some(i) = &config.pypi_index {
+            check_base(i).map_err(|reason| Error::Config {
                 path: path.clone(),
-                reason: format!(
-                    "pypi-index: `{}` is not an http(s):// URL",
-                    i.escape_debug()
-                ),
-            });
+                reason: format!("pypi-index: {reason}"),
+            })?;
         }
         if let Some(r) = &config.system_root
             && !r.is_absolute()
@@ -192,8 +187,9 @@ pub fn store(ctx: &Context) -> Result<Store> {
     Ok(Store::with_system(ctx.root(), system_root(ctx)?))
 }
 
-/// A mirror is an `http://`, `https://` or `file://` URL (a directory laid out
-/// like NVIDIA's server). Anything else is a mistake worth reporting.
+/// A mirror or index is an `http://`, `https://` or `file://` URL (a
+/// directory laid out like NVIDIA's server or a simple index, as `cudaenv
+/// mirror` writes them). Anything else is a mistake worth reporting.
 fn check_base(s: &str) -> std::result::Result<(), String> {
     let ok = ["https://", "http://", "file:///"]
         .iter()
@@ -204,7 +200,9 @@ fn check_base(s: &str) -> std::result::Result<(), String> {
             s.escape_debug()
         ));
     }
-    if s.contains(char::is_whitespace) || s.contains('?') || s.contains('#') {
+    // A directory's path may hold spaces; a URL's may not.
+    let spaces = !s.starts_with("file:///") && s.contains(char::is_whitespace);
+    if spaces || s.contains(['\n', '\r', '\t', '?', '#']) {
         return Err(format!(
             "`{}` has characters a base URL may not have",
             s.escape_debug()
@@ -302,6 +300,19 @@ mod tests {
                 "{bad:?}"
             );
         }
+        // A simple index on disk (as `cudaenv mirror` writes one) is an index too.
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"file:///srv/cuda mirror/pypi/simple\"\n",
+        )
+        .unwrap();
+        assert!(Config::load(&ctx).is_ok());
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "pypi-index = \"/srv/m/simple\"\n",
+        )
+        .unwrap();
+        assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
         std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_NVIDIA_MIRROR", "mirror.local")]);
         assert!(Config::default().nvidia_base(&ctx).is_err());

@@ -79,6 +79,28 @@ pub const CUDAENV_STATE: &str = "__CUDAENV_STATE";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
 
+// --- Containers, CI and planning for another machine ------------------------
+
+/// Plan for a machine with this NVIDIA driver (`550.54.15`, `550`) instead of
+/// this one's: `install --for`, `compat`, `doctor` (as `--target-driver`).
+pub const CUDAENV_TARGET_DRIVER: &str = "CUDAENV_TARGET_DRIVER";
+/// Plan for GPUs of these architectures (`sm_90`, `8.6`, comma-separated)
+/// instead of this machine's (as `--target-arch`).
+pub const CUDAENV_TARGET_ARCH: &str = "CUDAENV_TARGET_ARCH";
+/// The NVIDIA container runtime's driver constraint (`cuda>=12.4`); written by
+/// `env --format dockerfile|github`, read by `doctor`.
+pub const NVIDIA_REQUIRE_CUDA: &str = "NVIDIA_REQUIRE_CUDA";
+/// The GPUs the NVIDIA container runtime exposes (`all`, `0,1`, `none`, `void`).
+pub const NVIDIA_VISIBLE_DEVICES: &str = "NVIDIA_VISIBLE_DEVICES";
+/// The driver libraries the NVIDIA container runtime mounts (`compute,utility`, `all`).
+pub const NVIDIA_DRIVER_CAPABILITIES: &str = "NVIDIA_DRIVER_CAPABILITIES";
+/// Set: the NVIDIA container runtime ignores `NVIDIA_REQUIRE_CUDA`.
+pub const NVIDIA_DISABLE_REQUIRE: &str = "NVIDIA_DISABLE_REQUIRE";
+/// Set by Apptainer inside a container (the image's path).
+pub const APPTAINER_CONTAINER: &str = "APPTAINER_CONTAINER";
+/// Set by Singularity (and Apptainer, for compatibility) inside a container.
+pub const SINGULARITY_CONTAINER: &str = "SINGULARITY_CONTAINER";
+
 #[cfg(test)]
 mod tests {
     /// docs/environment.md must name every variable defined here.

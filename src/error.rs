@@ -353,6 +353,22 @@ pub enum Error {
 
     #[error("no system root is configured")]
     NoSystemRoot,
+
+    /// `mirror` into a directory that holds files but no mirror record.
+    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::mirror::RECORD)]
+    NotAMirror { dir: PathBuf },
+
+    /// A mirror's record (`mirror.json`) that cannot be read or is not one.
+    #[error("invalid mirror record {}: {reason}", path.display())]
+    BadMirror { path: PathBuf, reason: String },
+
+    /// `--target-driver`/`--target-arch` (or their variables) malformed.
+    #[error("invalid {setting} `{input}`: {reason}")]
+    InvalidTarget {
+        setting: String,
+        input: String,
+        reason: String,
+    },
 }
 
 impl Error {
@@ -423,6 +439,9 @@ impl Error {
             Error::UnsafeSystemRoot { .. } => ExitCode::UnsafeSystemRoot,
             Error::SystemRootNotWritable { .. } => ExitCode::SystemRootNotWritable,
             Error::NoSystemRoot => ExitCode::Usage,
+            Error::NotAMirror { .. } => ExitCode::Usage,
+            Error::BadMirror { .. } => ExitCode::Integrity,
+            Error::InvalidTarget { .. } => ExitCode::Usage,
         }
     }
 
@@ -653,6 +672,18 @@ impl Error {
             ),
             Error::ModulefileNotOurs { .. } => Some(
                 "export into a directory of its own (`module use` it), or move that file away".into(),
+            ),
+            Error::NotAMirror { .. } => Some(
+                "give a new or empty directory, or one that `cudaenv mirror` wrote before (it adds to it)"
+                    .into(),
+            ),
+            Error::BadMirror { .. } => Some(
+                "the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory"
+                    .into(),
+            ),
+            Error::InvalidTarget { .. } => Some(
+                "describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)"
+                    .into(),
             ),
             _ => None,
         }

@@ -489,7 +489,7 @@ fn source_names(plan: &Plan) -> String {
 pub type ProgressRef = Arc<dyn fetch::Progress>;
 
 /// The sha256 of a file, as lower-case hex.
-fn sha256_file(path: &Path) -> Result<String> {
+pub fn sha256_file(path: &Path) -> Result<String> {
     use sha2::Digest;
     use std::io::Read;
     let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;

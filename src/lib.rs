@@ -29,6 +29,7 @@ pub mod failpoint;
 pub mod fetch;
 pub mod install;
 pub mod modulefile;
+pub mod mirror;
 pub mod registry;
 pub mod select;
 pub mod shell;

@@ -7,9 +7,11 @@ use serde::Serialize;
 
 use super::Env;
 use crate::compat::framework::Build;
+use crate::compat::target::Target;
 use crate::compat::{self, FrameworkReq, Machine, Requirement, StackChoice};
 use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
+use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::ui;
 
@@ -32,6 +34,8 @@ pub struct Args {
     /// Whose builds to show.
     #[arg(long, value_enum, default_value = "linux")]
     pub platform: Platform,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 /// Fills in the version from the current Python environment when none was given.
@@ -74,10 +78,85 @@ pub(super) fn resolve_request(
     Ok((full, Some(fw)))
 }
 
-/// What this machine can run, for choosing among builds (empty without a driver).
-pub(super) fn this_machine(ctx: &Context) -> Machine {
+/// `--target-driver` / `--target-arch`: plan for another machine (`compat::target`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TargetArgs {
+    /// Plan for a machine with this NVIDIA driver instead of this one
+    /// (`550.54.15`, `550`; default: $CUDAENV_TARGET_DRIVER), e.g. for an image
+    /// built on a host without a GPU.
+    #[arg(long, value_name = "VER")]
+    pub target_driver: Option<String>,
+    /// Plan for GPUs of these architectures instead of this machine's
+    /// (`sm_90`, `8.6`, comma-separated; default: $CUDAENV_TARGET_ARCH).
+    #[arg(long, value_name = "sm_XY")]
+    pub target_arch: Option<String>,
+}
+
+impl TargetArgs {
+    /// The target from the flags, else from the variables; `None` for this machine.
+    pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
+        // Each part on its own, so an error names the setting that is wrong.
+        let part = |flag: &Option<String>, flag_name: &str, var: &str, is_driver: bool| {
+            let (value, setting) = match flag {
+                Some(v) => (v.clone(), flag_name.to_string()),
+                None => match ctx.var(var) {
+                    Some(v) => (v.to_string(), var.to_string()),
+                    None => return Ok(None),
+                },
+            };
+            let (d, a) = if is_driver {
+                (Some(value.as_str()), None)
+            } else {
+                (None, Some(value.as_str()))
+            };
+            Target::parse(d, a).map_err(|b| Error::InvalidTarget {
+                setting,
+                input: if b.input.is_empty() {
+                    value.clone()
+                } else {
+                    b.input
+                },
+                reason: b.reason,
+            })
+        };
+        let driver = part(
+            &self.target_driver,
+            "--target-driver",
+            env_vars::CUDAENV_TARGET_DRIVER,
+            true,
+        )?;
+        let arch = part(
+            &self.target_arch,
+            "--target-arch",
+            env_vars::CUDAENV_TARGET_ARCH,
+            false,
+        )?;
+        Ok(match (driver, arch) {
+            (None, None) => None,
+            (d, a) => Some(Target {
+                driver: d.and_then(|t| t.driver),
+                arch: a.map(|t| t.arch).unwrap_or_default(),
+            }),
+        })
+    }
+}
+
+/// What the machine to plan for can run, for choosing among builds: the
+/// target when one is given, else this machine (empty without a driver).
+/// Says so when it is a target: the messages' "this machine" then means it.
+pub(super) fn this_machine(env: &Env, target: &TargetArgs) -> Result<Machine> {
+    if let Some(t) = target.resolve(&env.ctx)? {
+        env.printer.info(format!(
+            "planning for the target machine ({}), not this one",
+            t.describe()
+        ));
+        return Ok(t.machine());
+    }
     let exe = std::env::current_exe().ok();
-    doctor::facts::machine(ctx, exe.as_deref().map(Path::new))
+    Ok(doctor::facts::machine(
+        &env.ctx,
+        exe.as_deref().map(Path::new),
+    ))
 }
 
 /// `--for`: the stack a framework release needs on this machine, said with its reason.
@@ -148,6 +227,9 @@ struct Out<'a> {
     choice: Option<Choice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     installed: Option<&'a InstalledFramework>,
+    /// The machine planned for, when it is not this one (`runs_here` is about it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<&'a Target>,
 }
 
 #[derive(Serialize)]
@@ -164,7 +246,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         Platform::Windows => "windows",
     };
     let requirement = compat::framework::requirement(req.framework, &version, platform)?;
-    let machine = this_machine(&env.ctx);
+    let target = args.target.resolve(&env.ctx)?;
+    let machine = this_machine(env, &args.target)?;
     let choice: Option<StackChoice> = (platform == "linux")
         .then(|| compat::stack_for(&req, Some(&machine)))
         .transpose()?;
@@ -189,6 +272,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 reason: &c.reason,
             }),
             installed: installed.as_ref(),
+            target: target.as_ref(),
         })?;
         return Ok(ExitCode::Success);
     }
@@ -215,10 +299,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         "cuDNN",
         "build",
         format!("driver ({platform})"),
-        if machine.is_known() {
-            "this machine"
-        } else {
-            ""
+        match (&target, machine.is_known()) {
+            (Some(_), _) => "target",
+            (None, true) => "this machine",
+            (None, false) => "",
         }
     );
     t.push_str(header.trim_end());

@@ -25,6 +25,8 @@ pub struct Args {
     /// Internal: load libcuda in this process and print what it reports (JSON).
     #[arg(long, hide = true)]
     pub probe_driver: bool,
+    #[command(flatten)]
+    pub target: super::compat::TargetArgs,
 }
 
 #[derive(Serialize)]
@@ -45,7 +47,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         ui::out_json(&doctor::libcuda::probe())?;
         return Ok(ExitCode::Success);
     }
-    let facts = match &args.facts {
+    let target = args.target.resolve(&env.ctx)?;
+    let mut facts = match &args.facts {
         Some(path) => read_facts(&crate::context::absolutize(path, env.ctx.cwd()))?,
         None => {
             let exe = std::env::current_exe().ok();
@@ -59,6 +62,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             )
         }
     };
+    if target.is_some() {
+        facts.target = target;
+    }
     let findings = doctor::diagnose(&facts);
     let summary = Summary {
         errors: findings.iter().filter(|f| f.level == Level::Error).count(),

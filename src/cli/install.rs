@@ -76,6 +76,8 @@ pub struct Args {
     /// everyone; needs write access to it. Default: your own root.
     #[arg(long)]
     pub system: bool,
+    #[command(flatten)]
+    pub target: super::compat::TargetArgs,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -86,7 +88,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     } else {
         env
     };
-    let machine = super::compat::this_machine(&env.ctx);
+    let machine = super::compat::this_machine(env, &args.target)?;
     let stack = match (&args.spec, &args.for_framework) {
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
         (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
@@ -154,7 +156,7 @@ fn installed_release(
     }))
 }
 
-fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
+pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     match spec {
         Spec::Stack(s) => Ok(s),
         _ => Err(Error::InvalidSpec {
@@ -171,9 +173,71 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     // still go to `store`).
     let seen = crate::config::store(&env.ctx)?;
     let cache = Cache::new(env.ctx.cache_dir());
+    let client = fetch::client()?;
+    let plan = match resolve(env, args, &stack, &seen, &cache, &client).await? {
+        Resolved::Plan(plan) => plan,
+        Resolved::Installed(v) => {
+            refresh_shims(env, &store);
+            return report(env, args, &v, true, started);
+        }
+    };
+    if args.dry_run {
+        return print_plan(args, &plan);
+    }
+    let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
+    let progress: Arc<dyn Progress> = bars.clone();
+    let parallel_min = match env.ctx.var(env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN) {
+        None => fetch::PARALLEL_MIN,
+        Some(v) => v.parse().map_err(|_| Error::InvalidSpec {
+            input: v.to_string(),
+            reason: format!(
+                "{} must be a number of bytes",
+                env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN
+            ),
+        })?,
+    };
+    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
+        .with_parallel_min(parallel_min);
+    if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
+        crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
+    }
+    let opts = install::Options {
+        force: args.force,
+        threads: 0,
+    };
+    let outcome = install::install(&store, &fetcher, &plan, &opts).await;
+    bars.clear();
+    let (v, already) = match outcome? {
+        Outcome::Installed(v) => (v, false),
+        Outcome::AlreadyInstalled(v) => (v, true),
+    };
+    refresh_shims(env, &store);
+    report(env, args, &v, already, started)
+}
+
+/// What resolving a request found.
+pub(crate) enum Resolved {
+    /// What to fetch and unpack.
+    Plan(Plan),
+    /// An installed version of that exact release already satisfies it
+    /// (never with `--force` or `--dry-run`).
+    Installed(crate::store::Installed),
+}
+
+/// Resolves a stack as `install` does, from `args`' sources, profile and
+/// components, through the configured mirrors, index and source order;
+/// prints the plan's notes as warnings. `mirror` resolves through this too,
+/// so a mirror holds exactly what `install` will ask for.
+pub(crate) async fn resolve(
+    env: &Env,
+    args: &Args,
+    stack: &StackSpec,
+    seen: &Store,
+    cache: &Cache,
+    client: &reqwest::Client,
+) -> Result<Resolved> {
     let config = Config::load(&env.ctx)?;
     let (index_url, _why) = config.pypi_index(&env.ctx);
-    let client = fetch::client()?;
     let source = PypiSource::new(
         Index::new(&index_url, client.clone()).with_cache(cache.dir(), args.offline),
     );
@@ -187,10 +251,9 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     let plan = if args.source == SourceChoice::Pypi {
         // Already there? Decided from the registry alone, so no network is needed.
         if !args.force && !args.dry_run {
-            let release = source.release(&stack)?;
-            if let Some(v) = installed_release(&seen, &stack, &release.version)? {
-                refresh_shims(env, &store);
-                return report(env, args, &v, true, started);
+            let release = source.release(stack)?;
+            if let Some(v) = installed_release(&seen, stack, &release.version)? {
+                return Ok(Resolved::Installed(v));
             }
         }
         source.plan(&req).await?
@@ -245,10 +308,9 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             })?;
         if !args.force
             && !args.dry_run
-            && let Some(v) = installed_release(&seen, &stack, &release)?
+            && let Some(v) = installed_release(&seen, stack, &release)?
         {
-            refresh_shims(env, &store);
-            return report(env, args, &v, true, started);
+            return Ok(Resolved::Installed(v));
         }
         let exact = StackSpec {
             cuda: release.clone(),
@@ -312,38 +374,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     for n in &plan.notes {
         env.printer.warn(n);
     }
-    if args.dry_run {
-        return print_plan(args, &plan);
-    }
-    let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
-    let progress: Arc<dyn Progress> = bars.clone();
-    let parallel_min = match env.ctx.var(env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN) {
-        None => fetch::PARALLEL_MIN,
-        Some(v) => v.parse().map_err(|_| Error::InvalidSpec {
-            input: v.to_string(),
-            reason: format!(
-                "{} must be a number of bytes",
-                env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN
-            ),
-        })?,
-    };
-    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min);
-    if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
-        crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
-    }
-    let opts = install::Options {
-        force: args.force,
-        threads: 0,
-    };
-    let outcome = install::install(&store, &fetcher, &plan, &opts).await;
-    bars.clear();
-    let (v, already) = match outcome? {
-        Outcome::Installed(v) => (v, false),
-        Outcome::AlreadyInstalled(v) => (v, true),
-    };
-    refresh_shims(env, &store);
-    report(env, args, &v, already, started)
+    Ok(Resolved::Plan(plan))
 }
 
 /// Rehashes after every install, also one that found its version already

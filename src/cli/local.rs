@@ -67,7 +67,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
 /// The stack a framework needs, chosen for this machine, with the reason said.
 pub(super) fn spec_for(env: &Env, req: &FrameworkReq) -> Result<Spec> {
-    let machine = super::compat::this_machine(&env.ctx);
+    let machine = super::compat::this_machine(env, &Default::default())?;
     super::compat::stack_for_cli(env, req, &machine).map(Spec::Stack)
 }
 

@@ -47,7 +47,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     let config = Config::load(&env.ctx)?;
     // What this machine's driver and GPU can run (nothing is marked without a driver).
-    let machine = super::compat::this_machine(&env.ctx);
+    let machine = super::compat::this_machine(env, &Default::default())?;
     let catalog = Catalog::load(Cache::new(env.ctx.cache_dir()).dir());
     let legacy = LegacyRegistry::load(env.ctx.root())?;
     let platform = Platform::current();

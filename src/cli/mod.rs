@@ -29,6 +29,7 @@ mod local;
 mod ls_remote;
 mod man;
 mod module;
+mod mirror;
 mod prefix;
 mod rehash;
 mod root;
@@ -127,6 +128,8 @@ pub enum Command {
     Direnv(direnv::Args),
     /// Write Lmod / Environment Modules modulefiles for installed versions.
     Module(module::Args),
+    /// Write what installing some stacks needs into a directory, for machines without network.
+    Mirror(mirror::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -226,6 +229,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Help(a) => help::run(&env, a),
         Command::Direnv(a) => direnv::run(&env, a),
         Command::Module(a) => module::run(&env, a),
+        Command::Mirror(a) => mirror::run(&env, a),
     }
 }
 

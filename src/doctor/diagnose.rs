@@ -61,10 +61,14 @@ fn v(s: &str) -> Option<Version> {
 /// Every finding for a set of facts, in reading order.
 pub fn diagnose(f: &Facts) -> Vec<Finding> {
     let mut o = Out(Vec::new());
-    driver_findings(f, &mut o);
+    match &f.target {
+        Some(t) => target_findings(t, f, &mut o),
+        None => driver_findings(f, &mut o),
+    }
     active_findings(f, &mut o);
     library_findings(f, &mut o);
     environment_findings(f, &mut o);
+    o.0.extend(super::container::findings(f));
     framework_findings(f, &mut o);
     o.0
 }
@@ -212,6 +216,35 @@ fn driver_findings(f: &Facts, o: &mut Out) {
     let _ = gpus;
 }
 
+/// Planning for another machine: its driver and GPUs stand in for this
+/// one's in the checks of the active stack; this machine's driver is not judged.
+fn target_findings(t: &crate::compat::target::Target, f: &Facts, o: &mut Out) {
+    let max = t
+        .driver_version()
+        .and_then(|d| driver::max_cuda(&d, f.driver_os()))
+        .map(|m| format!(" (supports CUDA ≤ {m})"))
+        .unwrap_or_default();
+    let families: Vec<String> = t
+        .compute_capabilities()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} ({})",
+                c.sm(),
+                c.family().unwrap_or("unknown architecture")
+            )
+        })
+        .collect();
+    o.ok(
+        "target",
+        format!(
+            "planning for a target machine: {}{max}{}; the checks of the active version are for it, this machine's own driver and GPUs are not judged",
+            t.driver.as_deref().map(|d| format!("driver {d}")).unwrap_or_else(|| "driver unknown".into()),
+            if families.is_empty() { ", GPU architecture unknown".to_string() } else { format!(", {}", families.join(", ")) }
+        ),
+    );
+}
+
 fn active_findings(f: &Facts, o: &mut Out) {
     let Some(a) = &f.active else {
         if let Some(e) = &f.active_error {
@@ -256,7 +289,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
     let Some(cuda) = a.cuda.as_deref().and_then(v) else {
         return;
     };
-    if let Some(d) = f.driver() {
+    if let Some(d) = f.planned_driver() {
         match driver::fit(&d, &cuda, f.driver_os()) {
             DriverFit::Full => o.ok("driver-fit", format!("driver {d} runs CUDA {cuda}")),
             DriverFit::MinorCompat { release_min } => o.warn(
@@ -275,7 +308,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
             DriverFit::Unknown => {}
         }
     }
-    for gpu in f.compute_capabilities() {
+    for gpu in f.planned_gpus() {
         let sm = gpu.sm();
         match compat::arch::support(&cuda, gpu) {
             ArchSupport::Native => o.ok("arch", format!("CUDA {cuda} supports {sm}")),
@@ -876,6 +909,8 @@ mod tests {
                 .collect(),
             python: None,
             python_error: None,
+            target: None,
+            container: Default::default(),
         }
     }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::compat::target::Target;
 use crate::compat::{ComputeCapability, DriverOs, DriverVersion, Machine};
 use crate::context::Context;
 use crate::env_vars;
@@ -41,6 +42,12 @@ pub struct Facts {
     pub device_nodes: Vec<DeviceNode>,
     pub python: Option<PythonEnv>,
     pub python_error: Option<String>,
+    /// The machine the compatibility checks plan for instead of this one
+    /// (`--target-driver`, `--target-arch`); this machine's facts stay as found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    #[serde(default)]
+    pub container: super::container::ContainerFacts,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,6 +132,22 @@ impl Facts {
         }
     }
 
+    /// The driver the active stack must fit: the target's, else this machine's.
+    pub fn planned_driver(&self) -> Option<DriverVersion> {
+        match &self.target {
+            Some(t) => t.driver_version(),
+            None => self.driver(),
+        }
+    }
+
+    /// The GPUs the active stack must support: the target's, else this machine's.
+    pub fn planned_gpus(&self) -> Vec<ComputeCapability> {
+        match &self.target {
+            Some(t) => t.compute_capabilities(),
+            None => self.compute_capabilities(),
+        }
+    }
+
     pub fn compute_capabilities(&self) -> Vec<ComputeCapability> {
         self.gpus
             .iter()
@@ -164,7 +187,7 @@ pub fn is_cuda_lib(file: &str) -> bool {
     LIB_PREFIXES.iter().any(|p| file.starts_with(p)) && file.contains(".so")
 }
 
-fn cuda_libs_in(dir: &Path) -> Vec<String> {
+pub(super) fn cuda_libs_in(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -219,6 +242,7 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
     };
     library_dirs(ctx, &mut f);
     f.device_nodes = device_nodes();
+    f.container = super::container::gather(ctx, Path::new("/"));
     if opts.python {
         match python::probe(ctx) {
             Ok(p) => f.python = Some(p),

@@ -8,6 +8,7 @@
 //! table test over fact sets rather than by whatever machine the tests run on.
 
 pub mod command;
+pub mod container;
 pub mod diagnose;
 pub mod facts;
 pub mod libcuda;

@@ -622,9 +622,16 @@ impl Fetcher {
     ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
-        if let Some(src) = a.url.strip_prefix("file://") {
+        if let Some(raw) = a.url.strip_prefix("file://") {
             self.progress.status(line, "copying");
-            return self.copy_local(a, Path::new(src), part, line);
+            // Index pages give percent-encoded URLs (`my%20mirror`); a base
+            // typed by hand may hold the path as it is.
+            let src = reqwest::Url::parse(&a.url)
+                .ok()
+                .and_then(|u| u.to_file_path().ok())
+                .filter(|p| p.exists())
+                .unwrap_or_else(|| PathBuf::from(raw));
+            return self.copy_local(a, &src, part, line);
         }
         let have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
         let size = a.size;

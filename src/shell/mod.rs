@@ -9,7 +9,8 @@
 //! Submodules: `init` renders the rc-file code (hook, `cudaenv` function,
 //! shims on PATH) from the scripts in the repository's `shims/` folder;
 //! `session` computes what the hook and `cudaenv shell` change, and how to
-//! undo it.
+//! undo it; `container` renders the same changes as a Dockerfile's `ENV`
+//! lines and a GitHub Actions `$GITHUB_ENV` file.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -18,6 +19,7 @@ use std::str::FromStr;
 use crate::activate::EnvDelta;
 use crate::error::{Error, Result};
 
+pub mod container;
 pub mod init;
 pub mod session;
 

@@ -317,6 +317,9 @@ impl Index {
             url: url.clone(),
             reason: format!("invalid index URL: {e}"),
         })?;
+        if page.scheme() == "file" {
+            return read_local_page(&page, &url);
+        }
         retrying(&url, 4, std::time::Duration::from_millis(300), || {
             self.fetch_files_once(&page, &url)
         })
@@ -389,6 +392,25 @@ impl Index {
             parse_html(&String::from_utf8_lossy(&body), &final_url)
         };
         Ok(Some(files))
+    }
+}
+
+/// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as
+/// `cudaenv mirror` writes one): `<project>/index.html`, the layout pip reads
+/// from a `file://` index too. No such directory means no such project.
+fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFile>>> {
+    let unreadable = |reason: String| Error::Network {
+        url: url.to_string(),
+        reason,
+    };
+    let dir = page
+        .to_file_path()
+        .map_err(|()| unreadable("not a local path".into()))?;
+    let file = dir.join("index.html");
+    match std::fs::read(&file) {
+        Ok(bytes) => Ok(Some(parse_html(&String::from_utf8_lossy(&bytes), page))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => Ok(None),
+        Err(e) => Err(unreadable(format!("cannot read {}: {e}", file.display()))),
     }
 }
 

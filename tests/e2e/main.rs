@@ -6,10 +6,12 @@
 mod clusters;
 mod common;
 mod completions;
+mod containers;
 mod core;
 mod doctor;
 mod install_script;
 mod messages;
+mod mirror;
 mod nvidia;
 mod pypi;
 mod reliability;

@@ -1281,3 +1281,96 @@ fn cuda_10_0_installs_from_its_nested_runfile() {
     );
     assert!(out.contains("libcudart.so.10.0 10000"), "{out}");
 }
+
+// --- mirror ------------------------------------------------------------------------
+
+/// `cudaenv mirror` of a redist stack: the archives at NVIDIA's paths and the
+/// manifests `update` stored, so a machine without network first runs
+/// `update` from the directory, then installs; the server sees no request
+/// from it.
+#[test]
+fn a_redist_stack_is_mirrored_and_installed_from_the_directory_alone() {
+    let online = TestEnv::new();
+    let server = Mirror::start(online.path("srv"));
+    redist_fixture(&server, online.tmp.path());
+    let o = cmd(&online, &server)
+        .args(["update", "--trust-mirror"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let dir = online.path("air gap");
+    let o = cmd(&online, &server)
+        .arg("mirror")
+        .arg(&dir)
+        .args([
+            "12.4.1+cudnn9.1",
+            "--source",
+            "nvidia",
+            "--profile",
+            "devel",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("run `cudaenv update` there first"),
+        "{}",
+        text(&o)
+    );
+    let p = platform();
+    for rel in [
+        format!(
+            "nvidia/compute/cuda/redist/cuda_cudart/{p}/cuda_cudart-{p}-12.4.127-archive.tar.xz"
+        ),
+        "nvidia/compute/cuda/redist/redistrib_12.4.1.json".to_string(),
+        "nvidia/compute/cudnn/redist/redistrib_9.1.1.json".to_string(),
+    ] {
+        assert!(dir.join(&rel).is_file(), "{rel} missing");
+    }
+    let o = std::process::Command::new("sha256sum")
+        .args(["-c", "--strict", "--quiet", "SHA256SUMS"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+
+    let site = TestEnv::new();
+    let before = server.requests.lock().unwrap().len();
+    let offline = |args: &[&str]| {
+        let o = site
+            .cmd()
+            .envs(crate::mirror::NO_NETWORK.iter().copied())
+            .env(
+                "CUDAENV_NVIDIA_MIRROR",
+                format!("file://{}", dir.join("nvidia").display()),
+            )
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{args:?}: {}", text(&o));
+    };
+    offline(&["update", "--trust-mirror"]);
+    offline(&[
+        "install",
+        "12.4.1+cudnn9.1",
+        "--source",
+        "nvidia",
+        "--profile",
+        "devel",
+    ]);
+    assert_eq!(
+        server.requests.lock().unwrap().len(),
+        before,
+        "nothing went over HTTP"
+    );
+    let out = load_by_soname(
+        &site,
+        "12.4.1+cudnn9.1.1.17",
+        &[
+            "libcudart.so.12:cudaRuntimeGetVersion",
+            "libcudnn.so.9:cudnnGetVersion",
+        ],
+    );
+    assert!(out.contains("libcudart.so.12 12040"), "{out}");
+    assert!(out.contains("libcudnn.so.9 90101"), "{out}");
+}

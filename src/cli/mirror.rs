@@ -1,0 +1,334 @@
+//! `cudaenv mirror DIR SPEC…`: write what installing SPEC… needs into DIR,
+//! laid out as a PyPI simple index and an NVIDIA mirror (`crate::mirror`),
+//! for machines without network.
+//!
+//! Each spec is resolved by `install`'s own resolution (same sources, order,
+//! profile, `--with`/`--without`), so `CUDAENV_PYPI_INDEX=file://DIR/pypi/simple
+//! CUDAENV_NVIDIA_MIRROR=file://DIR/nvidia cudaenv install SPEC` with the same
+//! options asks for exactly the files the mirror holds. Every file is fetched
+//! into the download cache first (verified against its index or manifest
+//! sha256 like any download), hashed again, then linked or copied into DIR.
+//! All specs are resolved before DIR is touched, so a bad spec changes nothing.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use super::Env;
+use super::install::{self as install_cli, Resolved};
+use crate::config::Config;
+use crate::error::{Error, ExitCode, Result};
+use crate::fetch::{self, Cache, Fetcher, Progress};
+use crate::mirror::{FileEntry, Mirror, wheel_project};
+use crate::sources::nvidia::{self, Product};
+use crate::sources::resolve::SourceChoice;
+use crate::sources::{Artifact, Plan, Profile, SourceKind};
+use crate::spec::Spec;
+use crate::store::Store;
+use crate::ui::{self, progress::Bars};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory to write (created if needed; a mirror written before is added to).
+    pub dir: PathBuf,
+    /// The stacks to mirror: `12.4`, `12.4.1+cudnn9.1`, `11.8` …
+    #[arg(value_name = "SPEC", required_unless_present = "for_framework")]
+    pub specs: Vec<String>,
+    /// Also the stack each framework release needs (`torch==2.4`), chosen as
+    /// `install --for` chooses it: for the target machine when one is given.
+    #[arg(long = "for", value_name = "FRAMEWORK==VERSION")]
+    pub for_framework: Vec<crate::compat::FrameworkReq>,
+    /// Which part of each toolkit, as for `install`.
+    #[arg(long, value_enum, default_value_t = Profile::Runtime)]
+    pub profile: Profile,
+    /// Components to add to the profile (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
+    pub with: Vec<String>,
+    /// Components to leave out (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "C")]
+    pub without: Vec<String>,
+    /// Where the bits come from, as for `install`.
+    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
+    pub source: SourceChoice,
+    /// Accept downloads that no pinned sha256 can verify (their hash is then
+    /// the one computed here, recorded in the mirror).
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// Concurrent downloads.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub target: super::compat::TargetArgs,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
+    let result = runtime.block_on(async {
+        tokio::select! {
+            r = mirror_async(env, &args) => r,
+            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        }
+    });
+    runtime.shutdown_background();
+    result
+}
+
+/// `install`'s arguments for one spec of this mirror: `--force` and
+/// `--dry-run`, so it always resolves and never looks at what is installed.
+fn install_args(args: &Args, spec: String) -> install_cli::Args {
+    install_cli::Args {
+        spec: Some(spec),
+        profile: args.profile,
+        with: args.with.clone(),
+        without: args.without.clone(),
+        source: args.source,
+        allow_unverified: args.allow_unverified,
+        dry_run: true,
+        json: false,
+        offline: false,
+        jobs: args.jobs,
+        force: true,
+        for_framework: None,
+        strict: false,
+        system: false,
+        target: args.target.clone(),
+    }
+}
+
+async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
+    let store = Store::new(env.ctx.root());
+    let cache = Cache::new(env.ctx.cache_dir());
+    let client = fetch::client()?;
+    let nvidia_base = Config::load(&env.ctx)?.nvidia_base(&env.ctx)?;
+
+    let mut stacks = Vec::new();
+    for spec in &args.specs {
+        stacks.push(install_cli::stack_of(Spec::parse(spec)?, spec)?);
+    }
+    if !args.for_framework.is_empty() {
+        let machine = super::compat::this_machine(env, &args.target)?;
+        for req in &args.for_framework {
+            stacks.push(super::compat::stack_for_cli(env, req, &machine)?);
+        }
+    }
+    let mut plans: Vec<Plan> = Vec::new();
+    for stack in stacks {
+        let a = install_args(args, stack.to_string());
+        let Resolved::Plan(plan) =
+            install_cli::resolve(env, &a, &stack, &store, &cache, &client).await?
+        else {
+            unreachable!("--force resolves even what is installed");
+        };
+        plans.push(plan);
+    }
+    // One entry per file, wherever several stacks share it.
+    let mut wanted: Vec<(String, Artifact)> = Vec::new();
+    for a in plans.iter().flat_map(|p| &p.artifacts) {
+        let rel = Mirror::place(a, &nvidia_base)?;
+        if !wanted.iter().any(|(r, _)| *r == rel) {
+            wanted.push((rel, a.clone()));
+        }
+    }
+
+    let dir = crate::context::absolutize(&args.dir, env.ctx.cwd());
+    // Opened once before the lock (a directory that is not a mirror gets no
+    // lock file) and again under it (another run may have added to it).
+    Mirror::open(&dir)?;
+    let _lock = fetch::lock_file(&dir.join(crate::mirror::LOCK)).await?;
+    let mut mirror = Mirror::open(&dir)?;
+    mirror.remove_leftovers()?;
+    // What the mirror already holds with the announced hash is not fetched again.
+    wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
+
+    let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
+    let progress: Arc<dyn Progress> = bars.clone();
+    let fetcher = Fetcher::new(client, cache, false, args.jobs, progress);
+    let fetcher = &fetcher;
+    let mut added = 0usize;
+    let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
+        let line = fetcher.progress().add(&rel, a.size);
+        let r = fetch_verified(fetcher, &a, line).await;
+        fetcher.progress().finish(line);
+        r.map(|(file, sha256, size)| (rel, a, file, sha256, size))
+    }))
+    .buffer_unordered(args.jobs.max(1));
+    while let Some(r) = jobs.next().await {
+        let (rel, a, file, sha256, size) = r?;
+        if mirror.has(&rel, &sha256) {
+            continue;
+        }
+        let project = (a.source == SourceKind::Pypi).then(|| wheel_project(&a.file_name));
+        mirror.add(
+            &rel,
+            &file,
+            FileEntry {
+                sha256,
+                size,
+                project,
+            },
+        )?;
+        added += 1;
+    }
+    drop(jobs);
+    bars.clear();
+    let manifests = cached_manifests(fetcher.cache().dir());
+    for (rel, path) in &manifests {
+        let sha256 = crate::install::sha256_file(path)?;
+        if !mirror.has(rel, &sha256) {
+            let size = std::fs::metadata(path)
+                .map_err(Error::io("cannot read", path))?
+                .len();
+            let entry = FileEntry {
+                sha256,
+                size,
+                project: None,
+            };
+            mirror.add(rel, path, entry)?;
+            added += 1;
+        }
+    }
+    for p in &plans {
+        mirror.add_stack(p.name.as_str());
+    }
+    mirror.commit()?;
+    report(env, args, &mirror, &plans, added, !manifests.is_empty())
+}
+
+/// The NVIDIA manifests `cudaenv update` stored here (valid ones only),
+/// with their place in the mirror: a machine without network reads them with
+/// `cudaenv update` from the mirror and then knows the same releases.
+fn cached_manifests(cache: &std::path::Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for product in [Product::Cuda, Product::Cudnn] {
+        let dir = nvidia::cache_dir(cache, product);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Some(name) = e.file_name().to_str().map(String::from) else {
+                continue;
+            };
+            let valid = name.starts_with("redistrib_")
+                && name.ends_with(".json")
+                && std::fs::read_to_string(e.path())
+                    .is_ok_and(|t| nvidia::parse_manifest(&name, &t, product).is_ok());
+            if valid {
+                out.push((format!("nvidia/{}/{name}", product.redist_dir()), e.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The artifact's file in the download cache, hashed: a cached copy that no
+/// longer matches its announced sha256 is fetched again.
+async fn fetch_verified(
+    fetcher: &Fetcher,
+    a: &Artifact,
+    line: usize,
+) -> Result<(PathBuf, String, u64)> {
+    let mut refetched = false;
+    loop {
+        let file = fetcher.fetch(a, line).await?;
+        fetcher.progress().status(line, "hashing");
+        let sha256 = tokio::task::block_in_place(|| crate::install::sha256_file(&file))?;
+        match &a.sha256 {
+            Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
+                if refetched {
+                    return Err(Error::HashMismatch {
+                        url: a.url.clone(),
+                        expected: want.clone(),
+                        actual: sha256,
+                    });
+                }
+                let _ = std::fs::remove_file(&file);
+                refetched = true;
+            }
+            _ => {
+                let size = std::fs::metadata(&file)
+                    .map_err(Error::io("cannot read", &file))?
+                    .len();
+                return Ok((file, sha256, size));
+            }
+        }
+    }
+}
+
+fn report(
+    env: &Env,
+    args: &Args,
+    mirror: &Mirror,
+    plans: &[Plan],
+    added: usize,
+    has_manifests: bool,
+) -> Result<ExitCode> {
+    if args.json {
+        #[derive(serde::Serialize)]
+        struct File<'a> {
+            path: &'a str,
+            sha256: &'a str,
+            size: u64,
+        }
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            dir: String,
+            pypi_index: String,
+            nvidia_mirror: String,
+            /// What this run resolved.
+            resolved: Vec<&'a str>,
+            /// Every stack the mirror holds, from this run and earlier ones.
+            stacks: Vec<&'a str>,
+            added: usize,
+            files: Vec<File<'a>>,
+        }
+        return ui::out_json(&Out {
+            dir: mirror.dir().display().to_string(),
+            pypi_index: mirror.pypi_index_url(),
+            nvidia_mirror: mirror.nvidia_url(),
+            resolved: plans.iter().map(|p| p.name.as_str()).collect(),
+            stacks: mirror.stacks().collect(),
+            added,
+            files: mirror
+                .files()
+                .map(|(path, f)| File {
+                    path,
+                    sha256: &f.sha256,
+                    size: f.size,
+                })
+                .collect(),
+        })
+        .map(|()| ExitCode::Success);
+    }
+    let (count, bytes) = mirror
+        .files()
+        .fold((0, 0u64), |(n, b), (_, f)| (n + 1, b + f.size));
+    env.printer.success(format!(
+        "mirrored {} into {} ({added} new files; {count} files, {:.1} MB in all)",
+        plans
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        mirror.dir().display(),
+        bytes as f64 / 1e6
+    ));
+    env.printer.hint(format!(
+        "install from it without network: CUDAENV_PYPI_INDEX={} CUDAENV_NVIDIA_MIRROR={} cudaenv install SPEC (with the same --profile/--with/--without/--source)",
+        mirror.pypi_index_url().trim_end_matches('/'),
+        mirror.nvidia_url().trim_end_matches('/'),
+    ));
+    if has_manifests {
+        env.printer.hint(
+            "it holds NVIDIA manifests fetched by `cudaenv update`: run `cudaenv update` there first, with the same CUDAENV_NVIDIA_MIRROR (and --trust-mirror if they were trusted here)",
+        );
+    }
+    Ok(ExitCode::Success)
+}
