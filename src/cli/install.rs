@@ -10,18 +10,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
-use crate::config::Config;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Cache, Fetcher, Progress};
+use crate::fetch::{self, Fetcher, Progress};
 use crate::install::{self, Outcome};
-use crate::registry;
 use crate::select;
-use crate::sources::legacy::LegacyRegistry;
-use crate::sources::nvidia::Catalog;
-use crate::sources::pypi::{Index, PypiSource, Request};
-use crate::sources::resolve::{PlanOfferer, Resolver, SourceChoice};
-use crate::sources::{Plan, Platform, Profile, SourceKind};
+use crate::sources::pypi::Request;
+use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::resolve::SourceChoice;
+use crate::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
 use crate::ui::{self, progress::Bars};
@@ -52,9 +49,13 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
-    /// Use only the download cache; fail, naming the file, when it lacks something.
-    #[arg(long)]
+    /// Use only the download cache and the stored release list; fail, naming
+    /// the file, when the cache lacks something.
+    #[arg(long, conflicts_with = "refresh")]
     pub offline: bool,
+    /// Read the release list from the package index now, however recent the stored one is.
+    #[arg(long)]
+    pub refresh: bool,
     /// Concurrent connections.
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 8)]
     pub jobs: usize,
@@ -108,12 +109,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     result
 }
 
-/// The resolver, with PyPI's offer as the one source it does not know itself.
-fn with_offer<'a>(mut r: Resolver<'a>, pypi: &'a PlanOfferer) -> Resolver<'a> {
-    r.others = vec![pypi];
-    r
-}
-
 /// An installed version of exactly this release that satisfies the spec.
 fn installed_release(
     store: &Store,
@@ -140,145 +135,44 @@ fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
 async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
-    let cache = Cache::new(env.ctx.cache_dir());
-    let config = Config::load(&env.ctx)?;
-    let (index_url, _why) = config.pypi_index(&env.ctx);
-    let client = fetch::client()?;
-    let source = PypiSource::new(
-        Index::new(&index_url, client.clone()).with_cache(cache.dir(), args.offline),
-    );
+    let remote = Remote::open(
+        &env.ctx,
+        remote::Options {
+            choice: args.source,
+            refresh: if args.refresh {
+                Refresh::Always
+            } else {
+                Refresh::WhenStale
+            },
+            offline: args.offline,
+            allow_unverified: args.allow_unverified,
+        },
+    )
+    .await?;
+    for n in &remote.notices {
+        env.printer.warn(n);
+    }
+    for (path, why) in &remote.catalog.skipped {
+        env.printer.warn(format!(
+            "ignoring the cached manifest {}: {why}",
+            path.display()
+        ));
+    }
+    // Already there? Decided without the network.
+    if !args.force && !args.dry_run {
+        let release = remote.release_for(&stack)?;
+        if let Some(v) = installed_release(&store, &stack, &release)? {
+            refresh_shims(env, &store);
+            return report(env, args, &v, true, started);
+        }
+    }
     let req = Request {
         spec: stack.clone(),
         profile: args.profile,
         with: args.with.clone(),
         without: args.without.clone(),
     };
-
-    let plan = if args.source == SourceChoice::Pypi {
-        // Already there? Decided from the registry alone, so no network is needed.
-        if !args.force && !args.dry_run {
-            let release = source.release(&stack)?;
-            if let Some(v) = installed_release(&store, &stack, &release.version)? {
-                refresh_shims(env, &store);
-                return report(env, args, &v, true, started);
-            }
-        }
-        source.plan(&req).await?
-    } else {
-        let catalog = Catalog::load(cache.dir());
-        let legacy = LegacyRegistry::load(env.ctx.root())?;
-        for (path, why) in &catalog.skipped {
-            env.printer.warn(format!(
-                "ignoring the cached manifest {}: {why}",
-                path.display()
-            ));
-        }
-        let platform = Platform::current().ok_or_else(|| Error::NotAvailable {
-            what: format!(
-                "CUDA for {}-{}",
-                std::env::consts::OS,
-                std::env::consts::ARCH
-            ),
-            source_name: None,
-            hint: Some("NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)".into()),
-        })?;
-        let mut pypi_offer = PlanOfferer {
-            kind: SourceKind::Pypi,
-            releases: pypi_releases().iter().map(|r| r.version.clone()).collect(),
-            plan: None,
-        };
-        let base = config.nvidia_base(&env.ctx)?;
-        let order = config.source_order();
-        // PyPI's offer changes as its plan arrives, so it is attached per use
-        // (`with_offer`) rather than captured here.
-        let resolver = |_: &PlanOfferer| -> Result<Resolver<'_>> {
-            Ok(Resolver {
-                catalog: &catalog,
-                legacy: legacy.clone(),
-                base: base.clone(),
-                platform,
-                order: order.clone(),
-                choice: args.source,
-                allow_unverified: args.allow_unverified,
-                others: vec![],
-            })
-        };
-        let release = with_offer(resolver(&pypi_offer)?, &pypi_offer)
-            .find_cuda(&stack.cuda)?
-            .ok_or_else(|| Error::NotAvailable {
-                what: format!("CUDA {}", stack.cuda),
-                source_name: None,
-                hint: Some(
-                    "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests"
-                        .into(),
-                ),
-            })?;
-        if !args.force
-            && !args.dry_run
-            && let Some(v) = installed_release(&store, &stack, &release)?
-        {
-            refresh_shims(env, &store);
-            return report(env, args, &v, true, started);
-        }
-        let exact = StackSpec {
-            cuda: release.clone(),
-            cudnn: stack.cudnn.clone(),
-        };
-        // PyPI's plan needs its index (network or cache): only asked for when
-        // PyPI may serve something of this release.
-        if resolver(&pypi_offer)?.allows(SourceKind::Pypi) && pypi_offer.releases.contains(&release)
-        {
-            let mut pypi_req = Request {
-                spec: exact.clone(),
-                ..req.clone()
-            };
-            let mut answer = source.plan(&pypi_req).await;
-            if answer.is_err() && exact.cudnn.is_some() {
-                // PyPI may lack that cuDNN; its toolkit parts can still serve.
-                pypi_req.spec.cudnn = None;
-                answer = source.plan(&pypi_req).await;
-            }
-            match answer {
-                Ok(p) => pypi_offer.plan = Some(p),
-                Err(e) => env
-                    .printer
-                    .info(format!("PyPI: {e}; using the other sources")),
-            }
-        }
-        let plan = with_offer(resolver(&pypi_offer)?, &pypi_offer).plan_with(
-            &exact,
-            args.profile,
-            &args.with,
-            &args.without,
-        )?;
-        // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
-        // limitation is moot when nvcc came from NVIDIA.
-        let mut plan = plan;
-        if let Some(p) = &pypi_offer.plan
-            && plan.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
-        {
-            let major = plan.cuda.major();
-            let moot: Vec<&str> = p
-                .artifacts
-                .iter()
-                .filter(|pa| {
-                    !plan
-                        .artifacts
-                        .iter()
-                        .any(|a| a.source == SourceKind::Pypi && a.component == pa.component)
-                })
-                .filter_map(|pa| registry::pypi().limitation(&pa.component, major))
-                .map(|l| l.message.as_str())
-                .collect();
-            plan.notes.extend(
-                p.notes
-                    .iter()
-                    .filter(|n| !moot.contains(&n.as_str()))
-                    .cloned(),
-            );
-        }
-        plan
-    };
+    let plan = remote.plan(&req).await?;
     for n in &plan.notes {
         env.printer.warn(n);
     }
@@ -297,8 +191,14 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             ),
         })?,
     };
-    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min);
+    let fetcher = Fetcher::new(
+        remote.client.clone(),
+        remote.cache.clone(),
+        args.offline,
+        args.jobs,
+        progress,
+    )
+    .with_parallel_min(parallel_min);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
@@ -413,14 +313,4 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
     }
     ui::out(text.as_bytes())?;
     Ok(ExitCode::Success)
-}
-
-/// The CUDA releases the registry knows that PyPI serves.
-pub fn pypi_releases() -> Vec<&'static registry::Release> {
-    let p = registry::pypi();
-    registry::cuda_releases()
-        .releases
-        .iter()
-        .filter(|r| p.serves(&r.version))
-        .collect()
 }

@@ -11,8 +11,10 @@ pub mod pypi;
 
 use crate::spec::{Version, VersionName};
 
+pub mod catalogue;
 pub mod legacy;
 pub mod nvidia;
+pub mod remote;
 pub mod resolve;
 
 /// The platform an artifact is built for, named as NVIDIA's manifests name it.

@@ -77,6 +77,11 @@ impl SourceOrder {
         }
     }
 
+    /// May any component come from `kind` under this choice?
+    pub fn allows(&self, kind: SourceKind, choice: SourceChoice) -> bool {
+        self.all(choice).contains(&kind)
+    }
+
     /// Every source any component may use.
     fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKind> {
         match choice {
@@ -105,6 +110,11 @@ pub trait Offerer {
     ) -> Result<Option<Artifact>>;
     /// The newest cuDNN matching `spec` for `cuda`.
     fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
+    /// The components it already planned for `release`, if it planned it
+    /// (what `full` means for a release no manifest describes).
+    fn planned(&self, _release: &Version) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// A source whose answer for one release is already known as a plan (PyPI's
@@ -120,6 +130,11 @@ pub struct PlanOfferer {
 impl Offerer for PlanOfferer {
     fn kind(&self) -> SourceKind {
         self.kind
+    }
+
+    fn planned(&self, release: &Version) -> Option<Vec<String>> {
+        let p = self.plan.as_ref().filter(|p| p.cuda == *release)?;
+        Some(p.artifacts.iter().map(|a| a.component.clone()).collect())
     }
 
     fn cuda_releases(&self) -> Result<Vec<Version>> {
@@ -221,7 +236,33 @@ impl Resolver<'_> {
         {
             return nvidia::profile_components(r, profile, self.platform);
         }
-        LegacySource::members(release, profile).2
+        if self
+            .legacy()
+            .find_cuda(release)
+            .is_some_and(|r| r.cuda == *release)
+        {
+            return LegacySource::members(release, profile).2;
+        }
+        // A release only PyPI has (newer than every manifest cudaenv holds):
+        // the registry's profile, as PyPI's plan names it.
+        let mut names = crate::registry::cuda_releases().profile_components(
+            profile,
+            &crate::registry::Release {
+                version: release.clone(),
+                date: None,
+                components: Default::default(),
+            },
+        );
+        for o in &self.others {
+            if let Some(p) = o.planned(release) {
+                for c in p {
+                    if c != "cudnn" && !names.contains(&c) {
+                        names.push(c);
+                    }
+                }
+            }
+        }
+        names
     }
 
     /// Resolves a stack spec into a plan.
