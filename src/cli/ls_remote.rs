@@ -214,7 +214,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         ));
     }
     for (m, v) in &cudnn {
-        text.push_str(&format!("cudnn for CUDA {m} (pypi): {}\n", v.join(" ")));
+        text.push_str(&format!(
+            "cudnn for CUDA {m} (pypi): {}\n",
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        ));
     }
     ui::out(text.as_bytes())?;
     match &remote.state {

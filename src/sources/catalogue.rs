@@ -259,10 +259,14 @@ fn metapackage_version(filename: &str) -> Option<String> {
 /// The core metadata of one release: the PEP 658 file, else the wheel's
 /// `*.dist-info/METADATA`. `None` when the index has neither.
 async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<String>> {
-    let key = f
-        .sha256
-        .clone()
-        .unwrap_or_else(|| crate::fetch::hex(&sha2::Sha256::digest(f.url.as_bytes())));
+    // Keyed by the file's name and hash (or URL, for an index that gives no
+    // hash): a release re-uploaded under the same name is read again.
+    let id = format!(
+        "{}\n{}",
+        f.filename,
+        f.sha256.as_deref().unwrap_or(f.url.as_str())
+    );
+    let key = crate::fetch::hex(&sha2::Sha256::digest(id.as_bytes()));
     let cached = dir.join(format!("{key}.metadata"));
     if let Ok(text) = std::fs::read_to_string(&cached) {
         return Ok(Some(text));

@@ -3,6 +3,7 @@
 //!
 //! One test binary (modules below) keeps link time down on small machines.
 
+mod catalogue;
 mod common;
 mod core;
 mod doctor;
