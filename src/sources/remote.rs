@@ -204,6 +204,22 @@ impl Remote {
     /// Everything installing `req` takes, per component from the first
     /// source that has it.
     pub async fn plan(&self, req: &Request) -> Result<Plan> {
+        let mut plan = self.plan_sources(req).await?;
+        // A release newer than the driver tables: say which rule applies.
+        if let Some(r) =
+            crate::compat::driver::requirement(&plan.cuda, crate::compat::driver::DriverOs::Linux)
+            && r.family_rule.is_some()
+        {
+            plan.notes.push(format!(
+                "CUDA {} is newer than cudaenv's driver table; it needs an NVIDIA driver {}",
+                plan.cuda,
+                r.describe()
+            ));
+        }
+        Ok(plan)
+    }
+
+    async fn plan_sources(&self, req: &Request) -> Result<Plan> {
         if self.opts.choice == SourceChoice::Pypi {
             return self.pypi.plan(req).await;
         }
