@@ -15,6 +15,7 @@ use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
 use crate::install::{self, Outcome};
 use crate::select;
+use crate::sources::measure::{PlanSize, human_bytes};
 use crate::sources::pypi::Request;
 use crate::sources::remote::{self, Refresh, Remote};
 use crate::sources::resolve::SourceChoice;
@@ -122,6 +123,24 @@ fn installed_release(
     }))
 }
 
+/// Does an installed version hold what this profile (and `--with`) asks for?
+fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> bool {
+    let rank = |p: Profile| match p {
+        Profile::Runtime => 0,
+        Profile::Devel => 1,
+        Profile::Full => 2,
+    };
+    let had = match v.meta.profile.as_deref() {
+        Some("full") => Profile::Full,
+        Some("devel") => Profile::Devel,
+        _ => Profile::Runtime,
+    };
+    rank(had) >= rank(profile)
+        && with
+            .iter()
+            .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
+}
+
 fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     match spec {
         Spec::Stack(s) => Ok(s),
@@ -158,26 +177,66 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             path.display()
         ));
     }
-    // Already there? Decided without the network.
+    // Already there? Decided without the network. Installed with a smaller
+    // profile (or without a component now asked for): reinstalled with what
+    // is missing, the packages it has coming from the package store.
+    let mut grow = None;
     if !args.force && !args.dry_run {
         let release = remote.release_for(&stack)?;
         if let Some(v) = installed_release(&store, &stack, &release)? {
-            refresh_shims(env, &store);
-            return report(env, args, &v, true, started);
+            if covers(&v, args.profile, &args.with) {
+                refresh_shims(env, &store);
+                return report(env, args, &v, true, started);
+            }
+            grow = Some(v);
         }
     }
     let req = Request {
-        spec: stack.clone(),
+        spec: StackSpec {
+            cuda: stack.cuda.clone(),
+            // Growing a version keeps its cuDNN.
+            cudnn: stack
+                .cudnn
+                .clone()
+                .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
+        },
         profile: args.profile,
         with: args.with.clone(),
         without: args.without.clone(),
     };
     let plan = remote.plan(&req).await?;
+    if let Some(v) = &grow {
+        let added: Vec<&str> = plan
+            .artifacts
+            .iter()
+            .map(|a| a.component.as_str())
+            .filter(|c| !v.meta.components.iter().any(|h| h.name == *c))
+            .collect();
+        if added.is_empty() {
+            env.printer.info(format!(
+                "no source has more of the {} profile for {} than it holds",
+                args.profile.name(),
+                v.name
+            ));
+            refresh_shims(env, &store);
+            return report(env, args, v, true, started);
+        }
+        env.printer.info(format!(
+            "adding {} to {} (installed with the {} profile)",
+            added.join(", "),
+            v.name,
+            v.meta.profile.as_deref().unwrap_or("runtime")
+        ));
+    }
     for n in &plan.notes {
         env.printer.warn(n);
     }
+    for n in &plan.info {
+        env.printer.info(n);
+    }
     if args.dry_run {
-        return print_plan(args, &plan);
+        let size = remote.measure(&plan).await;
+        return print_plan(args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
@@ -203,7 +262,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
     let opts = install::Options {
-        force: args.force,
+        force: args.force || grow.is_some(),
         threads: 0,
     };
     let outcome = install::install(&store, &fetcher, &plan, &opts).await;
@@ -267,9 +326,15 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
+fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
-        ui::out_json(plan)?;
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(flatten)]
+            plan: &'a Plan,
+            size: &'a PlanSize,
+        }
+        ui::out_json(&Out { plan, size })?;
         return Ok(ExitCode::Success);
     }
     let mut text = format!(
@@ -311,6 +376,37 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
         ));
         text.push_str(&takes);
     }
+    text.push_str(&format!(
+        "download {}{}{}\ndisk {}{}{}\n",
+        human_bytes(size.download_bytes),
+        if size.download_unknown > 0 {
+            format!(" + {} files of unknown size", size.download_unknown)
+        } else {
+            String::new()
+        },
+        if size.cached > 0 {
+            format!(" ({} files already in the download cache)", size.cached)
+        } else {
+            String::new()
+        },
+        human_bytes(size.unpacked_bytes),
+        if size.unpacked_unknown > 0 {
+            format!(
+                " + {} archives whose unpacked size is unknown",
+                size.unpacked_unknown
+            )
+        } else {
+            String::new()
+        },
+        if size.in_package_store > 0 {
+            format!(
+                " ({} packages already unpacked, shared by hard links)",
+                size.in_package_store
+            )
+        } else {
+            String::new()
+        },
+    ));
     ui::out(text.as_bytes())?;
     Ok(ExitCode::Success)
 }
