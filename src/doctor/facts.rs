@@ -385,14 +385,6 @@ fn nvidia_smi(ctx: &Context, f: &mut Facts) {
     f.nvidia_smi = Some(info);
 }
 
-fn header_value(text: &str, key: &str) -> Option<String> {
-    let i = text.find(key)?;
-    text[i + key.len()..]
-        .split_whitespace()
-        .next()
-        .map(str::to_string)
-}
-
 pub fn parse_smi_gpus(text: &str) -> Vec<Gpu> {
     text.lines()
         .filter_map(|l| {
@@ -606,10 +598,10 @@ mod tests {
         assert_eq!(g[0].compute_capability.as_deref(), Some("9.0"));
         assert_eq!(g[1].memory_mib, Some(15360));
         assert_eq!(
-            header_value(
-                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |",
-                "CUDA Version:"
+            crate::compat::smi::parse_banner(
+                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |"
             )
+            .cuda
             .as_deref(),
             Some("13.0")
         );
