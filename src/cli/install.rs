@@ -1,10 +1,12 @@
-//! `cudaenv install [SPEC]`: resolve a stack with a source, then hand the plan
-//! to the install engine (`crate::install`).
+//! `cudaenv install [SPEC]`: ask `sources::remote` for a plan, then hand it to
+//! the install engine (`crate::install`).
 //!
 //! Without SPEC it installs what the current selection pins (`.cuda-version`,
 //! `CUDAENV_VERSION`, the global file). `--dry-run` prints the plan (URL, size,
-//! sha256 of every file) and changes nothing. Ctrl-C stops the install, removes
-//! its staging directory and exits 130.
+//! sha256 of every file, then the download and disk totals) and changes
+//! nothing. A version installed with a smaller profile than asked for is
+//! reinstalled with what is missing. Ctrl-C stops the install, removes its
+//! staging directory and exits 130.
 
 use std::sync::Arc;
 use std::time::Instant;
