@@ -37,6 +37,7 @@ REQUIREMENTS=(
   direnv:direnv
   /usr/share/lmod/lmod/init/bash:lmod
   tclsh:tcl
+  cmake:cmake
 )
 
 present() {

@@ -46,6 +46,8 @@ pub struct Config {
     /// A shared root of versions installed by an administrator, seen next to
     /// the user's own (absolute path).
     pub system_root: Option<PathBuf>,
+    /// How long the PyPI release catalogue is reused (`1d`, `12h`, seconds).
+    pub catalogue_max_age: Option<String>,
     #[serde(default)]
     pub sources: SourcesConfig,
 }
@@ -88,6 +90,12 @@ impl Config {
                 path: path.clone(),
                 reason: format!("system-root: `{}` is not an absolute path", r.display()),
             });
+        }
+        if let Some(a) = &config.catalogue_max_age {
+            parse_age(a).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("catalogue-max-age: {reason}"),
+            })?;
         }
         if let Some(m) = &config.nvidia_mirror {
             check_base(m).map_err(|reason| Error::Config {
@@ -150,6 +158,22 @@ impl Config {
         crate::sources::pypi::index_url(ctx)
     }
 
+    /// How long the PyPI release catalogue is reused, in seconds:
+    /// `CUDAENV_CATALOGUE_MAX_AGE`, else `catalogue-max-age`, else a day.
+    pub fn catalogue_max_age(&self, ctx: &Context) -> Result<u64> {
+        if let Some(v) = ctx.var(env_vars::CUDAENV_CATALOGUE_MAX_AGE) {
+            return parse_age(v).map_err(|reason| Error::InvalidSpec {
+                input: v.escape_debug().to_string(),
+                reason: format!("{}: {reason}", env_vars::CUDAENV_CATALOGUE_MAX_AGE),
+            });
+        }
+        Ok(self
+            .catalogue_max_age
+            .as_deref()
+            .map(|a| parse_age(a).expect("checked by load"))
+            .unwrap_or(DAY))
+    }
+
     /// The per-component source order for `--source auto`.
     pub fn source_order(&self) -> SourceOrder {
         let mut order = SourceOrder::default();
@@ -185,6 +209,36 @@ pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
 /// The store as configured: the user's root and the system root, if any.
 pub fn store(ctx: &Context) -> Result<Store> {
     Ok(Store::with_system(ctx.root(), system_root(ctx)?))
+}
+
+const DAY: u64 = 24 * 60 * 60;
+
+/// `3600`, `90s`, `90m`, `12h`, `1d` → seconds.
+pub fn parse_age(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (num, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let n: u64 = num.parse().map_err(|_| {
+        format!(
+            "`{}` is not a duration such as `1d`, `12h` or `3600`",
+            s.escape_debug()
+        )
+    })?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 60 * 60,
+        "d" => DAY,
+        _ => {
+            return Err(format!(
+                "`{}`: the unit must be s, m, h or d",
+                s.escape_debug()
+            ));
+        }
+    };
+    Ok(n.saturating_mul(scale))
 }
 
 /// A mirror or index is an `http://`, `https://` or `file://` URL (a
@@ -223,6 +277,31 @@ mod tests {
             env.insert((*k).into(), (*v).into());
         }
         Context::new(env, root.to_path_buf()).unwrap()
+    }
+
+    #[test]
+    fn catalogue_max_age_from_env_file_or_a_day() {
+        assert_eq!(parse_age("3600"), Ok(3600));
+        assert_eq!(parse_age("90m"), Ok(5400));
+        assert_eq!(parse_age("1d"), Ok(86400));
+        assert!(parse_age("1w").is_err() && parse_age("soon").is_err() && parse_age("").is_err());
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        assert_eq!(
+            Config::load(&ctx).unwrap().catalogue_max_age(&ctx).unwrap(),
+            DAY
+        );
+        std::fs::write(tmp.path().join(FILE_NAME), "catalogue-max-age = \"12h\"\n").unwrap();
+        let c = Config::load(&ctx).unwrap();
+        assert_eq!(c.catalogue_max_age(&ctx).unwrap(), 12 * 3600);
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_CATALOGUE_MAX_AGE", "0")]);
+        assert_eq!(c.catalogue_max_age(&ctx).unwrap(), 0);
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "catalogue-max-age = \"later\"\n",
+        )
+        .unwrap();
+        assert!(Config::load(&ctx).is_err());
     }
 
     #[test]

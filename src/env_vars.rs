@@ -78,6 +78,9 @@ pub const CUDNN_HOME: &str = "CUDNN_HOME";
 pub const CUDAENV_STATE: &str = "__CUDAENV_STATE";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
+/// How long the PyPI release catalogue is reused before it is read again
+/// (seconds, or with a unit: `90m`, `12h`, `1d`; `0` reads it every time).
+pub const CUDAENV_CATALOGUE_MAX_AGE: &str = "CUDAENV_CATALOGUE_MAX_AGE";
 
 // --- Containers, CI and planning for another machine ------------------------
 

@@ -1,27 +1,27 @@
-//! `cudaenv install [SPEC]`: resolve a stack with a source, then hand the plan
-//! to the install engine (`crate::install`).
+//! `cudaenv install [SPEC]`: ask `sources::remote` for a plan, then hand it to
+//! the install engine (`crate::install`).
 //!
 //! Without SPEC it installs what the current selection pins (`.cuda-version`,
 //! `CUDAENV_VERSION`, the global file). `--dry-run` prints the plan (URL, size,
-//! sha256 of every file) and changes nothing. Ctrl-C stops the install, removes
-//! its staging directory and exits 130.
+//! sha256 of every file, then the download and disk totals) and changes
+//! nothing. A version installed with a smaller profile than asked for is
+//! reinstalled with what is missing. Ctrl-C stops the install, removes its
+//! staging directory and exits 130.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
-use crate::config::Config;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Cache, Fetcher, Progress};
+use crate::fetch::{self, Fetcher, Progress};
 use crate::install::{self, Outcome};
-use crate::registry;
 use crate::select;
-use crate::sources::legacy::LegacyRegistry;
-use crate::sources::nvidia::Catalog;
-use crate::sources::pypi::{Index, PypiSource, Request};
-use crate::sources::resolve::{PlanOfferer, Resolver, SourceChoice};
-use crate::sources::{Plan, Platform, Profile, SourceKind};
+use crate::sources::measure::{PlanSize, human_bytes};
+use crate::sources::pypi::Request;
+use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::resolve::SourceChoice;
+use crate::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
 use crate::ui::{self, progress::Bars};
@@ -52,9 +52,13 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
-    /// Use only the download cache; fail, naming the file, when it lacks something.
-    #[arg(long)]
+    /// Use only the download cache and the stored release list; fail, naming
+    /// the file, when the cache lacks something.
+    #[arg(long, conflicts_with = "refresh")]
     pub offline: bool,
+    /// Read the release list from the package index now, however recent the stored one is.
+    #[arg(long)]
+    pub refresh: bool,
     /// Concurrent connections.
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 8)]
     pub jobs: usize,
@@ -137,12 +141,6 @@ fn system_root_env(env: &Env) -> Result<Env> {
     })
 }
 
-/// The resolver, with PyPI's offer as the one source it does not know itself.
-fn with_offer<'a>(mut r: Resolver<'a>, pypi: &'a PlanOfferer) -> Resolver<'a> {
-    r.others = vec![pypi];
-    r
-}
-
 /// An installed version of exactly this release that satisfies the spec.
 fn installed_release(
     store: &Store,
@@ -154,6 +152,24 @@ fn installed_release(
             && v.cuda() == Some(release)
             && v.meta.kind == crate::store::Kind::Installed
     }))
+}
+
+/// Does an installed version hold what this profile (and `--with`) asks for?
+fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> bool {
+    let rank = |p: Profile| match p {
+        Profile::Runtime => 0,
+        Profile::Devel => 1,
+        Profile::Full => 2,
+    };
+    let had = match v.meta.profile.as_deref() {
+        Some("full") => Profile::Full,
+        Some("devel") => Profile::Devel,
+        _ => Profile::Runtime,
+    };
+    rank(had) >= rank(profile)
+        && with
+            .iter()
+            .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
 }
 
 pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
@@ -169,20 +185,17 @@ pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
 async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
-    // What is already there includes the system root's versions (installs
-    // still go to `store`).
-    let seen = crate::config::store(&env.ctx)?;
-    let cache = Cache::new(env.ctx.cache_dir());
-    let client = fetch::client()?;
-    let plan = match resolve(env, args, &stack, &seen, &cache, &client).await? {
-        Resolved::Plan(plan) => plan,
+    let remote = open_remote(env, args).await?;
+    let (plan, grow) = match resolve(env, args, &stack, &remote).await? {
+        Resolved::Plan { plan, grow } => (plan, grow),
         Resolved::Installed(v) => {
             refresh_shims(env, &store);
             return report(env, args, &v, true, started);
         }
     };
     if args.dry_run {
-        return print_plan(args, &plan);
+        let size = remote.measure(&plan).await;
+        return print_plan(args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
@@ -196,13 +209,19 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             ),
         })?,
     };
-    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min);
+    let fetcher = Fetcher::new(
+        remote.client.clone(),
+        remote.cache.clone(),
+        args.offline,
+        args.jobs,
+        progress,
+    )
+    .with_parallel_min(parallel_min);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
     let opts = install::Options {
-        force: args.force,
+        force: args.force || grow.is_some(),
         threads: 0,
     };
     let outcome = install::install(&store, &fetcher, &plan, &opts).await;
@@ -215,166 +234,116 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     report(env, args, &v, already, started)
 }
 
+/// The sources as `args` configure them, with their notices printed.
+pub(crate) async fn open_remote(env: &Env, args: &Args) -> Result<Remote> {
+    let remote = Remote::open(
+        &env.ctx,
+        remote::Options {
+            choice: args.source,
+            refresh: if args.refresh {
+                Refresh::Always
+            } else {
+                Refresh::WhenStale
+            },
+            offline: args.offline,
+            allow_unverified: args.allow_unverified,
+        },
+    )
+    .await?;
+    for n in &remote.notices {
+        env.printer.warn(n);
+    }
+    for (path, why) in &remote.catalog.skipped {
+        env.printer.warn(format!(
+            "ignoring the cached manifest {}: {why}",
+            path.display()
+        ));
+    }
+    Ok(remote)
+}
+
 /// What resolving a request found.
 pub(crate) enum Resolved {
-    /// What to fetch and unpack.
-    Plan(Plan),
+    /// What to fetch and unpack; `grow` is the installed version of that
+    /// release that the plan completes (a smaller profile than asked for).
+    Plan {
+        plan: Plan,
+        grow: Option<crate::store::Installed>,
+    },
     /// An installed version of that exact release already satisfies it
     /// (never with `--force` or `--dry-run`).
     Installed(crate::store::Installed),
 }
 
-/// Resolves a stack as `install` does, from `args`' sources, profile and
-/// components, through the configured mirrors, index and source order;
-/// prints the plan's notes as warnings. `mirror` resolves through this too,
-/// so a mirror holds exactly what `install` will ask for.
+/// Resolves a stack as `install` does, from `args`' profile and components
+/// through `remote`; prints the plan's notes. `mirror` resolves through this
+/// too, so a mirror holds exactly what `install` will ask for.
 pub(crate) async fn resolve(
     env: &Env,
     args: &Args,
     stack: &StackSpec,
-    seen: &Store,
-    cache: &Cache,
-    client: &reqwest::Client,
+    remote: &Remote,
 ) -> Result<Resolved> {
-    let config = Config::load(&env.ctx)?;
-    let (index_url, _why) = config.pypi_index(&env.ctx);
-    let source = PypiSource::new(
-        Index::new(&index_url, client.clone()).with_cache(cache.dir(), args.offline),
-    );
+    // Already there (in the user's root or the system root)? Decided without
+    // the network. Installed in the user's root with a smaller profile (or
+    // without a component now asked for): reinstalled with what is missing,
+    // the packages it has coming from the package store.
+    let mut grow = None;
+    if !args.force && !args.dry_run {
+        let seen = crate::config::store(&env.ctx)?;
+        let release = remote.release_for(stack)?;
+        if let Some(v) = installed_release(&seen, stack, &release)? {
+            if covers(&v, args.profile, &args.with) {
+                return Ok(Resolved::Installed(v));
+            }
+            if v.dir.starts_with(env.ctx.root()) {
+                grow = Some(v);
+            }
+        }
+    }
     let req = Request {
-        spec: stack.clone(),
+        spec: StackSpec {
+            cuda: stack.cuda.clone(),
+            // Growing a version keeps its cuDNN.
+            cudnn: stack
+                .cudnn
+                .clone()
+                .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
+        },
         profile: args.profile,
         with: args.with.clone(),
         without: args.without.clone(),
     };
-
-    let plan = if args.source == SourceChoice::Pypi {
-        // Already there? Decided from the registry alone, so no network is needed.
-        if !args.force && !args.dry_run {
-            let release = source.release(stack)?;
-            if let Some(v) = installed_release(&seen, stack, &release.version)? {
-                return Ok(Resolved::Installed(v));
-            }
-        }
-        source.plan(&req).await?
-    } else {
-        let catalog = Catalog::load(cache.dir());
-        let legacy = LegacyRegistry::load(env.ctx.root())?;
-        for (path, why) in &catalog.skipped {
-            env.printer.warn(format!(
-                "ignoring the cached manifest {}: {why}",
-                path.display()
+    let plan = remote.plan(&req).await?;
+    if let Some(v) = &grow {
+        let added: Vec<&str> = plan
+            .artifacts
+            .iter()
+            .map(|a| a.component.as_str())
+            .filter(|c| !v.meta.components.iter().any(|h| h.name == *c))
+            .collect();
+        if added.is_empty() {
+            env.printer.info(format!(
+                "no source has more of the {} profile for {} than it holds",
+                args.profile.name(),
+                v.name
             ));
+            return Ok(Resolved::Installed(v.clone()));
         }
-        let platform = Platform::current().ok_or_else(|| Error::NotAvailable {
-            what: format!(
-                "CUDA for {}-{}",
-                std::env::consts::OS,
-                std::env::consts::ARCH
-            ),
-            source_name: None,
-            hint: Some("NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)".into()),
-        })?;
-        let mut pypi_offer = PlanOfferer {
-            kind: SourceKind::Pypi,
-            releases: pypi_releases().iter().map(|r| r.version.clone()).collect(),
-            plan: None,
-        };
-        let base = config.nvidia_base(&env.ctx)?;
-        let order = config.source_order();
-        // PyPI's offer changes as its plan arrives, so it is attached per use
-        // (`with_offer`) rather than captured here.
-        let resolver = |_: &PlanOfferer| -> Result<Resolver<'_>> {
-            Ok(Resolver {
-                catalog: &catalog,
-                legacy: legacy.clone(),
-                base: base.clone(),
-                platform,
-                order: order.clone(),
-                choice: args.source,
-                allow_unverified: args.allow_unverified,
-                others: vec![],
-            })
-        };
-        let release = with_offer(resolver(&pypi_offer)?, &pypi_offer)
-            .find_cuda(&stack.cuda)?
-            .ok_or_else(|| Error::NotAvailable {
-                what: format!("CUDA {}", stack.cuda),
-                source_name: None,
-                hint: Some(
-                    "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests"
-                        .into(),
-                ),
-            })?;
-        if !args.force
-            && !args.dry_run
-            && let Some(v) = installed_release(&seen, stack, &release)?
-        {
-            return Ok(Resolved::Installed(v));
-        }
-        let exact = StackSpec {
-            cuda: release.clone(),
-            cudnn: stack.cudnn.clone(),
-        };
-        // PyPI's plan needs its index (network or cache): only asked for when
-        // PyPI may serve something of this release.
-        if resolver(&pypi_offer)?.allows(SourceKind::Pypi) && pypi_offer.releases.contains(&release)
-        {
-            let mut pypi_req = Request {
-                spec: exact.clone(),
-                ..req.clone()
-            };
-            let mut answer = source.plan(&pypi_req).await;
-            if answer.is_err() && exact.cudnn.is_some() {
-                // PyPI may lack that cuDNN; its toolkit parts can still serve.
-                pypi_req.spec.cudnn = None;
-                answer = source.plan(&pypi_req).await;
-            }
-            match answer {
-                Ok(p) => pypi_offer.plan = Some(p),
-                Err(e) => env
-                    .printer
-                    .info(format!("PyPI: {e}; using the other sources")),
-            }
-        }
-        let plan = with_offer(resolver(&pypi_offer)?, &pypi_offer).plan_with(
-            &exact,
-            args.profile,
-            &args.with,
-            &args.without,
-        )?;
-        // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
-        // limitation is moot when nvcc came from NVIDIA.
-        let mut plan = plan;
-        if let Some(p) = &pypi_offer.plan
-            && plan.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
-        {
-            let major = plan.cuda.major();
-            let moot: Vec<&str> = p
-                .artifacts
-                .iter()
-                .filter(|pa| {
-                    !plan
-                        .artifacts
-                        .iter()
-                        .any(|a| a.source == SourceKind::Pypi && a.component == pa.component)
-                })
-                .filter_map(|pa| registry::pypi().limitation(&pa.component, major))
-                .map(|l| l.message.as_str())
-                .collect();
-            plan.notes.extend(
-                p.notes
-                    .iter()
-                    .filter(|n| !moot.contains(&n.as_str()))
-                    .cloned(),
-            );
-        }
-        plan
-    };
+        env.printer.info(format!(
+            "adding {} to {} (installed with the {} profile)",
+            added.join(", "),
+            v.name,
+            v.meta.profile.as_deref().unwrap_or("runtime")
+        ));
+    }
     for n in &plan.notes {
         env.printer.warn(n);
     }
-    Ok(Resolved::Plan(plan))
+    for n in &plan.info {
+        env.printer.info(n);
+    }
+    Ok(Resolved::Plan { plan, grow })
 }
 
 /// Rehashes after every install, also one that found its version already
@@ -434,9 +403,15 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
+fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
-        ui::out_json(plan)?;
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(flatten)]
+            plan: &'a Plan,
+            size: &'a PlanSize,
+        }
+        ui::out_json(&Out { plan, size })?;
         return Ok(ExitCode::Success);
     }
     let mut text = format!(
@@ -478,16 +453,37 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
         ));
         text.push_str(&takes);
     }
+    text.push_str(&format!(
+        "download {}{}{}\ndisk {}{}{}\n",
+        human_bytes(size.download_bytes),
+        if size.download_unknown > 0 {
+            format!(" + {} files of unknown size", size.download_unknown)
+        } else {
+            String::new()
+        },
+        if size.cached > 0 {
+            format!(" ({} files already in the download cache)", size.cached)
+        } else {
+            String::new()
+        },
+        human_bytes(size.unpacked_bytes),
+        if size.unpacked_unknown > 0 {
+            format!(
+                " + {} archives whose unpacked size is unknown",
+                size.unpacked_unknown
+            )
+        } else {
+            String::new()
+        },
+        if size.in_package_store > 0 {
+            format!(
+                " ({} packages already unpacked, shared by hard links)",
+                size.in_package_store
+            )
+        } else {
+            String::new()
+        },
+    ));
     ui::out(text.as_bytes())?;
     Ok(ExitCode::Success)
-}
-
-/// The CUDA releases the registry knows that PyPI serves.
-pub fn pypi_releases() -> Vec<&'static registry::Release> {
-    let p = registry::pypi();
-    registry::cuda_releases()
-        .releases
-        .iter()
-        .filter(|r| p.serves(&r.version))
-        .collect()
 }

@@ -1,22 +1,19 @@
-//! `cudaenv ls-remote [SPEC]`: what the sources can install, and which source
-//! serves each version.
+//! `cudaenv ls-remote [SPEC]`: what the sources can install, which source
+//! serves each version, and for which platforms PyPI has it.
 //!
-//! CUDA releases come from the embedded registries and the manifests
-//! `cudaenv update` fetched (no network): PyPI's, NVIDIA's redist manifests,
-//! the legacy runfiles. cuDNN builds of the NVIDIA and legacy sources are
-//! listed the same way; PyPI's cuDNN versions need its index, so they are
-//! listed only with a SPEC (for the matching CUDA majors).
+//! Everything comes from `sources::remote`: the embedded registries, the
+//! manifests `cudaenv update` fetched, and PyPI's live catalogue (read again
+//! when older than `catalogue-max-age`; `--refresh` reads it now, `--offline`
+//! never). PyPI's cuDNN versions need its index, so they are listed only
+//! with a SPEC (for the matching CUDA majors). This file parses, calls and
+//! prints.
 
 use super::Env;
-use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Cache};
 use crate::registry;
-use crate::sources::legacy::LegacyRegistry;
-use crate::sources::nvidia::Catalog;
-use crate::sources::pypi::{Index, PypiSource};
-use crate::sources::resolve::{PlanOfferer, Resolver, SourceChoice};
-use crate::sources::{Platform, SourceKind};
+use crate::sources::SourceKind;
+use crate::sources::remote::{self, CatalogueState, Refresh, Remote, RemoteRelease};
+use crate::sources::resolve::SourceChoice;
 use crate::spec::{Spec, Version};
 use crate::ui;
 
@@ -30,6 +27,12 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Use the stored release list, however old, and contact no index.
+    #[arg(long, conflicts_with = "refresh")]
+    pub offline: bool,
+    /// Read the release list from the package index now.
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -45,46 +48,40 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             }
         },
     };
-    let config = Config::load(&env.ctx)?;
     // What this machine's driver and GPU can run (nothing is marked without a driver).
     let machine = super::compat::this_machine(env, &Default::default())?;
-    let catalog = Catalog::load(Cache::new(env.ctx.cache_dir()).dir());
-    let legacy = LegacyRegistry::load(env.ctx.root())?;
-    let platform = Platform::current();
-    let pypi_offer = PlanOfferer {
-        kind: SourceKind::Pypi,
-        releases: super::install::pypi_releases()
-            .iter()
-            .map(|r| r.version.clone())
-            .collect(),
-        plan: None,
-    };
-    let resolver = platform.map(|platform| Resolver {
-        catalog: &catalog,
-        legacy: legacy.clone(),
-        base: config.nvidia_base(&env.ctx).unwrap_or_default(),
-        platform,
-        order: config.source_order(),
-        choice: args.source,
-        allow_unverified: false,
-        others: vec![&pypi_offer],
-    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
+    let remote = rt.block_on(Remote::open(
+        &env.ctx,
+        remote::Options {
+            choice: args.source,
+            refresh: if args.refresh {
+                Refresh::Always
+            } else {
+                Refresh::WhenStale
+            },
+            offline: args.offline,
+            allow_unverified: false,
+        },
+    ))?;
+    for n in &remote.notices {
+        env.printer.warn(n);
+    }
     let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
         .releases
         .iter()
         .filter_map(|r| Some((r.version.to_string(), r.date.clone()?)))
         .collect();
-    let releases: Vec<(Version, Vec<SourceKind>)> = resolver
-        .as_ref()
-        .map(|r| r.remote_cuda())
-        .unwrap_or_default()
+    let releases: Vec<RemoteRelease> = remote
+        .releases()?
         .into_iter()
-        .filter(|(v, _)| stack.as_ref().is_none_or(|s| v.matches(&s.cuda)))
+        .filter(|r| stack.as_ref().is_none_or(|s| r.version.matches(&s.cuda)))
         .collect();
-    let builtin_cudnn: Vec<(Version, SourceKind, Vec<String>)> = resolver
-        .as_ref()
-        .map(|r| r.remote_cudnn())
-        .unwrap_or_default()
+    let builtin_cudnn: Vec<(Version, SourceKind, Vec<String>)> = remote
+        .builtin_cudnn()
         .into_iter()
         .filter(|(v, _, _)| {
             stack
@@ -95,38 +92,26 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         // With a SPEC, only builds for the matching CUDA releases.
         .filter(|(_, _, labels)| {
             stack.is_none()
-                || releases.iter().any(|(r, _)| {
+                || releases.iter().any(|r| {
                     labels
                         .iter()
-                        .any(|l| crate::sources::resolve::label_covers(l, r))
+                        .any(|l| crate::sources::resolve::label_covers(l, &r.version))
                 })
         })
         .collect();
-    let pypi_allowed = resolver
-        .as_ref()
-        .is_some_and(|r| r.allows(SourceKind::Pypi));
     let mut cudnn: Vec<(u32, Vec<String>)> = Vec::new();
-    if stack.is_some() && pypi_allowed {
+    if stack.is_some() && remote.allows(SourceKind::Pypi) {
         let mut majors: Vec<u32> = releases
             .iter()
-            .filter(|(_, k)| k.contains(&SourceKind::Pypi))
-            .map(|(v, _)| v.major())
+            .filter(|r| r.sources.contains(&SourceKind::Pypi))
+            .map(|r| r.version.major())
             .collect();
         majors.dedup();
-        let (index_url, _) = config.pypi_index(&env.ctx);
-        let source = PypiSource::new(
-            Index::new(&index_url, fetch::client()?)
-                .with_cache(Cache::new(env.ctx.cache_dir()).dir(), false),
-        );
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
         for m in majors {
-            match rt.block_on(source.cudnn_versions(m)) {
+            match rt.block_on(remote.pypi.cudnn_versions(m)) {
                 Ok(v) => cudnn.push((m, v)),
                 // Without the index (air-gapped, offline laptop) the releases and the
-                // NVIDIA/legacy cuDNN builds above still come from embedded data: list
+                // NVIDIA/legacy cuDNN builds above still come from stored data: list
                 // those and say what is missing rather than failing the whole listing.
                 // An explicit `--source pypi` asked for the index, so that still fails.
                 Err(e)
@@ -135,7 +120,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                     env.printer
                         .warn(format!("cannot list PyPI's cuDNN wheels for CUDA {m}: {e}"));
                     env.printer.hint(
-                        "the rest of this list comes from cudaenv's embedded data; check the connection or CUDAENV_PYPI_INDEX",
+                        "the rest of this list comes from cudaenv's stored data; check the connection or CUDAENV_PYPI_INDEX",
                     );
                     break;
                 }
@@ -149,6 +134,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             version: String,
             date: Option<String>,
             sources: Vec<&'static str>,
+            /// Platforms PyPI has it for (from the catalogue; empty: not known).
+            platforms: Vec<String>,
+            /// Where PyPI's component list comes from (`registry`, `catalogue`, `both`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pypi_known: Option<crate::sources::pypi::Known>,
             /// Whether this machine's driver and GPU run it (`null`: no driver to ask).
             runs_here: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -162,6 +152,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         #[derive(serde::Serialize)]
         struct Out {
+            /// How the PyPI release list was obtained.
+            catalogue: CatalogueState,
             cuda: Vec<Rel>,
             /// PyPI's cuDNN versions per CUDA major (with a SPEC only).
             cudnn: std::collections::BTreeMap<String, Vec<String>>,
@@ -169,14 +161,19 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             cudnn_builds: Vec<Cudnn>,
         }
         ui::out_json(&Out {
+            catalogue: remote.state.clone(),
             cuda: releases
                 .iter()
-                .map(|(v, k)| Rel {
-                    version: v.to_string(),
-                    date: dates.get(&v.to_string()).cloned(),
-                    sources: k.iter().map(|k| k.name()).collect(),
-                    runs_here: machine.is_known().then(|| machine.can_run(v).is_ok()),
-                    why_not: machine.can_run(v).err(),
+                .map(|r| Rel {
+                    version: r.version.to_string(),
+                    date: dates.get(&r.version.to_string()).cloned(),
+                    sources: r.sources.iter().map(|k| k.name()).collect(),
+                    platforms: r.pypi_platforms.clone(),
+                    pypi_known: r.pypi_known,
+                    runs_here: machine
+                        .is_known()
+                        .then(|| machine.can_run(&r.version).is_ok()),
+                    why_not: machine.can_run(&r.version).err(),
                 })
                 .collect(),
             cudnn: cudnn
@@ -195,10 +192,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let mut text = String::new();
-    for (v, k) in &releases {
-        let names: Vec<&str> = k.iter().map(|k| k.name()).collect();
-        let line = format!("{:<10} {:<20}", v.to_string(), names.join(" "));
-        match machine.can_run(v) {
+    for r in &releases {
+        let names: Vec<&str> = r.sources.iter().map(|k| k.name()).collect();
+        let line = format!(
+            "{:<10} {:<20} {:<42}",
+            r.version.to_string(),
+            names.join(" "),
+            r.pypi_platforms.join(" ")
+        );
+        match machine.can_run(&r.version) {
             // Marked, not hidden: a build machine may install for another.
             Err(why) => text.push_str(&format!("{line} won't run here: {why}\n")),
             Ok(()) => text.push_str(&format!("{}\n", line.trim_end())),
@@ -213,9 +215,29 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         ));
     }
     for (m, v) in &cudnn {
-        text.push_str(&format!("cudnn for CUDA {m} (pypi): {}\n", v.join(" ")));
+        text.push_str(&format!(
+            "cudnn for CUDA {m} (pypi): {}\n",
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        ));
     }
     ui::out(text.as_bytes())?;
+    match &remote.state {
+        CatalogueState::Fetched => env.printer.info(format!(
+            "release list read from {} just now",
+            remote.index_shown
+        )),
+        CatalogueState::Cached { age_secs } => env.printer.info(format!(
+            "release list from {}, read {} ago (`--refresh` reads it again)",
+            remote.index_shown,
+            remote::human_age(*age_secs)
+        )),
+        // Stale and embedded lists were said above.
+        CatalogueState::Stale { .. } | CatalogueState::Embedded | CatalogueState::Unused => {}
+    }
     if releases.is_empty() {
         env.printer.hint(
             "PyPI has CUDA 11.7-13.x, NVIDIA's redist manifests 11.4.2 and newer, the legacy runfiles 10.1-11.4.1; `cudaenv update` fetches newer manifests",

@@ -19,13 +19,12 @@ use super::Env;
 use super::install::{self as install_cli, Resolved};
 use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Cache, Fetcher, Progress};
+use crate::fetch::{self, Fetcher, Progress};
 use crate::mirror::{FileEntry, Mirror, wheel_project};
 use crate::sources::nvidia::{self, Product};
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{Artifact, Plan, Profile, SourceKind};
 use crate::spec::Spec;
-use crate::store::Store;
 use crate::ui::{self, progress::Bars};
 
 #[derive(Debug, clap::Args)]
@@ -93,6 +92,7 @@ fn install_args(args: &Args, spec: String) -> install_cli::Args {
         dry_run: true,
         json: false,
         offline: false,
+        refresh: false,
         jobs: args.jobs,
         force: true,
         for_framework: None,
@@ -103,9 +103,6 @@ fn install_args(args: &Args, spec: String) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let store = Store::new(env.ctx.root());
-    let cache = Cache::new(env.ctx.cache_dir());
-    let client = fetch::client()?;
     let nvidia_base = Config::load(&env.ctx)?.nvidia_base(&env.ctx)?;
 
     let mut stacks = Vec::new();
@@ -118,11 +115,12 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
             stacks.push(super::compat::stack_for_cli(env, req, &machine)?);
         }
     }
+    // One set of sources for every spec (the options are the same for all).
+    let remote = install_cli::open_remote(env, &install_args(args, String::new())).await?;
     let mut plans: Vec<Plan> = Vec::new();
     for stack in stacks {
         let a = install_args(args, stack.to_string());
-        let Resolved::Plan(plan) =
-            install_cli::resolve(env, &a, &stack, &store, &cache, &client).await?
+        let Resolved::Plan { plan, .. } = install_cli::resolve(env, &a, &stack, &remote).await?
         else {
             unreachable!("--force resolves even what is installed");
         };
@@ -149,7 +147,13 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
 
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
-    let fetcher = Fetcher::new(client, cache, false, args.jobs, progress);
+    let fetcher = Fetcher::new(
+        remote.client.clone(),
+        remote.cache.clone(),
+        false,
+        args.jobs,
+        progress,
+    );
     let fetcher = &fetcher;
     let mut added = 0usize;
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {

@@ -1,4 +1,12 @@
-//! `cudaenv update`: fetch NVIDIA's newest redist manifests.
+//! `cudaenv update`: refresh the release list from PyPI and fetch NVIDIA's
+//! newest redist manifests.
+//!
+//! First the live catalogue (`sources::catalogue`: PyPI's `cuda-toolkit`
+//! metapackage, through the configured index) is read and stored; it alone
+//! makes new CUDA releases installable from PyPI. Then NVIDIA's manifests:
+//! where NVIDIA's server (or the mirror) cannot be reached, that is a
+//! warning as long as the catalogue was refreshed; exit 5 only when
+//! neither could be read.
 //!
 //! The binary embeds every manifest known when it was built
 //! (`registry/nvidia-redist.toml`), so installs work offline. `update` lists
@@ -27,6 +35,7 @@ use super::Env;
 use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
 use crate::sources::nvidia::{self, Product};
+use crate::sources::remote::{self, CatalogueUpdate};
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -68,6 +77,17 @@ struct Row {
     status: Status,
 }
 
+/// What `update --json` prints.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    /// The PyPI release list, or why it could not be read.
+    catalogue: std::result::Result<&'a CatalogueUpdate, String>,
+    /// Why NVIDIA's manifest directories could not be listed, if they could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nvidia_error: Option<String>,
+    manifests: &'a [Row],
+}
+
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let config = Config::load(&env.ctx)?;
     let base = config.nvidia_base(&env.ctx)?;
@@ -76,12 +96,22 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .enable_all()
         .build()
         .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let rows = runtime.block_on(async {
+    let (catalogue, nvidia) = runtime.block_on(async {
         tokio::select! {
-            r = update(&base, &cache, args.trust_mirror) => r,
+            r = async {
+                tokio::join!(
+                    remote::update_catalogue(&env.ctx),
+                    update(&base, &cache, args.trust_mirror)
+                )
+            } => Ok(r),
             _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
         }
     })?;
+    let (rows, nvidia_error) = match nvidia {
+        Ok(rows) => (rows, None),
+        Err(e) if e.exit_code() == ExitCode::Network => (Vec::new(), Some(e)),
+        Err(e) => return Err(e),
+    };
     let new = rows
         .iter()
         .filter(|r| matches!(r.status, Status::New))
@@ -96,8 +126,44 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
         .collect();
     if args.json {
-        ui::out_json(&rows)?;
+        ui::out_json(&Report {
+            catalogue: catalogue.as_ref().map_err(|e| e.to_string()),
+            nvidia_error: nvidia_error.as_ref().map(|e| e.to_string()),
+            manifests: &rows,
+        })?;
     } else {
+        match &catalogue {
+            Ok(c) => {
+                for s in c.skipped.iter().filter(|s| !s.reason.starts_with("yanked")) {
+                    env.printer
+                        .warn(format!("cuda-toolkit {} left out: {}", s.version, s.reason));
+                }
+                env.printer.info(format!(
+                    "{} CUDA releases on {} (newest {}){}",
+                    c.releases,
+                    c.index,
+                    c.newest.as_deref().unwrap_or("none"),
+                    if c.new.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", new: {}", c.new.join(" "))
+                    }
+                ));
+            }
+            Err(e) => env
+                .printer
+                .warn(format!("cannot refresh the release list from PyPI: {e}")),
+        }
+        if let Some(e) = &nvidia_error {
+            env.printer.warn(format!(
+                "cannot reach NVIDIA's manifests: {e}{}",
+                if catalogue.is_ok() {
+                    "; the release list from PyPI is up to date"
+                } else {
+                    ""
+                }
+            ));
+        }
         for r in &rows {
             match &r.status {
                 Status::New => env.printer.success(format!("new: {} {}", name(r.product), r.manifest)),
@@ -116,11 +182,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 Status::Cached | Status::Verified => {}
             }
         }
-        env.printer.info(format!(
-            "{} manifests at {base}: {new} new, {} problems",
-            rows.len(),
-            bad.len()
-        ));
+        if nvidia_error.is_none() {
+            env.printer.info(format!(
+                "{} manifests at {base}: {new} new, {} problems",
+                rows.len(),
+                bad.len()
+            ));
+        }
     }
     if bad
         .iter()
@@ -128,10 +196,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     {
         return Ok(ExitCode::Integrity);
     }
-    if !bad.is_empty() {
-        return Ok(ExitCode::Network);
+    // PyPI alone suffices: NVIDIA's trouble fails the update only when the
+    // release list could not be refreshed either.
+    match catalogue {
+        Ok(_) => Ok(ExitCode::Success),
+        Err(e) if nvidia_error.is_some() || !bad.is_empty() => Err(e),
+        Err(_) => Ok(ExitCode::Success),
     }
-    Ok(ExitCode::Success)
 }
 
 fn name(p: Product) -> &'static str {

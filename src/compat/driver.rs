@@ -101,6 +101,10 @@ pub struct DriverRequirement {
     pub release_min: Option<DriverVersion>,
     /// Minor-version-compatibility floor, where the family has one.
     pub compat_floor: Option<DriverVersion>,
+    /// Set when the tables have no row for this release (newer than they
+    /// are): the figure is the family's rule (`13.x`), not a published row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family_rule: Option<String>,
 }
 
 impl DriverRequirement {
@@ -116,7 +120,10 @@ impl DriverRequirement {
                 format!("≥ {r} (≥ {c} with minor version compatibility)")
             }
             (Some(r), _) => format!("≥ {r}"),
-            (None, Some(c)) => format!("≥ {c}"),
+            (None, Some(c)) => match &self.family_rule {
+                Some(f) => format!("≥ {c} (the CUDA {f} family's rule; no table row yet)"),
+                None => format!("≥ {c}"),
+            },
             (None, None) => "unknown".into(),
         }
     }
@@ -165,6 +172,10 @@ pub fn requirement(cuda: &Version, os: DriverOs) -> Option<DriverRequirement> {
             .unwrap_or_else(|| format!("CUDA {mm}")),
         release_min: row.and_then(|r| pick(&r.linux, &r.windows)),
         compat_floor: compat.and_then(|m| pick(&m.linux, &m.windows)),
+        family_rule: row
+            .is_none()
+            .then(|| compat.map(|m| m.family.clone()))
+            .flatten(),
     })
 }
 
@@ -263,6 +274,36 @@ mod tests {
         assert!(d("575.57.08") < d(min("13.0").as_deref().unwrap()));
     }
 
+    /// A release newer than the tables (13.5 while they stop at 13.2) gets
+    /// its family's minor-version-compatibility rule, and says so.
+    #[test]
+    fn releases_newer_than_the_tables_get_the_family_rule() {
+        let r = requirement(&v("13.5.0"), DriverOs::Linux).unwrap();
+        assert_eq!(r.release_min, None);
+        assert_eq!(r.compat_floor, Some(d("580")));
+        assert_eq!(r.family_rule.as_deref(), Some("13.x"));
+        assert!(
+            r.describe().contains("13.x family's rule"),
+            "{}",
+            r.describe()
+        );
+        assert_eq!(
+            fit(&d("580.65.06"), &v("13.5.0"), DriverOs::Linux),
+            DriverFit::Full
+        );
+        assert!(matches!(
+            fit(&d("575.57.08"), &v("13.5.0"), DriverOs::Linux),
+            DriverFit::TooOld { .. }
+        ));
+        // A release the tables list is its own row, not the family's.
+        assert_eq!(
+            requirement(&v("13.0.2"), DriverOs::Linux)
+                .unwrap()
+                .family_rule,
+            None
+        );
+    }
+
     #[test]
     fn requirements_per_release() {
         let cases = [
@@ -317,6 +358,33 @@ mod tests {
             DriverFit::TooOld { need: d("440.33") }
         );
         assert_eq!(fit(&d("430.1"), &v("99.0"), l), DriverFit::Unknown);
+    }
+
+    /// The 590–610 driver series: 590 runs 13.1, 595 13.2, 610 13.3 (from
+    /// NVIDIA's 13.3.0 manifest); 13.4 and 13.5 have no row yet and take the
+    /// family's rule.
+    #[test]
+    fn the_590_to_610_series() {
+        assert_eq!(max_cuda(&d("590.48.01"), DriverOs::Linux), Some(v("13.1")));
+        assert_eq!(max_cuda(&d("595.45.04"), DriverOs::Linux), Some(v("13.2")));
+        assert_eq!(max_cuda(&d("610.57.04"), DriverOs::Linux), Some(v("13.3")));
+        let r = requirement(&v("13.3"), DriverOs::Linux).unwrap();
+        assert_eq!(r.release_min, Some(d("610.43.02")));
+        assert_eq!(r.family_rule, None);
+        assert_eq!(
+            fit(&d("610.57.04"), &v("13.3.0"), DriverOs::Linux),
+            DriverFit::Full
+        );
+        assert!(matches!(
+            fit(&d("595.45.04"), &v("13.3.0"), DriverOs::Linux),
+            DriverFit::MinorCompat { .. }
+        ));
+        assert!(
+            requirement(&v("13.4.1"), DriverOs::Linux)
+                .unwrap()
+                .family_rule
+                .is_some()
+        );
     }
 
     #[test]

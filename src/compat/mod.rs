@@ -14,6 +14,7 @@ pub mod driver;
 pub mod framework;
 pub mod libraries;
 pub mod target;
+pub mod smi;
 
 use serde::Serialize;
 

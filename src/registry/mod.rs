@@ -182,6 +182,20 @@ impl Pypi {
             .map(String::as_str)
     }
 
+    /// The component a PyPI project carries on a CUDA major (the reverse of
+    /// `package`), given the project's normalized name.
+    pub fn component_of(&self, project: &str, major: u32) -> Option<&str> {
+        let m = major.to_string();
+        self.packages
+            .iter()
+            .find(|(_, by_major)| {
+                by_major
+                    .get(&m)
+                    .is_some_and(|p| crate::sources::pypi::normalize(p) == project)
+            })
+            .map(|(c, _)| c.as_str())
+    }
+
     pub fn cudnn_package(&self, major: u32) -> Option<&str> {
         self.cudnn.get(&major.to_string()).map(String::as_str)
     }

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::{ArchiveFormat, Artifact, Layout, Plan, Profile, SourceKind};
+use super::catalogue::Catalogue;
+use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -139,6 +140,9 @@ pub struct IndexFile {
     pub sha256: Option<String>,
     pub size: Option<u64>,
     pub yanked: bool,
+    /// The index serves the file's core metadata at `<url>.metadata`
+    /// (PEP 658 / 714), with this sha256 when it announced one.
+    pub metadata: Option<Option<String>>,
 }
 
 /// A wheel for this machine, parsed from its file name.
@@ -189,6 +193,24 @@ struct JsonFile {
     size: Option<u64>,
     #[serde(default)]
     yanked: serde_json::Value,
+    /// PEP 714's name, and PEP 658's original one.
+    #[serde(default, rename = "core-metadata")]
+    core_metadata: serde_json::Value,
+    #[serde(default, rename = "dist-info-metadata")]
+    dist_info_metadata: serde_json::Value,
+}
+
+/// A PEP 658/714 metadata announcement: `true`, or a map of hashes.
+fn metadata_ref(v: &serde_json::Value) -> Option<Option<String>> {
+    match v {
+        serde_json::Value::Bool(true) => Some(None),
+        serde_json::Value::Object(h) => Some(
+            h.get("sha256")
+                .and_then(|s| s.as_str())
+                .map(|s| s.to_ascii_lowercase()),
+        ),
+        _ => None,
+    }
 }
 
 /// PEP 503 project names: lower case, runs of `-_.` as one `-`.
@@ -229,6 +251,8 @@ struct CachedFile {
     sha256: Option<String>,
     size: Option<u64>,
     yanked: bool,
+    #[serde(default)]
+    metadata: Option<Option<String>>,
 }
 
 impl Index {
@@ -279,6 +303,7 @@ impl Index {
                         sha256: f.sha256,
                         size: f.size,
                         yanked: f.yanked,
+                        metadata: f.metadata,
                     })
                     .collect(),
             ));
@@ -293,6 +318,7 @@ impl Index {
                     sha256: f.sha256.clone(),
                     size: f.size,
                     yanked: f.yanked,
+                    metadata: f.metadata.clone(),
                 })
                 .collect();
             // Best effort: the cache only ever helps.
@@ -309,6 +335,65 @@ impl Index {
 
     pub fn base(&self) -> &str {
         &self.base
+    }
+
+    /// GETs a small file the index links to (a metadata file, a metapackage
+    /// wheel): `None` when the server has no such file. Bodies larger than
+    /// `max` bytes are refused, so a hostile index cannot make us hold more.
+    pub async fn small_file(&self, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| Error::Network {
+            url: url.into(),
+            reason: format!("invalid URL: {e}"),
+        })?;
+        retrying(url, 4, std::time::Duration::from_millis(300), || async {
+            let resp = self
+                .client
+                .get(parsed.clone())
+                .send()
+                .await
+                .map_err(|e| Attempt::Retry(describe(&e)))?;
+            let status = resp.status();
+            if status == reqwest::StatusCode::NOT_FOUND {
+                return Ok(None);
+            }
+            if status.is_server_error() {
+                return Err(Attempt::Retry(format!("server answered {status}")));
+            }
+            if !status.is_success() {
+                return Err(Attempt::Fail(Error::Network {
+                    url: url.into(),
+                    reason: format!("server answered {status}"),
+                }));
+            }
+            if resp.content_length().is_some_and(|n| n > max as u64) {
+                return Err(Attempt::Fail(Error::Network {
+                    url: url.into(),
+                    reason: format!("larger than the {max} bytes such a file may have"),
+                }));
+            }
+            let body = resp
+                .bytes()
+                .await
+                .map_err(|e| Attempt::Retry(describe(&e)))?;
+            if body.len() > max {
+                return Err(Attempt::Fail(Error::Network {
+                    url: url.into(),
+                    reason: format!("larger than the {max} bytes such a file may have"),
+                }));
+            }
+            Ok(Some(body.to_vec()))
+        })
+        .await
+    }
+
+    /// Is this index configured not to be contacted?
+    pub fn is_offline(&self) -> bool {
+        self.offline
+    }
+
+    /// Where this index's pages are remembered, if anywhere.
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.cache.as_deref()
     }
 
     async fn fetch_files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
@@ -384,6 +469,8 @@ impl Index {
                             f.yanked,
                             serde_json::Value::Bool(false) | serde_json::Value::Null
                         ),
+                        metadata: metadata_ref(&f.core_metadata)
+                            .or_else(|| metadata_ref(&f.dist_info_metadata)),
                         filename: f.filename,
                     })
                 })
@@ -457,6 +544,10 @@ fn parse_html(html: &str, base: &reqwest::Url) -> Vec<IndexFile> {
             sha256,
             size: None,
             yanked: attrs.contains("data-yanked"),
+            metadata: attr(attrs, "data-core-metadata")
+                .or_else(|| attr(attrs, "data-dist-info-metadata"))
+                .filter(|v| v != "false")
+                .map(|v| v.strip_prefix("sha256=").map(|h| h.to_ascii_lowercase())),
         });
     }
     out
@@ -481,6 +572,13 @@ pub struct Request {
     pub profile: Profile,
     pub with: Vec<String>,
     pub without: Vec<String>,
+}
+
+/// What a component without a wheel does to a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    Fail,
+    Skip,
 }
 
 /// How a component's wheel version was chosen.
@@ -547,6 +645,21 @@ pub fn pick_cudnn<'a>(wheels: &'a [Wheel], spec: &Version) -> Option<&'a Wheel> 
 pub struct PypiSource {
     index: Index,
     arch: String,
+    /// The live catalogue (`cuda-toolkit`'s releases), when one was read.
+    catalogue: Option<Catalogue>,
+    platform: Option<Platform>,
+}
+
+/// Where a release's component versions came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Known {
+    /// The embedded registry (NVIDIA's manifests, reviewed).
+    Registry,
+    /// PyPI's `cuda-toolkit` metapackage (the live catalogue).
+    Catalogue,
+    /// Both.
+    Both,
 }
 
 impl PypiSource {
@@ -554,7 +667,69 @@ impl PypiSource {
         PypiSource {
             index,
             arch: machine_arch().to_string(),
+            catalogue: None,
+            platform: super::Platform::current(),
         }
+    }
+
+    /// Adds what the live catalogue knows (releases newer than the registry,
+    /// components the registry lacks).
+    pub fn with_catalogue(mut self, catalogue: Option<Catalogue>) -> PypiSource {
+        self.catalogue = catalogue;
+        self
+    }
+
+    pub fn catalogue(&self) -> Option<&Catalogue> {
+        self.catalogue.as_ref()
+    }
+
+    /// Every CUDA release PyPI serves for this machine, oldest first: the
+    /// registry's (PyPI-served majors) merged with the catalogue's. For a
+    /// release both know, the registry's component versions win (they are
+    /// NVIDIA's manifests, reviewed) and the catalogue adds what it lacks.
+    pub fn releases(&self) -> Vec<(Release, Known)> {
+        let pypi = registry::pypi();
+        let mut out: std::collections::BTreeMap<Version, (Release, Known)> =
+            registry::cuda_releases()
+                .releases
+                .iter()
+                .filter(|r| pypi.serves(&r.version))
+                .map(|r| (r.version.clone(), (r.clone(), Known::Registry)))
+                .collect();
+        if let (Some(cat), Some(platform)) = (&self.catalogue, self.platform) {
+            for cr in &cat.releases {
+                let Some(v) = cr.cuda() else { continue };
+                let comps: std::collections::BTreeMap<String, String> = cr
+                    .components_for(platform)
+                    .map(|(c, cc)| (c.clone(), cc.version.clone()))
+                    .collect();
+                if !comps.contains_key("cudart") {
+                    continue;
+                }
+                match out.get_mut(&v) {
+                    Some((r, known)) => {
+                        *known = Known::Both;
+                        for (c, ver) in comps {
+                            r.components.entry(c).or_insert(ver);
+                        }
+                    }
+                    None => {
+                        out.insert(
+                            v.clone(),
+                            (
+                                Release {
+                                    version: v,
+                                    date: None,
+                                    components: comps,
+                                },
+                                Known::Catalogue,
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        out.into_values().collect()
     }
 
     pub fn index(&self) -> &Index {
@@ -578,35 +753,42 @@ impl PypiSource {
     }
 
     /// The CUDA release a spec means on PyPI.
-    pub fn release(&self, spec: &StackSpec) -> Result<&'static Release> {
-        let releases = registry::cuda_releases();
-        let pypi = registry::pypi();
-        let served: Vec<String> = releases
-            .releases
-            .iter()
-            .filter(|r| pypi.serves(&r.version))
-            .map(|r| r.version.to_string())
-            .collect();
-        let release = releases
-            .releases
-            .iter()
+    pub fn release(&self, spec: &StackSpec) -> Result<Release> {
+        let all = self.releases();
+        let served: Vec<String> = all.iter().map(|(r, _)| r.version.to_string()).collect();
+        all.into_iter()
             .rev()
-            .find(|r| r.version.matches(&spec.cuda) && pypi.serves(&r.version));
-        release.ok_or_else(|| Error::NotAvailable {
-            what: format!("CUDA {}", spec.cuda),
-            source_name: Some("PyPI".into()),
-            hint: Some(format!(
-                "PyPI has NVIDIA wheels for CUDA 11.7, 11.8, 12.x and 13.x; known releases: {}; older toolkits come from `--source legacy`",
-                served.join(", ")
-            )),
-        })
+            .map(|(r, _)| r)
+            .find(|r| r.version.matches(&spec.cuda))
+            .ok_or_else(|| Error::NotAvailable {
+                what: format!("CUDA {}", spec.cuda),
+                source_name: Some("PyPI".into()),
+                hint: Some(format!(
+                    "PyPI has NVIDIA wheels for CUDA 11.7, 11.8, 12.x and 13.x; known releases: {}; older toolkits come from `--source legacy`; `cudaenv update` refreshes the list",
+                    served.join(", ")
+                )),
+            })
     }
 
-    /// Resolves a request to exact wheels.
+    /// Resolves a request to exact wheels; a component without a wheel is
+    /// an error (`--source pypi`: PyPI alone must serve the stack).
     pub async fn plan(&self, req: &Request) -> Result<Plan> {
+        self.plan_with(req, Missing::Fail).await
+    }
+
+    /// What PyPI can serve of a request, per component: a component (or the
+    /// cuDNN) without a wheel is left out of the plan rather than failing
+    /// it, so `--source auto` takes only that component from elsewhere.
+    /// Network trouble still fails.
+    pub async fn offer(&self, req: &Request) -> Result<Plan> {
+        self.plan_with(req, Missing::Skip).await
+    }
+
+    async fn plan_with(&self, req: &Request, missing: Missing) -> Result<Plan> {
+        let skip = missing == Missing::Skip;
         let releases = registry::cuda_releases();
         let pypi = registry::pypi();
-        let release = self.release(&req.spec)?;
+        let release = &self.release(&req.spec)?;
         let major = release.version.major();
         for c in req.with.iter().chain(&req.without) {
             if !releases.is_component(c) && c != "cudnn" {
@@ -638,7 +820,7 @@ impl PypiSource {
             let explicit = req.with.contains(c);
             let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major))
             else {
-                if explicit {
+                if explicit && !skip {
                     return Err(Error::NotAvailable {
                         what: format!("{c} for CUDA {}", release.version),
                         source_name: Some("PyPI".into()),
@@ -676,8 +858,15 @@ impl PypiSource {
         let mut pages = pages.into_iter();
         let mut artifacts = Vec::new();
         for (c, version, project) in &wanted {
-            let wheels = pages.next().expect("one page per project")?;
-            let (w, how) = pick_component(&wheels, version, &release.version).ok_or_else(|| {
+            let wheels = match pages.next().expect("one page per project") {
+                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => continue,
+                other => other?,
+            };
+            let picked = pick_component(&wheels, version, &release.version);
+            if picked.is_none() && skip {
+                continue;
+            }
+            let (w, how) = picked.ok_or_else(|| {
                 Error::NotAvailable {
                     what: format!("{project} {version} (CUDA {}) for {}", release.version, self.arch),
                     source_name: Some(self.index.base().to_string()),
@@ -698,8 +887,28 @@ impl PypiSource {
         }
         let mut cudnn_version = None;
         if let (Some(spec), Some(project)) = (&req.spec.cudnn, cudnn_project) {
-            let wheels = pages.next().expect("cudnn page")?;
-            let w = pick_cudnn(&wheels, spec).ok_or_else(|| {
+            let wheels = match pages.next().expect("cudnn page") {
+                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => {
+                    Vec::new()
+                }
+                other => other?,
+            };
+            let picked = pick_cudnn(&wheels, spec);
+            let w = match picked {
+                None if skip => {
+                    return Ok(Plan {
+                        name: VersionName::for_stack(&release.version, None),
+                        cuda: release.version.clone(),
+                        cudnn: None,
+                        profile: req.profile,
+                        artifacts,
+                        notes,
+                        info: Vec::new(),
+                    });
+                }
+                other => other,
+            };
+            let w = w.ok_or_else(|| {
                 let mut have: Vec<&PyVersion> = wheels
                     .iter()
                     .filter(|w| !w.file.yanked)
@@ -729,6 +938,7 @@ impl PypiSource {
             profile: req.profile,
             artifacts,
             notes,
+            info: Vec::new(),
         })
     }
 
@@ -828,6 +1038,7 @@ mod tests {
                     sha256: f["digests"]["sha256"].as_str().map(Into::into),
                     size: f["size"].as_u64(),
                     yanked: f["yanked"].as_bool().unwrap_or(false),
+                    metadata: None,
                 };
                 if let Some(w) = wheel_for(&file, "x86_64") {
                     out.push(w);

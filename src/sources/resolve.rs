@@ -27,7 +27,19 @@ use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
 use crate::spec::{StackSpec, Version, VersionName};
 
-const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests";
+const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's)";
+
+/// The components without which a profile's stack does not work: the
+/// runtime always; for `devel`/`full` the compiler too (from CUDA 13 its
+/// front end `crt` and `nvvm` are components of their own). Others (a
+/// library, a tool) can be left out with a note.
+pub fn required_for(profile: Profile, cuda: &Version) -> &'static [&'static str] {
+    match (profile, cuda.major() >= 13) {
+        (Profile::Runtime, _) => &["cudart"],
+        (_, false) => &["cudart", "nvcc"],
+        (_, true) => &["cudart", "nvcc", "crt", "nvvm"],
+    }
+}
 
 /// What the user asked for with `--source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -77,6 +89,11 @@ impl SourceOrder {
         }
     }
 
+    /// May any component come from `kind` under this choice?
+    pub fn allows(&self, kind: SourceKind, choice: SourceChoice) -> bool {
+        self.all(choice).contains(&kind)
+    }
+
     /// Every source any component may use.
     fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKind> {
         match choice {
@@ -105,6 +122,11 @@ pub trait Offerer {
     ) -> Result<Option<Artifact>>;
     /// The newest cuDNN matching `spec` for `cuda`.
     fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
+    /// The components it already planned for `release`, if it planned it
+    /// (what `full` means for a release no manifest describes).
+    fn planned(&self, _release: &Version) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// A source whose answer for one release is already known as a plan (PyPI's
@@ -120,6 +142,11 @@ pub struct PlanOfferer {
 impl Offerer for PlanOfferer {
     fn kind(&self) -> SourceKind {
         self.kind
+    }
+
+    fn planned(&self, release: &Version) -> Option<Vec<String>> {
+        let p = self.plan.as_ref().filter(|p| p.cuda == *release)?;
+        Some(p.artifacts.iter().map(|a| a.component.clone()).collect())
     }
 
     fn cuda_releases(&self) -> Result<Vec<Version>> {
@@ -221,7 +248,33 @@ impl Resolver<'_> {
         {
             return nvidia::profile_components(r, profile, self.platform);
         }
-        LegacySource::members(release, profile).2
+        if self
+            .legacy()
+            .find_cuda(release)
+            .is_some_and(|r| r.cuda == *release)
+        {
+            return LegacySource::members(release, profile).2;
+        }
+        // A release only PyPI has (newer than every manifest cudaenv holds):
+        // the registry's profile, as PyPI's plan names it.
+        let mut names = crate::registry::cuda_releases().profile_components(
+            profile,
+            &crate::registry::Release {
+                version: release.clone(),
+                date: None,
+                components: Default::default(),
+            },
+        );
+        for o in &self.others {
+            if let Some(p) = o.planned(release) {
+                for c in p {
+                    if c != "cudnn" && !names.contains(&c) {
+                        names.push(c);
+                    }
+                }
+            }
+        }
+        names
     }
 
     /// Resolves a stack spec into a plan.
@@ -333,17 +386,29 @@ impl Resolver<'_> {
                 hint: Some(LS_REMOTE_HINT.into()),
             });
         }
-        if (missing.iter().any(|m| m == "cudart") && !without.iter().any(|w| w == "cudart"))
-            || artifacts.is_empty()
-        {
+        // What the profile cannot do without fails the plan before anything
+        // is downloaded; the rest is left out with one line.
+        let required: Vec<&String> = missing
+            .iter()
+            .filter(|m| required_for(profile, &cuda).contains(&m.as_str()))
+            .collect();
+        if !required.is_empty() || artifacts.is_empty() {
+            let names: Vec<&str> = if required.is_empty() {
+                missing.iter().map(String::as_str).collect()
+            } else {
+                required.iter().map(|s| s.as_str()).collect()
+            };
             return Err(Error::NotAvailable {
                 what: format!(
-                    "CUDA {cuda} ({} profile: {})",
+                    "CUDA {cuda} ({} profile needs {})",
                     profile.name(),
-                    missing.join(", ")
+                    names.join(", ")
                 ),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(LS_REMOTE_HINT.into()),
+                hint: Some(format!(
+                    "{LS_REMOTE_HINT}; `--without {}` installs the rest",
+                    names.join(",")
+                )),
             });
         }
         let mut notes = Vec::new();
@@ -390,6 +455,7 @@ impl Resolver<'_> {
             profile,
             artifacts,
             notes,
+            info: Vec::new(),
         })
     }
 

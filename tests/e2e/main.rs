@@ -3,11 +3,14 @@
 //!
 //! One test binary (modules below) keeps link time down on small machines.
 
+mod catalogue;
 mod clusters;
 mod common;
 mod completions;
 mod containers;
 mod core;
+mod devel;
+mod disk;
 mod doctor;
 mod install_script;
 mod messages;

@@ -861,7 +861,8 @@ fn update_verifies_pinned_manifests_and_stores_new_ones() {
         .output()
         .unwrap();
     assert_eq!(code(&o), 4, "{}", text(&o));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = report["manifests"].as_array().unwrap();
     let status = |m: &str| {
         rows.iter()
             .find(|r| r["manifest"] == m)
@@ -897,7 +898,8 @@ fn update_verifies_pinned_manifests_and_stores_new_ones() {
     std::fs::remove_file(mirror.dir.join("compute/cudnn/redist/redistrib_9.1.0.json")).unwrap();
     let o = env.run(&["update", "--json"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = report["manifests"].as_array().unwrap();
     assert!(
         rows.iter()
             .any(|r| r["manifest"] == "redistrib_12.4.9.json" && r["status"] == "cached")

@@ -363,7 +363,7 @@ fn handle(
 
 // A minimal zip writer (stored members), so tests can build what no
 // well-behaved writer would: duplicate names, escaping paths, links out.
-struct Member {
+pub(crate) struct Member {
     name: String,
     data: Vec<u8>,
     mode: u32,
@@ -384,7 +384,7 @@ fn crc32(data: &[u8]) -> u32 {
     !c
 }
 
-fn zip(members: &[Member]) -> Vec<u8> {
+pub(crate) fn zip(members: &[Member]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for m in members {
@@ -436,7 +436,7 @@ fn zip(members: &[Member]) -> Vec<u8> {
     out
 }
 
-fn file(name: &str, data: &[u8]) -> Member {
+pub(crate) fn file(name: &str, data: &[u8]) -> Member {
     Member {
         name: name.into(),
         data: data.to_vec(),
