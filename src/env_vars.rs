@@ -73,6 +73,11 @@ pub const CUDAENV_STATE: &str = "__CUDAENV_STATE";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
 
+/// Set by `trace` in the command it runs: the glibc loader's report of each
+/// library search (`libs,files`), one file per process at `LD_DEBUG_OUTPUT.<pid>`.
+pub const LD_DEBUG: &str = "LD_DEBUG";
+pub const LD_DEBUG_OUTPUT: &str = "LD_DEBUG_OUTPUT";
+
 #[cfg(test)]
 mod tests {
     /// docs/environment.md must name every variable defined here.

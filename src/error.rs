@@ -43,6 +43,8 @@ pub enum ExitCode {
     DoctorErrors = 16,
     /// `verify`: the checks did not finish within `--timeout` (a hanging driver).
     TimedOut = 17,
+    /// `trace`: the command could not be started or the loader's log not read.
+    TraceFailed = 20,
     /// The command to run or look up does not exist in the active version
     /// (`which`, `exec`): 127, as shells report "command not found".
     CommandNotFound = 127,
@@ -52,7 +54,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 18] = [
+    pub const ALL: [ExitCode; 19] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -69,6 +71,7 @@ impl ExitCode {
         ExitCode::WrongResult,
         ExitCode::DoctorErrors,
         ExitCode::TimedOut,
+        ExitCode::TraceFailed,
         ExitCode::CommandNotFound,
         ExitCode::Interrupted,
     ];
@@ -306,6 +309,10 @@ pub enum Error {
 
     #[error("{0}")]
     Other(String),
+
+    /// `trace` could not run the command (not a missing command: that is `CommandNotFound`).
+    #[error("cannot trace `{command}`: {reason}")]
+    TraceFailed { command: String, reason: String },
 }
 
 impl Error {
@@ -367,6 +374,7 @@ impl Error {
             | Error::Aborted(_)
             | Error::Io { .. }
             | Error::Other(_) => ExitCode::Failure,
+            Error::TraceFailed { .. } => ExitCode::TraceFailed,
         }
     }
 
@@ -551,6 +559,10 @@ impl Error {
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
             )),
+            Error::TraceFailed { .. } => Some(
+                "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -613,6 +625,7 @@ mod tests {
             | ExitCode::WrongResult
             | ExitCode::DoctorErrors
             | ExitCode::TimedOut
+            | ExitCode::TraceFailed
             | ExitCode::CommandNotFound
             | ExitCode::Interrupted => {}
         }

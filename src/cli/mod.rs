@@ -27,6 +27,7 @@ mod prefix;
 mod rehash;
 mod root;
 mod shell;
+mod trace;
 mod uninstall;
 mod update;
 mod verify;
@@ -108,6 +109,9 @@ pub enum Command {
     /// Runs verify's checks in the activated environment (internal).
     #[command(name = "__verify-child", hide = true)]
     VerifyChild(verify::ChildArgs),
+    /// Run a command and report which CUDA libraries it loaded, from where and why.
+    #[command(disable_version_flag = true)]
+    Trace(trace::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -199,6 +203,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Explain(a) => explain::run(&env, a),
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
+        Command::Trace(a) => trace::run(&env, a),
     }
 }
 

@@ -196,6 +196,11 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
     env
 }
 
+/// The name (normalised) and version in a `*.dist-info` directory's METADATA.
+pub fn read_name_version(dist_info: &Path) -> Option<(String, String)> {
+    read_metadata(&dist_info.join("METADATA")).map(|m| (m.name, m.version))
+}
+
 struct Metadata {
     name: String,
     version: String,

@@ -11,4 +11,5 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod trace;
 mod verify;
