@@ -73,6 +73,12 @@ pub const CUDAENV_STATE: &str = "__CUDAENV_STATE";
 /// Name of the version cudaenv activated in this environment (for prompts and for undoing it).
 pub const CUDAENV_ACTIVE: &str = "CUDAENV_ACTIVE";
 
+/// `stack` (default) or `wheels`: what activation does next to a Python
+/// environment that bundles CUDA wheels of the version's major (see `config::BundledCuda`).
+pub const CUDAENV_BUNDLED_CUDA: &str = "CUDAENV_BUNDLED_CUDA";
+/// Set by activation for JAX/XLA (`--xla_gpu_cuda_data_dir=`) and Triton (ptxas).
+pub const XLA_FLAGS: &str = "XLA_FLAGS";
+pub const TRITON_PTXAS_PATH: &str = "TRITON_PTXAS_PATH";
 /// Set by `trace` in the command it runs: the glibc loader's report of each
 /// library search (`libs,files`), one file per process at `LD_DEBUG_OUTPUT.<pid>`.
 pub const LD_DEBUG: &str = "LD_DEBUG";

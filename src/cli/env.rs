@@ -23,6 +23,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let shell = pick_shell(env, args.shell)?;
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     let delta = activate::plan(&env.ctx, &Store::new(env.ctx.root()), &active)?;
+    for note in &delta.notes {
+        env.printer.warn(note);
+    }
     ui::out(&shell.render(&delta)?)?;
     Ok(ExitCode::Success)
 }

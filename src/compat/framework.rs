@@ -27,6 +27,11 @@ pub enum Framework {
     Tensorflow,
     Torch,
     Jax,
+    Cupy,
+    /// `cuda-python` / `cuda-bindings` / `cuda-pathfinder`: detected, no table.
+    CudaPython,
+    /// `numba-cuda`: detected, no table.
+    NumbaCuda,
 }
 
 impl Framework {
@@ -35,6 +40,9 @@ impl Framework {
             Framework::Tensorflow => "tensorflow",
             Framework::Torch => "torch",
             Framework::Jax => "jax",
+            Framework::Cupy => "cupy",
+            Framework::CudaPython => "cuda-python",
+            Framework::NumbaCuda => "numba-cuda",
         }
     }
 
@@ -46,6 +54,7 @@ impl Framework {
             }
             "torch" | "pytorch" => Some(Framework::Torch),
             "jax" | "jaxlib" => Some(Framework::Jax),
+            "cupy" | "cupy-cuda11x" | "cupy-cuda12x" | "cupy-cuda13x" => Some(Framework::Cupy),
             _ => None,
         }
     }
@@ -203,7 +212,9 @@ pub fn releases(framework: Framework, platform: &str) -> Vec<Version> {
             .iter()
             .map(|r| r.version.clone())
             .collect(),
-        Framework::Jax => Vec::new(),
+        Framework::Jax | Framework::Cupy | Framework::CudaPython | Framework::NumbaCuda => {
+            Vec::new()
+        }
     }
 }
 
@@ -284,11 +295,15 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                 notes,
             })
         }
-        Framework::Jax => Err(Error::UnknownFrameworkVersion {
-            framework: "jax".into(),
-            version: version.to_string(),
-            known: vec!["none: cudaenv has no reliable table for jax (doctor still detects its CUDA wheels)".into()],
-        }),
+        Framework::Jax | Framework::Cupy | Framework::CudaPython | Framework::NumbaCuda => {
+            Err(Error::UnknownFrameworkVersion {
+                framework: framework.name().into(),
+                version: version.to_string(),
+                known: vec![format!(
+                    "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
+                )],
+            })
+        }
     }
 }
 

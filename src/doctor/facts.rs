@@ -41,6 +41,9 @@ pub struct Facts {
     pub device_nodes: Vec<DeviceNode>,
     pub python: Option<PythonEnv>,
     pub python_error: Option<String>,
+    /// The `bundled-cuda` setting (`stack` or `wheels`) activation applies.
+    #[serde(default)]
+    pub bundled_cuda: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -224,6 +227,14 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
             Ok(p) => f.python = Some(p),
             Err(e) => f.python_error = Some(e),
         }
+        // An invalid setting is reported by the commands that activate.
+        f.bundled_cuda = crate::config::BundledCuda::resolve(ctx).ok().map(|b| {
+            match b {
+                crate::config::BundledCuda::Stack => "stack",
+                crate::config::BundledCuda::Wheels => "wheels",
+            }
+            .to_string()
+        });
     }
     f
 }
