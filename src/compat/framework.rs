@@ -87,11 +87,19 @@ impl FrameworkReq {
 
 impl fmt::Display for FrameworkReq {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.framework)?;
+        // A CUDA major alone comes from CuPy's package name (`cupy-cuda12x`).
+        let major_only = self
+            .cuda_tag
+            .as_ref()
+            .filter(|c| c.minor().is_none() && self.framework == Framework::Cupy);
+        match major_only {
+            Some(c) => write!(f, "{}-cuda{}x", self.framework, c.major())?,
+            None => write!(f, "{}", self.framework)?,
+        }
         if let Some(v) = &self.version {
             write!(f, "=={v}")?;
         }
-        if let Some(c) = &self.cuda_tag {
+        if let Some(c) = self.cuda_tag.as_ref().filter(|_| major_only.is_none()) {
             write!(f, "+cu{}{}", c.major(), c.minor().unwrap_or(0))?;
         }
         Ok(())
@@ -110,9 +118,19 @@ impl FromStr for FrameworkReq {
             None => (input.trim(), None),
         };
         let framework = Framework::parse(name)
-            .ok_or_else(|| bad("the frameworks cudaenv knows are `tensorflow` and `torch` (and `jax`, detected only)"))?;
+            .ok_or_else(|| bad("the frameworks cudaenv knows are `tensorflow`, `torch`, `jax` and `cupy` (`cupy-cuda12x`, `cupy-cuda13x`)"))?;
+        // `cupy-cuda12x`: the package name fixes the CUDA major.
+        let package_major = name
+            .to_ascii_lowercase()
+            .strip_prefix("cupy-cuda")
+            .and_then(|m| m.strip_suffix('x'))
+            .and_then(|m| m.parse::<u32>().ok())
+            .map(|m| Version::from_parts(&[m]));
         let Some(version) = version else {
-            return Ok(FrameworkReq::new(framework, None));
+            return Ok(FrameworkReq {
+                cuda_tag: package_major,
+                ..FrameworkReq::new(framework, None)
+            });
         };
         let (public, local) = match version.split_once('+') {
             Some((p, l)) => (p, Some(l)),
@@ -126,7 +144,7 @@ impl FromStr for FrameworkReq {
             .trim_end_matches('.');
         let version = Version::parse_parts(public, 4).map_err(|e| bad(&format!("version: {e}")))?;
         let cuda_tag = match local {
-            None => None,
+            None => package_major,
             Some(l) => Some(
                 parse_cuda_tag(l).ok_or_else(|| bad("a local version tag looks like `+cu121`"))?,
             ),
@@ -212,9 +230,17 @@ pub fn releases(framework: Framework, platform: &str) -> Vec<Version> {
             .iter()
             .map(|r| r.version.clone())
             .collect(),
-        Framework::Jax | Framework::Cupy | Framework::CudaPython | Framework::NumbaCuda => {
-            Vec::new()
-        }
+        Framework::Jax => data::jax()
+            .release
+            .iter()
+            .map(|r| r.version.clone())
+            .collect(),
+        Framework::Cupy => data::cupy()
+            .release
+            .iter()
+            .map(|r| r.version.clone())
+            .collect(),
+        Framework::CudaPython | Framework::NumbaCuda => Vec::new(),
     }
 }
 
@@ -240,7 +266,9 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                         Error::UnknownFrameworkVersion {
                             framework: "tensorflow (native Windows GPU)".into(),
                             version: version.to_string(),
-                            known: vec!["≤ 2.10; later releases run on GPUs only under WSL2".into()],
+                            known: vec![
+                                "≤ 2.10; later releases run on GPUs only under WSL2".into(),
+                            ],
                         }
                     } else {
                         unknown()
@@ -257,18 +285,33 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                 framework,
                 version: b.version.clone(),
                 package: b.package.clone(),
-                platform: if platform == "windows" { "windows" } else { "linux" },
+                platform: if platform == "windows" {
+                    "windows"
+                } else {
+                    "linux"
+                },
                 python: b.python.join(", "),
                 builds: vec![build(&b.cuda, Some(&b.cudnn), Channel::Stable, false)],
                 confirmed: true,
                 notes,
             })
         }
-        Framework::Torch => {
-            let r = data::pytorch()
+        Framework::Torch | Framework::Jax | Framework::Cupy => {
+            let (table, package) = match framework {
+                Framework::Jax => (data::jax(), "jax"),
+                Framework::Cupy => (data::cupy(), "cupy"),
+                _ => (data::pytorch(), "torch"),
+            };
+            // CuPy rows are per major release (`14`), the others per minor.
+            let key = if framework == Framework::Cupy {
+                version.truncate(1)
+            } else {
+                mm.clone()
+            };
+            let r = table
                 .release
                 .iter()
-                .find(|r| r.version.truncate(2) == mm)
+                .find(|r| r.version.truncate(2) == key)
                 .ok_or_else(unknown)?;
             let mut builds: Vec<Build> = r
                 .build
@@ -278,8 +321,13 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             // Stable first, then newest CUDA first: the order `stack_for` prefers.
             builds.sort_by(|a, b| (b.channel, &b.cuda).cmp(&(a.channel, &a.cuda)));
             let mut notes = Vec::new();
-            if !r.confirmed {
-                notes.push("unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release".into());
+            if !r.confirmed && framework == Framework::Torch {
+                notes.push(
+                    "unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release"
+                        .into(),
+                );
+            } else if !r.confirmed {
+                notes.push(format!("unconfirmed: {framework}'s guide states its current requirements, not since which release"));
             }
             if let Some(n) = &r.note {
                 notes.push(n.clone());
@@ -287,23 +335,25 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             Ok(Requirement {
                 framework,
                 version: r.version.clone(),
-                package: "torch".into(),
-                platform: if platform == "windows" { "windows" } else { "linux" },
+                package: package.into(),
+                platform: if platform == "windows" {
+                    "windows"
+                } else {
+                    "linux"
+                },
                 python: r.python.clone().unwrap_or_else(|| "unknown".into()),
                 builds,
                 confirmed: r.confirmed,
                 notes,
             })
         }
-        Framework::Jax | Framework::Cupy | Framework::CudaPython | Framework::NumbaCuda => {
-            Err(Error::UnknownFrameworkVersion {
-                framework: framework.name().into(),
-                version: version.to_string(),
-                known: vec![format!(
-                    "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
-                )],
-            })
-        }
+        Framework::CudaPython | Framework::NumbaCuda => Err(Error::UnknownFrameworkVersion {
+            framework: framework.name().into(),
+            version: version.to_string(),
+            known: vec![format!(
+                "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
+            )],
+        }),
     }
 }
 
@@ -337,10 +387,17 @@ pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackC
     };
 
     if let Some(tag) = &req.cuda_tag {
+        let major_only = tag.minor().is_none();
         let i = requirement
             .builds
             .iter()
-            .position(|b| b.cuda.truncate(2) == *tag)
+            .position(|b| {
+                if major_only {
+                    b.cuda.major() == tag.major()
+                } else {
+                    b.cuda.truncate(2) == *tag
+                }
+            })
             .ok_or_else(|| Error::UnknownFrameworkVersion {
                 framework: format!("{name} built for"),
                 version: format!("CUDA {tag}"),

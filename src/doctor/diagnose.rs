@@ -688,7 +688,28 @@ fn framework_findings(f: &Facts, o: &mut Out) {
 fn for_arg(fw: &InstalledFramework) -> String {
     let public = fw.version.split('+').next().unwrap_or(&fw.version);
     let mm: Vec<&str> = public.split('.').take(2).collect();
-    format!("{}=={}", fw.framework, mm.join("."))
+    let mm = mm.join(".");
+    let major = fw.cuda.as_deref().and_then(|c| c.parse::<u32>().ok());
+    match (fw.framework, major) {
+        // The package name carries the CUDA major: `cupy-cuda12x==14.0`.
+        (Framework::Cupy, Some(_)) => format!("{}=={mm}", fw.package),
+        // A jax plugin names only its major: the table's build of that major.
+        (Framework::Jax, Some(m)) => {
+            let build = v(&mm)
+                .and_then(|ver| compat::framework::requirement(fw.framework, &ver, "linux").ok())
+                .and_then(|r| {
+                    r.builds
+                        .iter()
+                        .find(|b| b.cuda.major() == m)
+                        .map(|b| b.cuda.clone())
+                });
+            match build {
+                Some(c) => format!("jax=={mm}+cu{}{}", c.major(), c.minor().unwrap_or(0)),
+                None => format!("jax=={mm}"),
+            }
+        }
+        _ => format!("{}=={mm}", fw.framework),
+    }
 }
 
 /// Does cudaenv's table know this release (so `--for` works)?
@@ -745,7 +766,11 @@ impl Wheels {
 }
 
 /// How a framework finds its NVIDIA wheels, and what to install to use a stack instead.
-fn wheel_mechanism(fw: &InstalledFramework, major: u32, pathfinder: bool) -> (&'static str, String) {
+fn wheel_mechanism(
+    fw: &InstalledFramework,
+    major: u32,
+    pathfinder: bool,
+) -> (&'static str, String) {
     let pathfinder_note = "cuda-pathfinder searches site-packages before LD_LIBRARY_PATH and before CUDA_PATH/CUDA_HOME";
     match fw.framework {
         Framework::Torch => (
@@ -836,14 +861,29 @@ fn framework_vs_active(
     };
     if let Some(w) = wheels.filter(|_| fw.bundles_cuda || fw.framework != Framework::Tensorflow) {
         let (how, instead) = wheel_mechanism(fw, major, pathfinder);
-        let uses = format!("{name} loads {} from its NVIDIA wheels ({how})", w.describe(major));
+        let uses = format!(
+            "{name} loads {} from its NVIDIA wheels ({how})",
+            w.describe(major)
+        );
         let Some(a) = active else {
-            o.ok("framework-bundled", format!("{uses}; it needs no cudaenv version. To use a cudaenv stack instead: {instead}"));
+            o.ok(
+                "framework-bundled",
+                format!(
+                    "{uses}; it needs no cudaenv version. To use a cudaenv stack instead: {instead}"
+                ),
+            );
             return;
         };
         let a_cuda = a.cuda.as_deref().and_then(v);
         if a_cuda.as_ref().is_some_and(|c| c.major() != major) {
-            o.ok("framework-bundled", format!("{uses}; the active {} (CUDA {}) has other sonames and does not interfere", a.name, a_cuda.map(|c| c.to_string()).unwrap_or_default()));
+            o.ok(
+                "framework-bundled",
+                format!(
+                    "{uses}; the active {} (CUDA {}) has other sonames and does not interfere",
+                    a.name,
+                    a_cuda.map(|c| c.to_string()).unwrap_or_default()
+                ),
+            );
             return;
         }
         if f.bundled_cuda.as_deref() == Some("wheels") {
@@ -950,7 +990,10 @@ fn framework_vs_active(
     if problems.is_empty() {
         o.ok(
             "framework-stack",
-            format!("{name} loads CUDA from the active {}, which matches it", a.name),
+            format!(
+                "{name} loads CUDA from the active {}, which matches it",
+                a.name
+            ),
         );
     } else {
         o.error(
@@ -1804,8 +1847,20 @@ mod tests {
             |f| {
                 f.python = python(
                     vec![
-                        fw(Framework::Jax, "jax-cuda13-pjrt", "0.11.2", Some("13"), false),
-                        fw(Framework::Jax, "jax-cuda13-plugin", "0.11.2", Some("13"), true),
+                        fw(
+                            Framework::Jax,
+                            "jax-cuda13-pjrt",
+                            "0.11.2",
+                            Some("13"),
+                            false,
+                        ),
+                        fw(
+                            Framework::Jax,
+                            "jax-cuda13-plugin",
+                            "0.11.2",
+                            Some("13"),
+                            true,
+                        ),
                     ],
                     &CU13_WHEELS,
                 );
@@ -1820,7 +1875,13 @@ mod tests {
                 f.active = None;
                 f.library_dirs.clear();
                 f.python = python(
-                    vec![fw(Framework::Jax, "jax-cuda13-plugin", "0.11.2", Some("13"), false)],
+                    vec![fw(
+                        Framework::Jax,
+                        "jax-cuda13-plugin",
+                        "0.11.2",
+                        Some("13"),
+                        false,
+                    )],
                     &[],
                 );
             },
@@ -1839,7 +1900,13 @@ mod tests {
                     libs: libs(&["libcudart.so.13"]),
                 }];
                 f.python = python(
-                    vec![fw(Framework::Jax, "jax-cuda13-plugin", "0.11.2", Some("13"), false)],
+                    vec![fw(
+                        Framework::Jax,
+                        "jax-cuda13-plugin",
+                        "0.11.2",
+                        Some("13"),
+                        false,
+                    )],
                     &[],
                 );
             },
@@ -1853,7 +1920,13 @@ mod tests {
                 f.active = None;
                 f.python = python(
                     vec![
-                        fw(Framework::CudaPython, "cuda-pathfinder", "1.3.3", None, false),
+                        fw(
+                            Framework::CudaPython,
+                            "cuda-pathfinder",
+                            "1.3.3",
+                            None,
+                            false,
+                        ),
                         fw(Framework::Cupy, "cupy-cuda13x", "14.0.1", Some("13"), true),
                     ],
                     &CU13_WHEELS,

@@ -133,7 +133,12 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
             }
             if let Some(meta) = read_metadata(&e.path().join("METADATA")) {
                 if meta.name.starts_with("nvidia-") {
-                    records.push((dir.clone(), e.path(), meta.name.clone(), meta.version.clone()));
+                    records.push((
+                        dir.clone(),
+                        e.path(),
+                        meta.name.clone(),
+                        meta.version.clone(),
+                    ));
                 }
                 packages.push((dir.clone(), meta));
             }
@@ -266,8 +271,10 @@ pub fn wheels_of_major(wheels: &[Package], major: &str) -> bool {
     let suffix = format!("-cu{major}");
     wheels.iter().any(|w| {
         let base = w.name.strip_suffix(&suffix).unwrap_or(&w.name);
-        matches!(base, "nvidia-cuda-runtime" | "nvidia-cublas" | "nvidia-cuda-nvrtc")
-            && w.version.split('.').next() == Some(major)
+        matches!(
+            base,
+            "nvidia-cuda-runtime" | "nvidia-cublas" | "nvidia-cuda-nvrtc"
+        ) && w.version.split('.').next() == Some(major)
     })
 }
 
