@@ -859,7 +859,16 @@ fn framework_vs_active(
     } else {
         Wheels::of(py, major, fw.bundles_cuda)
     };
-    if let Some(w) = wheels.filter(|_| fw.bundles_cuda || fw.framework != Framework::Tensorflow) {
+    // Only these load cuDNN (CuPy 14, numba-cuda and cuda-python do not).
+    let uses_cudnn = matches!(
+        fw.framework,
+        Framework::Torch | Framework::Tensorflow | Framework::Jax
+    );
+    if let Some(mut w) = wheels.filter(|_| fw.bundles_cuda || fw.framework != Framework::Tensorflow)
+    {
+        if !uses_cudnn {
+            w.cudnn = None;
+        }
         let (how, instead) = wheel_mechanism(fw, major, pathfinder);
         let uses = format!(
             "{name} loads {} from its NVIDIA wheels ({how})",

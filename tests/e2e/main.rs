@@ -6,6 +6,7 @@
 mod common;
 mod core;
 mod doctor;
+mod frameworks;
 mod nvidia;
 mod pypi;
 mod reliability;
