@@ -506,6 +506,7 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
     let mut problems = Vec::new();
     for img in images {
         let mut libs = Vec::new();
+        let mut outside: Vec<String> = Vec::new();
         for l in &img.loads {
             let file = Path::new(&l.path)
                 .file_name()
@@ -567,16 +568,24 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
                 && !active.dirs.is_empty()
                 && active_has(active, &lib.name)
             {
-                problems.push(Problem {
-                    kind: ProblemKind::OutsideVersion,
-                    pid: img.pid,
-                    library: lib.name.clone(),
-                    message: format!(
-                        "{} came from {} ({}; {}), not from the active {}, which has it",
-                        lib.name, lib.location, lib.path, lib.rule, active.name
-                    ),
-                });
+                outside.push(format!("{} ({}; {})", lib.name, lib.location, lib.rule));
             }
+        }
+        // One line per process: a framework with its own wheels bypasses many.
+        if let Some(first) = outside.first() {
+            problems.push(Problem {
+                kind: ProblemKind::OutsideVersion,
+                pid: img.pid,
+                library: first.split(' ').next().unwrap_or("").to_string(),
+                message: format!(
+                    "{} librar{} came from outside the active {}, which has {}: {}",
+                    outside.len(),
+                    if outside.len() == 1 { "y" } else { "ies" },
+                    active.name,
+                    if outside.len() == 1 { "it" } else { "them" },
+                    outside.join(", ")
+                ),
+            });
         }
         // Two files of one component in one process.
         let mut by_component: BTreeMap<&str, Vec<&Library>> = BTreeMap::new();

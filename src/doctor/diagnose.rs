@@ -907,11 +907,24 @@ fn framework_vs_active(
             && have.major() == want.major()
             && have.truncate(3) != want.truncate(3)
         {
-            o.error(
-                "framework-bundled",
-                format!("{uses}, but the active {} puts cuDNN {have} first on LD_LIBRARY_PATH: cuDNN's sub-libraries (libcudnn_cnn.so.{} …), opened by soname, come from there and do not match the wheel's {want} (\"cuDNN version incompatibility\")", a.name, have.major()),
-                KEEP_OFF_FIX,
+            let (an, cm) = (&a.name, have.major());
+            let msg = format!(
+                "{uses}, but the active {an} puts cuDNN {have} first on LD_LIBRARY_PATH: cuDNN's sub-libraries (libcudnn_graph.so.{cm}, libcudnn_cnn.so.{cm} …), opened by soname, come from there and do not match the wheel's {want}"
             );
+            if fw.framework == Framework::Jax {
+                // Measured: jax loads the mix too, but its matmuls still ran.
+                o.warn(
+                    "framework-bundled",
+                    format!("{msg}; its cuDNN operations (convolutions) may fail"),
+                    KEEP_OFF_FIX,
+                );
+            } else {
+                o.error(
+                    "framework-bundled",
+                    format!("{msg} (\"cuDNN version incompatibility\")"),
+                    KEEP_OFF_FIX,
+                );
+            }
             return;
         }
         if fw.framework == Framework::Jax {

@@ -252,6 +252,8 @@ fn is_managed(name: &str) -> bool {
         env_vars::CUDNN_PATH,
         env_vars::CUDNN_HOME,
         env_vars::CUDAENV_ACTIVE,
+        env_vars::XLA_FLAGS,
+        env_vars::TRITON_PTXAS_PATH,
     ]
     .contains(&name)
 }

@@ -193,13 +193,24 @@ fn an_older_stack_cudnn_under_torch_is_an_error_and_its_fix_works() {
         .into_iter()
         .filter(|f| f["level"] == "error")
         .collect();
-    // torch and jax load cuDNN; cupy, numba-cuda and cuda-bindings do not.
+    // torch fails on the mix (measured); jax loads it too but its matmuls ran
+    // (a warning); cupy, numba-cuda and cuda-bindings do not load cuDNN.
     let who: Vec<&str> = errors
         .iter()
         .map(|e| e["message"].as_str().unwrap().split(' ').next().unwrap())
         .collect();
-    assert_eq!(who, ["jax-cuda13-plugin", "torch"], "{r:#}");
-    let e = errors[1];
+    assert_eq!(who, ["torch"], "{r:#}");
+    assert!(
+        framework_problems(&r)
+            .iter()
+            .any(|f| f["level"] == "warning"
+                && f["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("jax-cuda13-plugin")),
+        "{r:#}"
+    );
+    let e = errors[0];
     let msg = e["message"].as_str().unwrap();
     assert!(msg.contains("9.19.0.56") && msg.contains("9.14.0"), "{msg}");
     assert_eq!(code, Some(16));
