@@ -339,6 +339,8 @@ pub struct Report {
     /// Processes the loader logged in all (with or without CUDA).
     pub processes_seen: usize,
     pub problems: Vec<Problem>,
+    /// What activation said (a Python environment with CUDA wheels next to the version).
+    pub notes: Vec<String>,
 }
 
 /// Library names this report is about: CUDA toolkit, cuDNN, NCCL, the driver.
@@ -382,6 +384,9 @@ fn is_cuda_family(component: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct ActiveDirs {
     pub name: String,
+    /// `bundled-cuda = wheels` kept the version off LD_LIBRARY_PATH: taking
+    /// libraries from the wheels is then the intent, not a problem.
+    pub kept_off: bool,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
     pub dirs: Vec<PathBuf>,
@@ -407,6 +412,7 @@ impl ActiveDirs {
             cuda: v.cuda().cloned(),
             cudnn: v.cudnn().cloned(),
             dirs,
+            kept_off: false,
         }
     }
 
@@ -566,6 +572,7 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
             }
             if !matches!(lib.location, Location::Active { .. } | Location::Driver)
                 && !active.dirs.is_empty()
+                && !active.kept_off
                 && active_has(active, &lib.name)
             {
                 outside.push(format!("{} ({}; {})", lib.name, lib.location, lib.rule));
@@ -743,6 +750,7 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
         processes,
         processes_seen: images.len(),
         problems,
+        notes: Vec::new(),
     }
 }
 
@@ -800,7 +808,16 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
             .unwrap_or(1)
     };
     let text = read_logs(&log_prefix)?;
-    Ok(report(command, exit_code, &ActiveDirs::of(active), &text))
+    let mut dirs = ActiveDirs::of(active);
+    dirs.kept_off = delta.notes.iter().any(|n| {
+        matches!(
+            n,
+            crate::activate::Note::BundledWheels { kept_off: true, .. }
+        )
+    });
+    let mut r = report(command, exit_code, &dirs, &text);
+    r.notes = delta.notes.iter().map(|n| n.to_string()).collect();
+    Ok(r)
 }
 
 /// SIGINT/SIGQUIT ignored in this process while it lives.
@@ -878,6 +895,9 @@ pub fn render(r: &Report) -> String {
     }
     for p in &r.problems {
         s.push_str(&format!("warning: pid {}: {}\n", p.pid, p.message));
+    }
+    for n in &r.notes {
+        s.push_str(&format!("note: {n}\n"));
     }
     s
 }
@@ -1024,6 +1044,7 @@ mod tests {
             cuda: Some(Version::from_parts(&[13, 0])),
             cudnn: None,
             dirs: vec![PathBuf::from("/nonexistent/a")],
+            kept_off: false,
         };
         let (procs, problems) = classify(&images, &active);
         assert_eq!(procs[0].libraries.len(), 3, "libc is not a CUDA library");
