@@ -255,7 +255,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             b.build
                 .cudnn
                 .as_ref()
-                .map(|c| c.to_string())
+                .map(|c| if b.build.cudnn_minimum {
+                    format!("≥ {c}")
+                } else {
+                    c.to_string()
+                })
                 .unwrap_or_else(|| "-".into()),
             channel,
             drv.as_ref()

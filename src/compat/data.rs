@@ -127,6 +127,9 @@ pub struct TorchBuild {
     pub channel: Channel,
     #[serde(default)]
     pub cudnn_shared: bool,
+    /// `cudnn` is a minimum: any later cuDNN of that major works (JAX's `>=9.8, <10`).
+    #[serde(default)]
+    pub cudnn_minimum: bool,
 }
 
 #[derive(Debug, Deserialize)]

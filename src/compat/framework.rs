@@ -175,16 +175,20 @@ pub struct Build {
     pub channel: Channel,
     /// The matrix states one cuDNN for several CUDA builds of the row.
     pub cudnn_shared: bool,
+    /// `cudnn` is the oldest that works; any later one of that major does too.
+    pub cudnn_minimum: bool,
     pub driver_linux: Option<DriverRequirement>,
     pub driver_windows: Option<DriverRequirement>,
 }
 
 impl Build {
-    /// The stack spec for this build: CUDA major.minor + cuDNN major.minor.
+    /// The stack spec for this build: CUDA major.minor + cuDNN major.minor
+    /// (only the cuDNN major when the table gives a minimum: the newest then).
     pub fn spec(&self) -> StackSpec {
+        let digits = if self.cudnn_minimum { 1 } else { 2 };
         StackSpec {
             cuda: self.cuda.truncate(2),
-            cudnn: self.cudnn.as_ref().map(|c| c.truncate(2)),
+            cudnn: self.cudnn.as_ref().map(|c| c.truncate(digits)),
         }
     }
 }
@@ -211,6 +215,7 @@ fn build(cuda: &Version, cudnn: Option<&Version>, channel: Channel, shared: bool
         cudnn: cudnn.cloned(),
         channel,
         cudnn_shared: shared,
+        cudnn_minimum: false,
         driver_linux: driver::requirement(cuda, driver::DriverOs::Linux),
         driver_windows: driver::requirement(cuda, driver::DriverOs::Windows),
     }
@@ -316,7 +321,10 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             let mut builds: Vec<Build> = r
                 .build
                 .iter()
-                .map(|b| build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared))
+                .map(|b| Build {
+                    cudnn_minimum: b.cudnn_minimum,
+                    ..build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared)
+                })
                 .collect();
             // Stable first, then newest CUDA first: the order `stack_for` prefers.
             builds.sort_by(|a, b| (b.channel, &b.cuda).cmp(&(a.channel, &a.cuda)));
@@ -604,6 +612,40 @@ mod tests {
         let c = stack_for(&req("torch==2.4+cu124"), None).unwrap();
         assert_eq!(c.spec.to_string(), "12.4+cudnn9.1");
         assert!(stack_for(&req("torch==2.4+cu102"), None).is_err());
+    }
+
+    /// JAX names a cuDNN minimum (the newest 9.x is installed), CuPy's package
+    /// name fixes the CUDA major, and both print back as users write them.
+    #[test]
+    fn jax_and_cupy_requests() {
+        let c = stack_for(&req("jax==0.11"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "13.0+cudnn9");
+        let c = stack_for(&req("jax==0.11.2+cu123"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12.3+cudnn9");
+        let r = req("cupy-cuda12x==14.0.1");
+        assert_eq!(r.framework, Framework::Cupy);
+        assert_eq!(r.to_string(), "cupy-cuda12x==14.0.1");
+        assert_eq!(stack_for(&r, None).unwrap().spec.to_string(), "12.9");
+        assert_eq!(
+            stack_for(&req("cupy-cuda13x==14"), None)
+                .unwrap()
+                .spec
+                .to_string(),
+            "13.1"
+        );
+        assert_eq!(
+            stack_for(&req("cupy==13.6"), None)
+                .unwrap()
+                .spec
+                .to_string(),
+            "12.4"
+        );
+        assert!(
+            stack_for(&req("cupy-cuda11x==14.0"), None).is_err(),
+            "CuPy 14 has no CUDA 11 build"
+        );
+        assert!(stack_for(&req("jax==0.4"), None).is_err());
+        assert!("numba-cuda==0.30".parse::<FrameworkReq>().is_err());
     }
 
     /// Every TensorFlow row, on both platforms, maps to exactly its CUDA + cuDNN.

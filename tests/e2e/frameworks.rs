@@ -295,7 +295,7 @@ fn jax_local_without_a_stack_gets_a_fix_that_runs() {
         std::fs::read_to_string(project.join(".cuda-version"))
             .unwrap()
             .trim(),
-        "13.0+cudnn9.8"
+        "13.0+cudnn9"
     );
 }
 
