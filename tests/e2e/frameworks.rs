@@ -383,6 +383,8 @@ fn the_hook_warns_once_when_it_activates_next_to_wheels() {
     let v = venv(&t);
     frameworks_with_wheels(&v);
     let tk = fake_toolkit(&t.path("cuda-13.0"), "13.0", None);
+    std::fs::create_dir_all(tk.join("nvvm/libdevice")).unwrap();
+    write_executable(&tk.join("bin/ptxas"), "#!/bin/sh\n");
     t.link("sys13", &tk);
     let project = t.path("project");
     std::fs::create_dir_all(&project).unwrap();
@@ -396,6 +398,7 @@ fn the_hook_warns_once_when_it_activates_next_to_wheels() {
         .env("NO_COLOR", "1")
         .env("TERM", "dumb")
         .env("VIRTUAL_ENV", &v.prefix)
+        .env("XLA_FLAGS", "--xla_dump_to=/tmp/dump")
         .current_dir(&t.home)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -403,7 +406,7 @@ fn the_hook_warns_once_when_it_activates_next_to_wheels() {
         .spawn()
         .unwrap();
     let script = format!(
-        "eval \"$('{}' init bash)\"\ncd '{}'\n:\n:\n:\necho \"LD=$LD_LIBRARY_PATH\"\nexit\n",
+        "eval \"$('{}' init bash)\"\ncd '{}'\n:\n:\n:\necho \"LD=$LD_LIBRARY_PATH\"\necho \"IN=$XLA_FLAGS|$TRITON_PTXAS_PATH\"\ncd ..\n:\necho \"OUT=$XLA_FLAGS|$TRITON_PTXAS_PATH\"\nexit\n",
         bin().display(),
         project.display()
     );
@@ -424,5 +427,91 @@ fn the_hook_warns_once_when_it_activates_next_to_wheels() {
         stdout(&out).contains(tk.join("lib64").to_str().unwrap()),
         "{}",
         stdout(&out)
+    );
+}
+
+/// Runs every `cudaenv …` fix doctor printed (each in a fresh project) and
+/// returns them; a fix that fails fails the test.
+fn run_printed_fixes(t: &TestEnv, r: &Value) -> Vec<String> {
+    let mut ran = Vec::new();
+    for f in framework_problems(r) {
+        let Some(fix) = f["fix"].as_str() else {
+            continue;
+        };
+        let Some(cmd) = fix.strip_prefix("cudaenv ") else {
+            continue;
+        };
+        let project = t.path(&format!("project-{}", ran.len()));
+        std::fs::create_dir_all(&project).unwrap();
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        let out = t.run_in(&project, &args);
+        assert_success(&out, fix);
+        assert!(
+            project.join(".cuda-version").exists(),
+            "{fix} pinned nothing"
+        );
+        ran.push(fix.to_string());
+    }
+    ran
+}
+
+/// Frameworks that need a CUDA on the loader path, with none: each gets a
+/// warning whose printed fix runs; TensorFlow with its `and-cuda` wheels
+/// does not need one.
+#[test]
+fn frameworks_needing_a_stack_get_fixes_that_run() {
+    let t = TestEnv::new();
+    let v = venv(&t);
+    // plain tensorflow 2.15 (its build record says CUDA 12.2), and cupy-cuda13x without [ctk].
+    dist(&v.site, "tensorflow", "2.15.1", &[], &[]);
+    std::fs::create_dir_all(v.site.join("tensorflow/python/platform")).unwrap();
+    std::fs::write(
+        v.site.join("tensorflow/python/platform/build_info.py"),
+        "build_info = collections.OrderedDict([\n  'cuda_version': '12.2',\n  'cudnn_version': '8',\n])\n",
+    )
+    .unwrap();
+    dist(&v.site, "cupy-cuda13x", "14.2.0", &[], &[]);
+    let (_, r) = doctor_json(&t, &v, &[]);
+    let stack = messages(&r, "framework-stack").join("\n");
+    if stack.contains("from the loader path") {
+        // A system CUDA in ld.so.cache serves them: nothing to fix here.
+        assert!(framework_problems(&r).is_empty(), "{r:#}");
+        return;
+    }
+    let mut ran = run_printed_fixes(&t, &r);
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "cudaenv local --for cupy-cuda13x==14.2",
+            "cudaenv local --for tensorflow==2.15"
+        ],
+        "{r:#}"
+    );
+    assert!(
+        !std::fs::read_to_string(t.path("project-0/.cuda-version"))
+            .unwrap()
+            .trim()
+            .is_empty()
+    );
+
+    // tensorflow[and-cuda]: the same release with NVIDIA's CUDA 12 wheels installed.
+    let t = TestEnv::new();
+    let v = venv(&t);
+    dist(&v.site, "tensorflow", "2.15.1", &[], &[]);
+    std::fs::create_dir_all(v.site.join("tensorflow/python/platform")).unwrap();
+    std::fs::write(
+        v.site.join("tensorflow/python/platform/build_info.py"),
+        "build_info = collections.OrderedDict([\n  'cuda_version': '12.2',\n])\n",
+    )
+    .unwrap();
+    dist(&v.site, "nvidia-cuda-runtime-cu12", "12.2.140", &[], &[]);
+    dist(&v.site, "nvidia-cudnn-cu12", "8.9.4.25", &[], &[]);
+    let (_, r) = doctor_json(&t, &v, &[]);
+    assert!(framework_problems(&r).is_empty(), "{r:#}");
+    let bundled = messages(&r, "framework-bundled").join("\n");
+    assert!(
+        bundled.contains("tensorflow 2.15.1 loads CUDA runtime 12.2.140 + cuDNN 8.9.4.25"),
+        "{bundled}"
     );
 }
