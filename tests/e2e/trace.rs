@@ -255,14 +255,49 @@ fn trace_reports_rules_copies_majors_and_children() {
 #[test]
 fn trace_with_nothing_active_reports_where_each_copy_came_from() {
     let Layout { t, app } = layout();
-    let out = t.cmd().arg("trace").arg("--").arg(&app).output().unwrap();
-    // Without the stack on LD_LIBRARY_PATH the app's own libcublasLt.so.13 is not found.
-    assert_eq!(out.status.code(), Some(127), "{}", stderr(&out));
+    // The user's own LD_LIBRARY_PATH (a copy of the toolkit's libraries
+    // outside any cudaenv version) serves the app; no version is active.
+    let lib64 = t.path("usr-lib");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(t.path("cuda-13.0/lib64"))
+        .arg(&lib64)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = t
+        .cmd()
+        .env("LD_LIBRARY_PATH", &lib64)
+        .arg("trace")
+        .arg("--")
+        .arg(&app)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
     let report = redact(&stderr(&out), &t);
     assert!(
-        report.contains("active: system; 0 CUDA libraries"),
+        report.contains("active: system; 6 CUDA libraries"),
         "{report}"
     );
+    assert!(
+        report.contains("libcublasLt.so.13  13.0.2.14  system copy  [LD_LIBRARY_PATH]"),
+        "{report}"
+    );
+    // Without an active version there is nothing to differ from or bypass…
+    assert!(!report.contains("outside the active"), "{report}");
+    assert!(!report.contains("CUDA 12 library"), "{report}");
+    // …but two copies and a split cuDNN are problems whatever is active.
+    assert!(report.contains("2 copies of libcublasLt"), "{report}");
+    assert!(
+        report.contains("cuDNN libraries of different versions"),
+        "{report}"
+    );
+
+    // Without it, the app does not start: the loader's own error, its exit code.
+    let out = t.cmd().arg("trace").arg("--").arg(&app).output().unwrap();
+    assert_eq!(out.status.code(), Some(127), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("libcublasLt.so.13"), "{err}");
 }
 
 #[test]
