@@ -102,6 +102,9 @@ pub struct RawImage {
     pub pid: u32,
     pub program: Option<String>,
     pub loads: Vec<RawLoad>,
+    /// Names searched for that no search found (a `dlopen` that failed, or
+    /// the loader's "cannot open shared object file").
+    pub searched: Vec<String>,
 }
 
 #[derive(Default)]
@@ -124,6 +127,7 @@ impl ImageState {
             pid,
             program: None,
             loads: Vec::new(),
+            searched: Vec::new(),
         })
     }
 
@@ -204,6 +208,12 @@ pub fn parse(text: &str) -> Vec<RawImage> {
             }
         } else if let Some(rest) = body.strip_prefix("find library=") {
             st.search_name = rest.split_once(" [").map(|(n, _)| n.to_string());
+            if let Some(n) = st.search_name.clone() {
+                let img = st.image(pid);
+                if !img.searched.contains(&n) {
+                    img.searched.push(n);
+                }
+            }
             st.rule = None;
         } else if let Some(rest) = body.strip_prefix("search path=") {
             let why = rest.rsplit_once('(').map(|(_, w)| w.trim_end_matches(')'));
@@ -314,6 +324,8 @@ pub enum ProblemKind {
     OutsideVersion,
     /// cuDNN's libraries at different versions in one process (they must match exactly).
     MixedCudnn,
+    /// Searched for by name and found nowhere.
+    NotFound,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -647,7 +659,29 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
                 ),
             });
         }
-        if !libs.is_empty() {
+        // Searched for, never mapped (not even later by path): not found.
+        let missing: Vec<&String> = img
+            .searched
+            .iter()
+            .filter(|n| {
+                libraries::identify(n).is_some_and(|id| is_cuda_family(&id.component))
+                    && !img.loads.iter().any(|l| {
+                        l.name == **n
+                            || Path::new(&l.path).file_name() == Path::new(n.as_str()).file_name()
+                    })
+            })
+            .collect();
+        for n in &missing {
+            problems.push(Problem {
+                kind: ProblemKind::NotFound,
+                pid: img.pid,
+                library: n.to_string(),
+                message: format!(
+                    "{n} was searched for and not found (RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.cache, system directories)"
+                ),
+            });
+        }
+        if !libs.is_empty() || !missing.is_empty() {
             processes.push(Process {
                 pid: img.pid,
                 program: img.program.clone(),
@@ -1008,6 +1042,7 @@ mod tests {
         let images = vec![RawImage {
             pid: 1,
             program: Some("p".into()),
+            searched: vec!["libcudnn_cnn.so.9".into(), "libcublasLt.so.13".into()],
             loads: vec![
                 RawLoad {
                     name: "libcublasLt.so.13".into(),
@@ -1060,8 +1095,16 @@ mod tests {
         let kinds: Vec<&ProblemKind> = problems.iter().map(|p| &p.kind).collect();
         assert_eq!(
             kinds,
-            [&ProblemKind::MajorMismatch, &ProblemKind::Duplicate],
+            [
+                &ProblemKind::MajorMismatch,
+                &ProblemKind::Duplicate,
+                &ProblemKind::NotFound
+            ],
             "{problems:#?}"
+        );
+        assert_eq!(
+            problems[2].library, "libcudnn_cnn.so.9",
+            "libcublasLt was found"
         );
     }
 }
