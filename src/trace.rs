@@ -671,13 +671,17 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
                     })
             })
             .collect();
-        for n in &missing {
+        // Frameworks probe several names (cuda-pathfinder tries CUDA 12's
+        // sonames, cuDNN its versioned file names): one line per process.
+        if let Some(first) = missing.first() {
+            let names: Vec<&str> = missing.iter().map(|n| n.as_str()).collect();
             problems.push(Problem {
                 kind: ProblemKind::NotFound,
                 pid: img.pid,
-                library: n.to_string(),
+                library: first.to_string(),
                 message: format!(
-                    "{n} was searched for and not found (RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.cache, system directories)"
+                    "searched for and found nowhere (RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.cache, system directories): {}",
+                    names.join(", ")
                 ),
             });
         }
@@ -928,7 +932,13 @@ pub fn render(r: &Report) -> String {
         }
     }
     for p in &r.problems {
-        s.push_str(&format!("warning: pid {}: {}\n", p.pid, p.message));
+        // A name the program probed and did without is not a problem when it succeeded.
+        let level = if p.kind == ProblemKind::NotFound && r.exit_code == 0 {
+            "note"
+        } else {
+            "warning"
+        };
+        s.push_str(&format!("{level}: pid {}: {}\n", p.pid, p.message));
     }
     for n in &r.notes {
         s.push_str(&format!("note: {n}\n"));
