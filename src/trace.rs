@@ -27,9 +27,13 @@
 //! appended to the same file and split here at the first request of the new
 //! program.
 //!
-//! Parsing is a pure function over the log text (`parse`) and classification
-//! a pure function over paths (`classify`), both unit-tested on logs the real
-//! loader wrote; the end-to-end tests run real programs built with `cc`.
+//! Parsing is a pure function over the log text (`parse`), unit-tested on
+//! logs the real loader wrote. Classification (`classify`) reads only names:
+//! symbolic links (for the real file and its version) and pip's RECORD files
+//! (which wheel owns a file). The end-to-end tests run real programs built
+//! with `cc`. A name searched for and mapped nowhere is reported as well,
+//! once per process: frameworks probe names they do without, so it is a note
+//! when the command succeeded.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
