@@ -390,6 +390,7 @@ pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackC
     let requirement = requirement(req.framework, version, "linux")?;
     let name = format!("{} {}", req.framework, requirement.version.truncate(2));
     let describe = |b: &Build| match &b.cudnn {
+        Some(c) if b.cudnn_minimum => format!("CUDA {} + cuDNN ≥ {c}", b.cuda),
         Some(c) => format!("CUDA {} + cuDNN {c}", b.cuda),
         None => format!("CUDA {}", b.cuda),
     };
