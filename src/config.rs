@@ -5,6 +5,8 @@
 //! pypi-index = "https://pypi.example.org/simple"        # or file:///srv/mirror/pypi/simple
 //! system-root = "/opt/cudaenv"          # versions an administrator installed
 //!
+//! bundled-cuda = "wheels"   # next to a venv's own CUDA wheels: keep the stack off LD_LIBRARY_PATH
+//!
 //! [sources]
 //! order = ["pypi", "nvidia", "legacy"]       # for --source auto (the default order)
 //! [sources.component]
@@ -50,6 +52,38 @@ pub struct Config {
     pub catalogue_max_age: Option<String>,
     #[serde(default)]
     pub sources: SourcesConfig,
+    /// What activation does next to a Python environment's own CUDA wheels.
+    pub bundled_cuda: Option<BundledCuda>,
+}
+
+/// Activation next to a Python environment that bundles CUDA wheels of the
+/// version's major (`CUDAENV_BUNDLED_CUDA`, config key `bundled-cuda`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BundledCuda {
+    /// The version's libraries go first on LD_LIBRARY_PATH, as everywhere (a warning says so).
+    #[default]
+    Stack,
+    /// The version's libraries stay off LD_LIBRARY_PATH (and XLA/Triton are not
+    /// pointed at it), so the wheels are the only copy; PATH and CUDA_HOME are set.
+    Wheels,
+}
+
+impl BundledCuda {
+    /// `CUDAENV_BUNDLED_CUDA`, else the config key, else `stack`.
+    pub fn resolve(ctx: &Context) -> Result<BundledCuda> {
+        if let Some(v) = ctx.var(env_vars::CUDAENV_BUNDLED_CUDA) {
+            return match v {
+                "stack" => Ok(BundledCuda::Stack),
+                "wheels" => Ok(BundledCuda::Wheels),
+                other => Err(Error::Config {
+                    path: PathBuf::from(format!("${}", env_vars::CUDAENV_BUNDLED_CUDA)),
+                    reason: format!("`{}` is not `stack` or `wheels`", other.escape_debug()),
+                }),
+            };
+        }
+        Ok(Config::load(ctx)?.bundled_cuda.unwrap_or_default())
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -104,6 +104,17 @@ pub const APPTAINER_CONTAINER: &str = "APPTAINER_CONTAINER";
 /// Set by Singularity (and Apptainer, for compatibility) inside a container.
 pub const SINGULARITY_CONTAINER: &str = "SINGULARITY_CONTAINER";
 
+/// `stack` (default) or `wheels`: what activation does next to a Python
+/// environment that bundles CUDA wheels of the version's major (see `config::BundledCuda`).
+pub const CUDAENV_BUNDLED_CUDA: &str = "CUDAENV_BUNDLED_CUDA";
+/// Set by activation for JAX/XLA (`--xla_gpu_cuda_data_dir=`) and Triton (ptxas).
+pub const XLA_FLAGS: &str = "XLA_FLAGS";
+pub const TRITON_PTXAS_PATH: &str = "TRITON_PTXAS_PATH";
+/// Set by `trace` in the command it runs: the glibc loader's report of each
+/// library search (`libs,files`), one file per process at `LD_DEBUG_OUTPUT.<pid>`.
+pub const LD_DEBUG: &str = "LD_DEBUG";
+pub const LD_DEBUG_OUTPUT: &str = "LD_DEBUG_OUTPUT";
+
 #[cfg(test)]
 mod tests {
     /// docs/environment.md must name every variable defined here.

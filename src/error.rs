@@ -48,6 +48,8 @@ pub enum ExitCode {
     DoctorErrors = 16,
     /// `verify`: the checks did not finish within `--timeout` (a hanging driver).
     TimedOut = 17,
+    /// `trace`: the command could not be started or the loader's log not read.
+    TraceFailed = 20,
     /// The command to run or look up does not exist in the active version
     /// (`which`, `exec`): 127, as shells report "command not found".
     CommandNotFound = 127,
@@ -57,7 +59,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 20] = [
+    pub const ALL: [ExitCode; 21] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -76,6 +78,7 @@ impl ExitCode {
         ExitCode::WrongResult,
         ExitCode::DoctorErrors,
         ExitCode::TimedOut,
+        ExitCode::TraceFailed,
         ExitCode::CommandNotFound,
         ExitCode::Interrupted,
     ];
@@ -369,6 +372,9 @@ pub enum Error {
         input: String,
         reason: String,
     },
+    /// `trace` could not run the command (not a missing command: that is `CommandNotFound`).
+    #[error("cannot trace `{command}`: {reason}")]
+    TraceFailed { command: String, reason: String },
 }
 
 impl Error {
@@ -442,6 +448,7 @@ impl Error {
             Error::NotAMirror { .. } => ExitCode::Usage,
             Error::BadMirror { .. } => ExitCode::Integrity,
             Error::InvalidTarget { .. } => ExitCode::Usage,
+            Error::TraceFailed { .. } => ExitCode::TraceFailed,
         }
     }
 
@@ -685,6 +692,10 @@ impl Error {
                 "describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)"
                     .into(),
             ),
+            Error::TraceFailed { .. } => Some(
+                "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
+                    .into(),
+            ),
             _ => None,
         }
     }
@@ -768,6 +779,7 @@ mod tests {
             | ExitCode::WrongResult
             | ExitCode::DoctorErrors
             | ExitCode::TimedOut
+            | ExitCode::TraceFailed
             | ExitCode::CommandNotFound
             | ExitCode::Interrupted => {}
         }

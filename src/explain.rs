@@ -135,7 +135,7 @@ impl Input {
     ) -> Option<(String, compat::StackChoice)> {
         self.frameworks
             .iter()
-            .filter(|f| f.framework != Framework::Jax)
+            .filter(|f| matches!(f.framework, Framework::Torch | Framework::Tensorflow))
             .find_map(|f| {
                 let public = f.version.split('+').next()?;
                 let mm: Vec<&str> = public.split('.').take(2).collect();

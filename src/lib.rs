@@ -38,6 +38,7 @@ pub mod sources;
 pub mod spec;
 pub mod store;
 pub mod toolkit;
+pub mod trace;
 pub mod ui;
 pub mod unpack;
 pub mod verify;

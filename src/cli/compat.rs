@@ -52,7 +52,7 @@ pub(super) fn resolve_request(
         .and_then(|p| {
             p.frameworks
                 .iter()
-                .find(|f| f.framework == req.framework && f.framework != compat::Framework::Jax)
+                .find(|f| f.framework == req.framework && !f.package.ends_with("-pjrt"))
         })
         .cloned();
     let Some(fw) = found else {
@@ -67,7 +67,18 @@ pub(super) fn resolve_request(
         fw.version.split('+').next().unwrap_or(&fw.version)
     )
     .parse()?;
-    // The installed build's own CUDA decides among a release's builds.
+    // The installed build's own CUDA decides among a release's builds: a
+    // major for the jax plugins and CuPy packages, major.minor for torch.
+    if matches!(
+        req.framework,
+        compat::Framework::Jax | compat::Framework::Cupy
+    ) {
+        full.cuda_tag = fw
+            .cuda
+            .as_deref()
+            .and_then(|c| c.parse::<u32>().ok())
+            .map(|m| crate::spec::Version::from_parts(&[m]));
+    }
     if req.framework == compat::Framework::Torch {
         full.cuda_tag = fw
             .cuda
@@ -328,7 +339,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             b.build
                 .cudnn
                 .as_ref()
-                .map(|c| c.to_string())
+                .map(|c| if b.build.cudnn_minimum {
+                    format!("≥ {c}")
+                } else {
+                    c.to_string()
+                })
                 .unwrap_or_else(|| "-".into()),
             channel,
             drv.as_ref()
@@ -344,7 +359,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     if let Some(c) = &choice {
         t.push_str(&format!("stack: {}\nwhy:   {}\n", c.spec, c.reason));
-        let arg = format!("{}=={}", req.framework, version);
+        let arg = FrameworkReq {
+            version: Some(version.clone()),
+            ..req.clone()
+        }
+        .to_string();
         t.push_str(&format!(
             "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
         ));

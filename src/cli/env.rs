@@ -39,6 +39,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let Some(format) = args.format else {
         let shell = pick_shell(env, args.shell)?;
         let delta = activate::plan(&env.ctx, &store, &active)?;
+        for note in &delta.notes {
+            env.printer.warn(note);
+        }
         ui::out(&shell.render(&delta)?)?;
         return Ok(ExitCode::Success);
     };

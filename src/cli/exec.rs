@@ -27,6 +27,9 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     let delta = activate::plan(&env.ctx, &crate::config::store(&env.ctx)?, &active)?;
+    for note in &delta.notes {
+        env.printer.warn(note);
+    }
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
     let (program, rest) = args.command.split_first().expect("clap requires a command");

@@ -34,6 +34,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if let Some(problem) = &t.problem {
         ui::report_error(problem);
     }
+    for note in &t.delta.notes {
+        env.printer.warn(note);
+    }
     ui::out(&args.shell.render(&t.delta)?)?;
     Ok(ExitCode::Success)
 }

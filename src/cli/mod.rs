@@ -34,6 +34,7 @@ mod prefix;
 mod rehash;
 mod root;
 mod shell;
+mod trace;
 mod uninstall;
 mod update;
 mod verify;
@@ -130,6 +131,9 @@ pub enum Command {
     Module(module::Args),
     /// Write what installing some stacks needs into a directory, for machines without network.
     Mirror(mirror::Args),
+    /// Run a command and report which CUDA libraries it loaded, from where and why.
+    #[command(disable_version_flag = true)]
+    Trace(trace::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -230,6 +234,7 @@ fn run_cli() -> Result<ExitCode> {
         Command::Direnv(a) => direnv::run(&env, a),
         Command::Module(a) => module::run(&env, a),
         Command::Mirror(a) => mirror::run(&env, a),
+        Command::Trace(a) => trace::run(&env, a),
     }
 }
 

@@ -66,7 +66,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .ctx
         .with_var(env_vars::CUDAENV_VERSION, Some(value.as_ref()));
     let mut code = shell.assign(env_vars::CUDAENV_VERSION, Some(value.as_ref()))?;
-    code.extend(shell.render(&session::transition(&ctx, &store, Ok(active))?.delta)?);
+    let t = session::transition(&ctx, &store, Ok(active))?;
+    for note in &t.delta.notes {
+        env.printer.warn(note);
+    }
+    code.extend(shell.render(&t.delta)?);
     ui::out(&code)?;
     Ok(ExitCode::Success)
 }

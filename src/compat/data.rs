@@ -28,6 +28,8 @@ pub const ARCH_TOML: &str = table!("cuda_arch.toml");
 pub const TENSORFLOW_TOML: &str = table!("tensorflow.toml");
 pub const PYTORCH_TOML: &str = table!("pytorch.toml");
 pub const CUDNN_TOML: &str = table!("cudnn.toml");
+pub const JAX_TOML: &str = table!("jax.toml");
+pub const CUPY_TOML: &str = table!("cupy.toml");
 pub const LIBRARIES_TOML: &str = table!("libraries.toml");
 
 #[derive(Debug, Deserialize)]
@@ -129,6 +131,9 @@ pub struct TorchBuild {
     pub channel: Channel,
     #[serde(default)]
     pub cudnn_shared: bool,
+    /// `cudnn` is a minimum: any later cuDNN of that major works (JAX's `>=9.8, <10`).
+    #[serde(default)]
+    pub cudnn_minimum: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -187,6 +192,18 @@ pub fn pytorch() -> &'static PytorchTable {
     T.get_or_init(|| parse("pytorch.toml", PYTORCH_TOML))
 }
 
+/// JAX's `-local` wheel variants, in the shape of the PyTorch table.
+pub fn jax() -> &'static PytorchTable {
+    static T: OnceLock<PytorchTable> = OnceLock::new();
+    T.get_or_init(|| parse("jax.toml", JAX_TOML))
+}
+
+/// CuPy's CUDA Toolkit support per major release, in the shape of the PyTorch table.
+pub fn cupy() -> &'static PytorchTable {
+    static T: OnceLock<PytorchTable> = OnceLock::new();
+    T.get_or_init(|| parse("cupy.toml", CUPY_TOML))
+}
+
 pub fn cudnn() -> &'static CudnnTable {
     static T: OnceLock<CudnnTable> = OnceLock::new();
     T.get_or_init(|| parse("cudnn.toml", CUDNN_TOML))
@@ -237,6 +254,47 @@ mod tests {
         assert!(pytorch().source.contains("RELEASE.md"));
         assert!(cudnn().source.contains("manifests"));
         assert!(libraries().source.contains("manifests"));
+        assert!(jax().source.contains("JAX installation guide"));
+        assert!(cupy().source.contains("CuPy installation guide"));
+    }
+
+    /// The JAX and CuPy tables are reviewed by hand: check their shape and the
+    /// figures their sources state (no reference copy to diff against).
+    #[test]
+    fn jax_and_cupy_tables_hold_what_their_sources_state() {
+        for r in &jax().release {
+            let cudas: Vec<String> = r.build.iter().map(|b| b.cuda.to_string()).collect();
+            assert_eq!(cudas, ["13.0", "12.3"], "jax {}", r.version);
+            assert!(
+                r.build
+                    .iter()
+                    .all(|b| b.cudnn.as_ref().map(|c| c.to_string()) == Some("9.8".into()))
+            );
+        }
+        assert!(
+            jax()
+                .release
+                .iter()
+                .any(|r| r.version.to_string() == "0.11")
+        );
+        let v14 = cupy()
+            .release
+            .iter()
+            .find(|r| r.version.to_string() == "14")
+            .unwrap();
+        assert_eq!(v14.build.first().unwrap().cuda.to_string(), "13.1");
+        assert_eq!(v14.build.last().unwrap().cuda.to_string(), "12.0");
+        assert!(
+            !v14.build.iter().any(|b| b.cuda.to_string() == "12.7"),
+            "12.7 was never released"
+        );
+        let v13 = cupy()
+            .release
+            .iter()
+            .find(|r| r.version.to_string() == "13")
+            .unwrap();
+        assert_eq!(v13.build.last().unwrap().cuda.to_string(), "11.2");
+        assert_eq!(v13.python_max.as_ref().unwrap().to_string(), "3.12");
     }
 
     #[test]

@@ -27,6 +27,11 @@ pub enum Framework {
     Tensorflow,
     Torch,
     Jax,
+    Cupy,
+    /// `cuda-python` / `cuda-bindings` / `cuda-pathfinder`: detected, no table.
+    CudaPython,
+    /// `numba-cuda`: detected, no table.
+    NumbaCuda,
 }
 
 impl Framework {
@@ -35,6 +40,9 @@ impl Framework {
             Framework::Tensorflow => "tensorflow",
             Framework::Torch => "torch",
             Framework::Jax => "jax",
+            Framework::Cupy => "cupy",
+            Framework::CudaPython => "cuda-python",
+            Framework::NumbaCuda => "numba-cuda",
         }
     }
 
@@ -46,6 +54,7 @@ impl Framework {
             }
             "torch" | "pytorch" => Some(Framework::Torch),
             "jax" | "jaxlib" => Some(Framework::Jax),
+            "cupy" | "cupy-cuda11x" | "cupy-cuda12x" | "cupy-cuda13x" => Some(Framework::Cupy),
             _ => None,
         }
     }
@@ -78,11 +87,19 @@ impl FrameworkReq {
 
 impl fmt::Display for FrameworkReq {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.framework)?;
+        // A CUDA major alone comes from CuPy's package name (`cupy-cuda12x`).
+        let major_only = self
+            .cuda_tag
+            .as_ref()
+            .filter(|c| c.minor().is_none() && self.framework == Framework::Cupy);
+        match major_only {
+            Some(c) => write!(f, "{}-cuda{}x", self.framework, c.major())?,
+            None => write!(f, "{}", self.framework)?,
+        }
         if let Some(v) = &self.version {
             write!(f, "=={v}")?;
         }
-        if let Some(c) = &self.cuda_tag {
+        if let Some(c) = self.cuda_tag.as_ref().filter(|_| major_only.is_none()) {
             write!(f, "+cu{}{}", c.major(), c.minor().unwrap_or(0))?;
         }
         Ok(())
@@ -101,9 +118,19 @@ impl FromStr for FrameworkReq {
             None => (input.trim(), None),
         };
         let framework = Framework::parse(name)
-            .ok_or_else(|| bad("the frameworks cudaenv knows are `tensorflow` and `torch` (and `jax`, detected only)"))?;
+            .ok_or_else(|| bad("the frameworks cudaenv knows are `tensorflow`, `torch`, `jax` and `cupy` (`cupy-cuda12x`, `cupy-cuda13x`)"))?;
+        // `cupy-cuda12x`: the package name fixes the CUDA major.
+        let package_major = name
+            .to_ascii_lowercase()
+            .strip_prefix("cupy-cuda")
+            .and_then(|m| m.strip_suffix('x'))
+            .and_then(|m| m.parse::<u32>().ok())
+            .map(|m| Version::from_parts(&[m]));
         let Some(version) = version else {
-            return Ok(FrameworkReq::new(framework, None));
+            return Ok(FrameworkReq {
+                cuda_tag: package_major,
+                ..FrameworkReq::new(framework, None)
+            });
         };
         let (public, local) = match version.split_once('+') {
             Some((p, l)) => (p, Some(l)),
@@ -117,7 +144,7 @@ impl FromStr for FrameworkReq {
             .trim_end_matches('.');
         let version = Version::parse_parts(public, 4).map_err(|e| bad(&format!("version: {e}")))?;
         let cuda_tag = match local {
-            None => None,
+            None => package_major,
             Some(l) => Some(
                 parse_cuda_tag(l).ok_or_else(|| bad("a local version tag looks like `+cu121`"))?,
             ),
@@ -148,16 +175,20 @@ pub struct Build {
     pub channel: Channel,
     /// The matrix states one cuDNN for several CUDA builds of the row.
     pub cudnn_shared: bool,
+    /// `cudnn` is the oldest that works; any later one of that major does too.
+    pub cudnn_minimum: bool,
     pub driver_linux: Option<DriverRequirement>,
     pub driver_windows: Option<DriverRequirement>,
 }
 
 impl Build {
-    /// The stack spec for this build: CUDA major.minor + cuDNN major.minor.
+    /// The stack spec for this build: CUDA major.minor + cuDNN major.minor
+    /// (only the cuDNN major when the table gives a minimum: the newest then).
     pub fn spec(&self) -> StackSpec {
+        let digits = if self.cudnn_minimum { 1 } else { 2 };
         StackSpec {
             cuda: self.cuda.truncate(2),
-            cudnn: self.cudnn.as_ref().map(|c| c.truncate(2)),
+            cudnn: self.cudnn.as_ref().map(|c| c.truncate(digits)),
         }
     }
 }
@@ -184,6 +215,7 @@ fn build(cuda: &Version, cudnn: Option<&Version>, channel: Channel, shared: bool
         cudnn: cudnn.cloned(),
         channel,
         cudnn_shared: shared,
+        cudnn_minimum: false,
         driver_linux: driver::requirement(cuda, driver::DriverOs::Linux),
         driver_windows: driver::requirement(cuda, driver::DriverOs::Windows),
     }
@@ -203,7 +235,17 @@ pub fn releases(framework: Framework, platform: &str) -> Vec<Version> {
             .iter()
             .map(|r| r.version.clone())
             .collect(),
-        Framework::Jax => Vec::new(),
+        Framework::Jax => data::jax()
+            .release
+            .iter()
+            .map(|r| r.version.clone())
+            .collect(),
+        Framework::Cupy => data::cupy()
+            .release
+            .iter()
+            .map(|r| r.version.clone())
+            .collect(),
+        Framework::CudaPython | Framework::NumbaCuda => Vec::new(),
     }
 }
 
@@ -229,7 +271,9 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                         Error::UnknownFrameworkVersion {
                             framework: "tensorflow (native Windows GPU)".into(),
                             version: version.to_string(),
-                            known: vec!["≤ 2.10; later releases run on GPUs only under WSL2".into()],
+                            known: vec![
+                                "≤ 2.10; later releases run on GPUs only under WSL2".into(),
+                            ],
                         }
                     } else {
                         unknown()
@@ -246,29 +290,52 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                 framework,
                 version: b.version.clone(),
                 package: b.package.clone(),
-                platform: if platform == "windows" { "windows" } else { "linux" },
+                platform: if platform == "windows" {
+                    "windows"
+                } else {
+                    "linux"
+                },
                 python: b.python.join(", "),
                 builds: vec![build(&b.cuda, Some(&b.cudnn), Channel::Stable, false)],
                 confirmed: true,
                 notes,
             })
         }
-        Framework::Torch => {
-            let r = data::pytorch()
+        Framework::Torch | Framework::Jax | Framework::Cupy => {
+            let (table, package) = match framework {
+                Framework::Jax => (data::jax(), "jax"),
+                Framework::Cupy => (data::cupy(), "cupy"),
+                _ => (data::pytorch(), "torch"),
+            };
+            // CuPy rows are per major release (`14`), the others per minor.
+            let key = if framework == Framework::Cupy {
+                version.truncate(1)
+            } else {
+                mm.clone()
+            };
+            let r = table
                 .release
                 .iter()
-                .find(|r| r.version.truncate(2) == mm)
+                .find(|r| r.version.truncate(2) == key)
                 .ok_or_else(unknown)?;
             let mut builds: Vec<Build> = r
                 .build
                 .iter()
-                .map(|b| build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared))
+                .map(|b| Build {
+                    cudnn_minimum: b.cudnn_minimum,
+                    ..build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared)
+                })
                 .collect();
             // Stable first, then newest CUDA first: the order `stack_for` prefers.
             builds.sort_by(|a, b| (b.channel, &b.cuda).cmp(&(a.channel, &a.cuda)));
             let mut notes = Vec::new();
-            if !r.confirmed {
-                notes.push("unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release".into());
+            if !r.confirmed && framework == Framework::Torch {
+                notes.push(
+                    "unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release"
+                        .into(),
+                );
+            } else if !r.confirmed {
+                notes.push(format!("unconfirmed: {framework}'s guide states its current requirements, not since which release"));
             }
             if let Some(n) = &r.note {
                 notes.push(n.clone());
@@ -276,18 +343,24 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             Ok(Requirement {
                 framework,
                 version: r.version.clone(),
-                package: "torch".into(),
-                platform: if platform == "windows" { "windows" } else { "linux" },
+                package: package.into(),
+                platform: if platform == "windows" {
+                    "windows"
+                } else {
+                    "linux"
+                },
                 python: r.python.clone().unwrap_or_else(|| "unknown".into()),
                 builds,
                 confirmed: r.confirmed,
                 notes,
             })
         }
-        Framework::Jax => Err(Error::UnknownFrameworkVersion {
-            framework: "jax".into(),
+        Framework::CudaPython | Framework::NumbaCuda => Err(Error::UnknownFrameworkVersion {
+            framework: framework.name().into(),
             version: version.to_string(),
-            known: vec!["none: cudaenv has no reliable table for jax (doctor still detects its CUDA wheels)".into()],
+            known: vec![format!(
+                "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
+            )],
         }),
     }
 }
@@ -317,15 +390,23 @@ pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackC
     let requirement = requirement(req.framework, version, "linux")?;
     let name = format!("{} {}", req.framework, requirement.version.truncate(2));
     let describe = |b: &Build| match &b.cudnn {
+        Some(c) if b.cudnn_minimum => format!("CUDA {} + cuDNN ≥ {c}", b.cuda),
         Some(c) => format!("CUDA {} + cuDNN {c}", b.cuda),
         None => format!("CUDA {}", b.cuda),
     };
 
     if let Some(tag) = &req.cuda_tag {
+        let major_only = tag.minor().is_none();
         let i = requirement
             .builds
             .iter()
-            .position(|b| b.cuda.truncate(2) == *tag)
+            .position(|b| {
+                if major_only {
+                    b.cuda.major() == tag.major()
+                } else {
+                    b.cuda.truncate(2) == *tag
+                }
+            })
             .ok_or_else(|| Error::UnknownFrameworkVersion {
                 framework: format!("{name} built for"),
                 version: format!("CUDA {tag}"),
@@ -532,6 +613,40 @@ mod tests {
         let c = stack_for(&req("torch==2.4+cu124"), None).unwrap();
         assert_eq!(c.spec.to_string(), "12.4+cudnn9.1");
         assert!(stack_for(&req("torch==2.4+cu102"), None).is_err());
+    }
+
+    /// JAX names a cuDNN minimum (the newest 9.x is installed), CuPy's package
+    /// name fixes the CUDA major, and both print back as users write them.
+    #[test]
+    fn jax_and_cupy_requests() {
+        let c = stack_for(&req("jax==0.11"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "13.0+cudnn9");
+        let c = stack_for(&req("jax==0.11.2+cu123"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12.3+cudnn9");
+        let r = req("cupy-cuda12x==14.0.1");
+        assert_eq!(r.framework, Framework::Cupy);
+        assert_eq!(r.to_string(), "cupy-cuda12x==14.0.1");
+        assert_eq!(stack_for(&r, None).unwrap().spec.to_string(), "12.9");
+        assert_eq!(
+            stack_for(&req("cupy-cuda13x==14"), None)
+                .unwrap()
+                .spec
+                .to_string(),
+            "13.1"
+        );
+        assert_eq!(
+            stack_for(&req("cupy==13.6"), None)
+                .unwrap()
+                .spec
+                .to_string(),
+            "12.4"
+        );
+        assert!(
+            stack_for(&req("cupy-cuda11x==14.0"), None).is_err(),
+            "CuPy 14 has no CUDA 11 build"
+        );
+        assert!(stack_for(&req("jax==0.4"), None).is_err());
+        assert!("numba-cuda==0.30".parse::<FrameworkReq>().is_err());
     }
 
     /// Every TensorFlow row, on both platforms, maps to exactly its CUDA + cuDNN.

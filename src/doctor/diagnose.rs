@@ -651,7 +651,7 @@ fn framework_findings(f: &Facts, o: &mut Out) {
         return;
     };
     let fws = if py.frameworks.is_empty() {
-        "no torch, tensorflow or jax".to_string()
+        "no torch, tensorflow, jax, cupy, cuda-python or numba-cuda".to_string()
     } else {
         py.frameworks
             .iter()
@@ -668,15 +668,51 @@ fn framework_findings(f: &Facts, o: &mut Out) {
         ),
     );
     let active = f.active.as_ref().filter(|a| a.name != "system");
+    let pathfinder = py
+        .frameworks
+        .iter()
+        .any(|fw| fw.package == "cuda-pathfinder");
     for fw in &py.frameworks {
-        framework_vs_active(
-            fw,
-            active,
-            py.nvidia_wheels
+        // jax-cudaNN-pjrt is the half of jax-cudaNN-plugin: one finding for both.
+        if fw.package.ends_with("-pjrt")
+            && py
+                .frameworks
                 .iter()
-                .find(|w| w.name.starts_with("nvidia-cudnn"))
-                .map(|w| w.version.as_str()),
-            o,
+                .any(|p| p.package == fw.package.replace("-pjrt", "-plugin"))
+        {
+            continue;
+        }
+        // cuda-pathfinder is what cupy and numba-cuda search with; said once, there.
+        if fw.package == "cuda-pathfinder"
+            && py
+                .frameworks
+                .iter()
+                .any(|p| matches!(p.framework, Framework::Cupy | Framework::NumbaCuda))
+        {
+            continue;
+        }
+        framework_vs_active(fw, py, f, active, pathfinder, o);
+    }
+    for ov in &py.wheel_overlaps {
+        let names: Vec<String> = ov
+            .packages
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.version))
+            .collect();
+        let Some(last) = ov.packages.last() else {
+            continue;
+        };
+        o.error(
+            "wheel-overlap",
+            format!(
+                "{} are installed together and both own {}: the one installed last overwrote the other's file, so a framework that needs the other gets the wrong library",
+                names.join(" and "),
+                ov.file
+            ),
+            format!(
+                "keep one CUDA major per Python environment (a second venv for the other framework); to restore this file: `pip install --force-reinstall --no-deps {}=={}`",
+                last.name, last.version
+            ),
         );
     }
 }
@@ -685,13 +721,138 @@ fn framework_findings(f: &Facts, o: &mut Out) {
 fn for_arg(fw: &InstalledFramework) -> String {
     let public = fw.version.split('+').next().unwrap_or(&fw.version);
     let mm: Vec<&str> = public.split('.').take(2).collect();
-    format!("{}=={}", fw.framework, mm.join("."))
+    let mm = mm.join(".");
+    let major = fw.cuda.as_deref().and_then(|c| c.parse::<u32>().ok());
+    match (fw.framework, major) {
+        // The package name carries the CUDA major: `cupy-cuda12x==14.0`.
+        (Framework::Cupy, Some(_)) => format!("{}=={mm}", fw.package),
+        // A jax plugin names only its major: the table's build of that major.
+        (Framework::Jax, Some(m)) => {
+            let build = v(&mm)
+                .and_then(|ver| compat::framework::requirement(fw.framework, &ver, "linux").ok())
+                .and_then(|r| {
+                    r.builds
+                        .iter()
+                        .find(|b| b.cuda.major() == m)
+                        .map(|b| b.cuda.clone())
+                });
+            match build {
+                Some(c) => format!("jax=={mm}+cu{}{}", c.major(), c.minor().unwrap_or(0)),
+                None => format!("jax=={mm}"),
+            }
+        }
+        _ => format!("{}=={mm}", fw.framework),
+    }
 }
+
+/// Does cudaenv's table know this release (so `--for` works)?
+fn has_table(fw: &InstalledFramework) -> bool {
+    v(fw.version.split('+').next().unwrap_or(""))
+        .and_then(|ver| compat::framework::requirement(fw.framework, &ver, "linux").ok())
+        .is_some()
+}
+
+/// The NVIDIA wheels of one CUDA major in the environment, by the versions installed.
+struct Wheels {
+    cudart: Option<String>,
+    cudnn: Option<String>,
+}
+
+impl Wheels {
+    /// `known`: the framework is known to bring them (its own record), whichever are listed.
+    fn of(py: &super::python::PythonEnv, major: u32, known: bool) -> Option<Wheels> {
+        let m = major.to_string();
+        if !known && !super::python::wheels_of_major(&py.nvidia_wheels, &m) {
+            return None;
+        }
+        let suffix = format!("-cu{m}");
+        let find = |base: &str| {
+            py.nvidia_wheels
+                .iter()
+                .find(|w| {
+                    let b = w.name.strip_suffix(&suffix).unwrap_or(&w.name);
+                    b == base && (base == "nvidia-cudnn" || w.version.split('.').next() == Some(&m))
+                })
+                .map(|w| w.version.clone())
+        };
+        Some(Wheels {
+            cudart: find("nvidia-cuda-runtime"),
+            // cuDNN wheels carry the CUDA major only in their name.
+            cudnn: py
+                .nvidia_wheels
+                .iter()
+                .find(|w| w.name == format!("nvidia-cudnn{suffix}"))
+                .map(|w| w.version.clone()),
+        })
+    }
+
+    fn describe(&self, major: u32) -> String {
+        let mut parts = vec![match &self.cudart {
+            Some(c) => format!("CUDA runtime {c}"),
+            None => format!("CUDA {major}"),
+        }];
+        if let Some(d) = &self.cudnn {
+            parts.push(format!("cuDNN {d}"));
+        }
+        parts.join(" + ")
+    }
+}
+
+/// How a framework finds its NVIDIA wheels, and what to install to use a stack instead.
+fn wheel_mechanism(
+    fw: &InstalledFramework,
+    major: u32,
+    pathfinder: bool,
+) -> (&'static str, String) {
+    let pathfinder_note = "cuda-pathfinder searches site-packages before LD_LIBRARY_PATH and before CUDA_PATH/CUDA_HOME";
+    match fw.framework {
+        Framework::Torch => (
+            "torch preloads them by path and its libraries carry an RPATH into site-packages/nvidia",
+            "PyPI's CUDA builds of torch always use their wheels; a stack serves extensions you compile against it (`CUDA_HOME`, nvcc)".into(),
+        ),
+        Framework::Tensorflow => (
+            "TensorFlow's libraries carry an RPATH into site-packages/nvidia",
+            format!(
+                "install plain `tensorflow=={}` (not `[and-cuda]`) and remove the nvidia-*-cu{major} wheels",
+                fw.version
+            ),
+        ),
+        Framework::Jax => (
+            "the plugin opens the wheels' libraries by path from site-packages",
+            format!(
+                "install `jax[cuda{major}-local]` (the plugin without NVIDIA's wheels) and remove the nvidia-* wheels"
+            ),
+        ),
+        Framework::Cupy => (
+            if pathfinder {
+                pathfinder_note
+            } else {
+                "CuPy looks in site-packages/nvidia before CUDA_PATH"
+            },
+            format!(
+                "install `{}` without its `[ctk]` extra and remove the nvidia-* wheels (and `cuda-toolkit`)",
+                fw.package
+            ),
+        ),
+        Framework::CudaPython | Framework::NumbaCuda => (
+            pathfinder_note,
+            format!(
+                "install `{}` without its `cu{major}` extra and remove the nvidia-* wheels",
+                fw.package
+            ),
+        ),
+    }
+}
+
+/// The setting that keeps a version off LD_LIBRARY_PATH next to same-major wheels.
+const KEEP_OFF_FIX: &str = "set `CUDAENV_BUNDLED_CUDA=wheels` (or `bundled-cuda = \"wheels\"` in $CUDAENV_ROOT/config.toml): activation then leaves the version's libraries off LD_LIBRARY_PATH next to these wheels";
 
 fn framework_vs_active(
     fw: &InstalledFramework,
+    py: &super::python::PythonEnv,
+    f: &Facts,
     active: Option<&super::facts::ActiveFacts>,
-    bundled_cudnn: Option<&str>,
+    pathfinder: bool,
     o: &mut Out,
 ) {
     let name = format!("{} {}", fw.package, fw.version);
@@ -715,62 +876,139 @@ fn framework_vs_active(
             })
         })
         .or_else(|| table.as_ref().map(|r| r.builds[0].cuda.clone()));
-    let cudnn_want = table
-        .as_ref()
-        .and_then(|r| {
-            let cw = cuda_want.as_ref()?;
-            r.builds
-                .iter()
-                .find(|b| b.cuda.truncate(2) == cw.truncate(2))
-                .and_then(|b| b.cudnn.clone())
-        })
-        .or_else(|| bundled_cudnn.filter(|_| fw.bundles_cuda).and_then(v));
-    let Some(cuda_want) = cuda_want else { return };
-    let fix_for = format!("cudaenv local --for {}", for_arg(fw));
-    if fw.bundles_cuda {
+    let Some(cuda_want) = cuda_want else {
+        if fw.framework == Framework::CudaPython || fw.framework == Framework::Cupy {
+            o.ok("framework-stack", format!("{name} finds CUDA at run time ({}, then the loader path); it has no CUDA major of its own", if pathfinder { "cuda-pathfinder: site-packages first" } else { "CUDA_PATH" }));
+        }
+        return;
+    };
+    let major = cuda_want.major();
+    // Loading from the wheels: every Python client of CUDA 12/13 does when they are
+    // installed, except TensorFlow before 2.14 (which predates its `and-cuda` extra).
+    let tf_old = fw.framework == Framework::Tensorflow
+        && v(&fw.version).is_some_and(|x| x.truncate(2) < Version::from_parts(&[2, 14]));
+    let wheels = if tf_old {
+        None
+    } else {
+        Wheels::of(py, major, fw.bundles_cuda)
+    };
+    // Only these load cuDNN (CuPy 14, numba-cuda and cuda-python do not).
+    let uses_cudnn = matches!(
+        fw.framework,
+        Framework::Torch | Framework::Tensorflow | Framework::Jax
+    );
+    if let Some(mut w) = wheels.filter(|_| fw.bundles_cuda || fw.framework != Framework::Tensorflow)
+    {
+        if !uses_cudnn {
+            w.cudnn = None;
+        }
+        let (how, instead) = wheel_mechanism(fw, major, pathfinder);
+        let uses = format!(
+            "{name} loads {} from its NVIDIA wheels ({how})",
+            w.describe(major)
+        );
         let Some(a) = active else {
-            o.ok("framework-bundled", format!("{name} brings its own CUDA {cuda_want} libraries (NVIDIA wheels); nothing on LD_LIBRARY_PATH competes with them"));
+            o.ok(
+                "framework-bundled",
+                format!(
+                    "{uses}; it needs no cudaenv version. To use a cudaenv stack instead: {instead}"
+                ),
+            );
             return;
         };
-        // LD_LIBRARY_PATH is searched before a wheel's RUNPATH: the active
-        // version's copy of a soname wins over the bundled one.
         let a_cuda = a.cuda.as_deref().and_then(v);
-        let a_cudnn = a.cudnn.as_deref().and_then(v);
-        let cuda_clash = a_cuda.as_ref().is_some_and(|c| {
-            c.major() == cuda_want.major() && c.truncate(2) < cuda_want.truncate(2)
-        });
-        let cudnn_clash = match (&a_cudnn, &cudnn_want) {
-            (Some(have), Some(want)) => {
-                have.major() == want.major() && have.truncate(2) < want.truncate(2)
-            }
-            _ => false,
-        };
-        if cuda_clash || cudnn_clash {
-            let have = match (&a_cuda, &a_cudnn) {
-                (Some(c), Some(d)) => format!("CUDA {c} + cuDNN {d}"),
-                (Some(c), None) => format!("CUDA {c}"),
-                _ => a.name.clone(),
-            };
-            let want = match &cudnn_want {
-                Some(d) => format!("CUDA {cuda_want} + cuDNN {d}"),
-                None => format!("CUDA {cuda_want}"),
-            };
-            o.error(
+        if a_cuda.as_ref().is_some_and(|c| c.major() != major) {
+            o.ok(
                 "framework-bundled",
-                format!("{name} bundles {want}, but the active {} puts older libraries with the same sonames ({have}) first on LD_LIBRARY_PATH; it loads those (\"cuDNN version incompatibility\", undefined symbols)"
-                    , a.name),
-                format!("pin a matching stack (`{fix_for}`), or run it with `cudaenv shell system`"),
+                format!(
+                    "{uses}; the active {} (CUDA {}) has other sonames and does not interfere",
+                    a.name,
+                    a_cuda.map(|c| c.to_string()).unwrap_or_default()
+                ),
+            );
+            return;
+        }
+        if f.bundled_cuda.as_deref() == Some("wheels") {
+            o.ok("framework-bundled", format!("{uses}; activation keeps the active {} off LD_LIBRARY_PATH next to these wheels (bundled-cuda = wheels)", a.name));
+            return;
+        }
+        // Same major, stack first on LD_LIBRARY_PATH: whatever the framework opens by
+        // soname from a library without an RPATH comes from the stack.
+        let a_cudnn = a.cudnn.as_deref().and_then(v);
+        let w_cudnn = w.cudnn.as_deref().and_then(v);
+        if let (Some(have), Some(want)) = (&a_cudnn, &w_cudnn)
+            && have.major() == want.major()
+            && have.truncate(3) != want.truncate(3)
+        {
+            let (an, cm) = (&a.name, have.major());
+            let msg = format!(
+                "{uses}, but the active {an} puts cuDNN {have} first on LD_LIBRARY_PATH: cuDNN's sub-libraries (libcudnn_graph.so.{cm}, libcudnn_cnn.so.{cm} …), opened by soname, come from there and do not match the wheel's {want}"
+            );
+            if fw.framework == Framework::Jax {
+                // Measured: jax loads the mix too, but its matmuls still ran.
+                o.warn(
+                    "framework-bundled",
+                    format!("{msg}; its cuDNN operations (convolutions) may fail"),
+                    KEEP_OFF_FIX,
+                );
+            } else {
+                o.error(
+                    "framework-bundled",
+                    format!("{msg} (\"cuDNN version incompatibility\")"),
+                    KEEP_OFF_FIX,
+                );
+            }
+            return;
+        }
+        if fw.framework == Framework::Jax {
+            // Measured: jaxlib opens some wheels by path and others by soname,
+            // so both copies of libcublasLt.so.13 were mapped.
+            o.warn(
+                "framework-bundled",
+                format!("{uses}, and the active {} puts CUDA {major} libraries with the same sonames first on LD_LIBRARY_PATH: what it opens by soname comes from the stack, what it opens by path from the wheels, so two copies of one library load into one process (`cudaenv trace -- python …` lists them)", a.name),
+                KEEP_OFF_FIX,
             );
         } else {
-            o.ok("framework-bundled", format!("{name} brings its own CUDA {cuda_want} libraries; the active {} does not shadow them with older copies", a.name));
+            o.ok(
+                "framework-bundled",
+                format!("{uses}, not from the active {}: the stack serves what you compile, not this framework. To use the stack instead: {instead}", a.name),
+            );
         }
         return;
     }
-    // Not bundled: it needs the active stack to provide what it was built with.
+    // Not from wheels: it needs a CUDA on the loader path.
+    let cudnn_want = table.as_ref().and_then(|r| {
+        r.builds
+            .iter()
+            .find(|b| b.cuda.truncate(2) == cuda_want.truncate(2))
+            .and_then(|b| b.cudnn.clone())
+    });
+    let fix_for = if has_table(fw) {
+        format!("cudaenv local --for {}", for_arg(fw))
+    } else {
+        format!("cudaenv install {major} && cudaenv local {major}")
+    };
     let Some(a) = active else {
+        // A system CUDA in the loader's cache serves it just as well.
+        let soname = if major == 11 {
+            "libcudart.so.11.0".to_string()
+        } else {
+            format!("libcudart.so.{major}")
+        };
+        if let Some(d) = f
+            .library_dirs
+            .iter()
+            .find(|d| d.libs.iter().any(|l| l == &soname))
+        {
+            o.ok(
+                "framework-stack",
+                format!("{name} loads CUDA {major} from the loader path: {soname} in {} ({}); no cudaenv version is active", d.dir, d.origin),
+            );
+            return;
+        }
         o.warn(
             "framework-stack",
-            format!("{name} needs CUDA {cuda_want}{} on the library path, and no cudaenv version is active", cudnn_want.as_ref().map(|d| format!(" + cuDNN {d}")).unwrap_or_default()),
+            format!("{name} needs CUDA {cuda_want}{} on the library path, and no cudaenv version is active nor a {soname} on the loader path", cudnn_want.as_ref().map(|d| format!(" + cuDNN {d}")).unwrap_or_default()),
             fix_for,
         );
         return;
@@ -807,7 +1045,10 @@ fn framework_vs_active(
     if problems.is_empty() {
         o.ok(
             "framework-stack",
-            format!("{name} matches the active {}", a.name),
+            format!(
+                "{name} loads CUDA from the active {}, which matches it",
+                a.name
+            ),
         );
     } else {
         o.error(
@@ -911,8 +1152,16 @@ mod tests {
             python_error: None,
             target: None,
             container: Default::default(),
+            bundled_cuda: None,
         }
     }
+
+    /// What torch 2.11+cu130 installed on the GPU machine (its dist-info versions).
+    const CU13_WHEELS: [(&str, &str); 3] = [
+        ("nvidia-cublas", "13.1.0.3"),
+        ("nvidia-cuda-runtime", "13.0.96"),
+        ("nvidia-cudnn-cu13", "9.19.0.56"),
+    ];
 
     fn python(frameworks: Vec<InstalledFramework>, wheels: &[(&str, &str)]) -> Option<PythonEnv> {
         Some(PythonEnv {
@@ -927,6 +1176,7 @@ mod tests {
                     version: v.to_string(),
                 })
                 .collect(),
+            wheel_overlaps: Vec::new(),
         })
     }
 
@@ -1490,7 +1740,7 @@ mod tests {
             },
             "framework-bundled",
             Level::Ok,
-            "does not shadow",
+            "does not interfere",
         ),
         (
             "jax bundles, system active",
@@ -1512,7 +1762,7 @@ mod tests {
             },
             "framework-bundled",
             Level::Ok,
-            "brings its own",
+            "needs no cudaenv version",
         ),
         (
             "tensorflow 2.10 on CUDA 13",
@@ -1607,6 +1857,164 @@ mod tests {
             "framework-stack",
             Level::Warning,
             "cuDNN 8.9",
+        ),
+        (
+            "torch 2.11 with cuDNN 9.19 wheels under a stack with cuDNN 9.14",
+            |f| {
+                active_stack(
+                    f,
+                    "sys13",
+                    "13.0.2",
+                    Some("9.14.0"),
+                    "/usr/local/cuda-13.0/lib64",
+                    &["libcudart.so.13", "libcudnn.so.9", "libcudnn_cnn.so.9"],
+                );
+                f.python = python(
+                    vec![fw(Framework::Torch, "torch", "2.11.0", Some("13.0"), true)],
+                    &CU13_WHEELS,
+                );
+            },
+            "framework-bundled",
+            Level::Error,
+            "do not match the wheel's 9.19.0.56",
+        ),
+        (
+            "the same with bundled-cuda = wheels",
+            |f| {
+                active_stack(
+                    f,
+                    "sys13",
+                    "13.0.2",
+                    Some("9.14.0"),
+                    "/usr/local/cuda-13.0/lib64",
+                    &["libcudart.so.13", "libcudnn.so.9"],
+                );
+                f.bundled_cuda = Some("wheels".into());
+                f.python = python(
+                    vec![fw(Framework::Torch, "torch", "2.11.0", Some("13.0"), true)],
+                    &CU13_WHEELS,
+                );
+            },
+            "framework-bundled",
+            Level::Ok,
+            "keeps the active sys13 off LD_LIBRARY_PATH",
+        ),
+        (
+            "jax plugin with wheels under a CUDA 13 stack without cuDNN",
+            |f| {
+                f.python = python(
+                    vec![
+                        fw(
+                            Framework::Jax,
+                            "jax-cuda13-pjrt",
+                            "0.11.2",
+                            Some("13"),
+                            false,
+                        ),
+                        fw(
+                            Framework::Jax,
+                            "jax-cuda13-plugin",
+                            "0.11.2",
+                            Some("13"),
+                            true,
+                        ),
+                    ],
+                    &CU13_WHEELS,
+                );
+            },
+            "framework-bundled",
+            Level::Warning,
+            "two copies of one library",
+        ),
+        (
+            "jax[cuda13-local] with nothing on the loader path",
+            |f| {
+                f.active = None;
+                f.library_dirs.clear();
+                f.python = python(
+                    vec![fw(
+                        Framework::Jax,
+                        "jax-cuda13-plugin",
+                        "0.11.2",
+                        Some("13"),
+                        false,
+                    )],
+                    &[],
+                );
+            },
+            "framework-stack",
+            Level::Warning,
+            "no cudaenv version is active",
+        ),
+        (
+            "jax[cuda13-local] with the system's CUDA 13 in ld.so.cache",
+            |f| {
+                f.active = None;
+                f.library_dirs = vec![LibDir {
+                    dir: "/usr/local/cuda-13.0/targets/x86_64-linux/lib".into(),
+                    origin: "ldconfig".into(),
+                    position: None,
+                    libs: libs(&["libcudart.so.13"]),
+                }];
+                f.python = python(
+                    vec![fw(
+                        Framework::Jax,
+                        "jax-cuda13-plugin",
+                        "0.11.2",
+                        Some("13"),
+                        false,
+                    )],
+                    &[],
+                );
+            },
+            "framework-stack",
+            Level::Ok,
+            "loads CUDA 13 from the loader path",
+        ),
+        (
+            "cupy-cuda13x with its wheels and cuda-pathfinder",
+            |f| {
+                f.active = None;
+                f.python = python(
+                    vec![
+                        fw(
+                            Framework::CudaPython,
+                            "cuda-pathfinder",
+                            "1.3.3",
+                            None,
+                            false,
+                        ),
+                        fw(Framework::Cupy, "cupy-cuda13x", "14.0.1", Some("13"), true),
+                    ],
+                    &CU13_WHEELS,
+                );
+            },
+            "framework-bundled",
+            Level::Ok,
+            "cuda-pathfinder searches site-packages before LD_LIBRARY_PATH",
+        ),
+        (
+            "cuDNN wheels of two CUDA majors overwrite each other",
+            |f| {
+                let mut py = python(vec![], &[]).unwrap();
+                py.wheel_overlaps = vec![crate::doctor::python::WheelOverlap {
+                    file: "nvidia/cudnn/lib/libcudnn.so.9".into(),
+                    packages: vec![
+                        Package {
+                            name: "nvidia-cudnn-cu12".into(),
+                            version: "9.10.2.21".into(),
+                        },
+                        Package {
+                            name: "nvidia-cudnn-cu13".into(),
+                            version: "9.19.0.56".into(),
+                        },
+                    ],
+                }];
+                f.python = Some(py);
+            },
+            "wheel-overlap",
+            Level::Error,
+            "--force-reinstall --no-deps nvidia-cudnn-cu13==9.19.0.56",
         ),
     ];
 

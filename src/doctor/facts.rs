@@ -48,6 +48,9 @@ pub struct Facts {
     pub target: Option<Target>,
     #[serde(default)]
     pub container: super::container::ContainerFacts,
+    /// The `bundled-cuda` setting (`stack` or `wheels`) activation applies.
+    #[serde(default)]
+    pub bundled_cuda: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,6 +251,14 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
             Ok(p) => f.python = Some(p),
             Err(e) => f.python_error = Some(e),
         }
+        // An invalid setting is reported by the commands that activate.
+        f.bundled_cuda = crate::config::BundledCuda::resolve(ctx).ok().map(|b| {
+            match b {
+                crate::config::BundledCuda::Stack => "stack",
+                crate::config::BundledCuda::Wheels => "wheels",
+            }
+            .to_string()
+        });
     }
     f
 }

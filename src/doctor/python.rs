@@ -29,6 +29,18 @@ pub struct PythonEnv {
     pub frameworks: Vec<InstalledFramework>,
     /// NVIDIA CUDA/cuDNN wheels present (`nvidia-cudnn-cu12 9.1.0.70`).
     pub nvidia_wheels: Vec<Package>,
+    /// Library files that two installed distributions both claim (pip's RECORD):
+    /// the one installed last overwrote the other's.
+    #[serde(default)]
+    pub wheel_overlaps: Vec<WheelOverlap>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WheelOverlap {
+    /// Relative to the site-packages directory (`nvidia/cudnn/lib/libcudnn.so.9`).
+    pub file: String,
+    /// `name version` of each distribution listing it.
+    pub packages: Vec<Package>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +120,7 @@ pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
 /// Reads the distributions installed in `dirs` (pure file reading; testable on fixtures).
 pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
     let mut packages = Vec::new();
+    let mut records = Vec::new();
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
@@ -119,6 +132,14 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                 continue;
             }
             if let Some(meta) = read_metadata(&e.path().join("METADATA")) {
+                if meta.name.starts_with("nvidia-") {
+                    records.push((
+                        dir.clone(),
+                        e.path(),
+                        meta.name.clone(),
+                        meta.version.clone(),
+                    ));
+                }
                 packages.push((dir.clone(), meta));
             }
         }
@@ -133,6 +154,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
         }
     }
     env.nvidia_wheels.sort_by(|a, b| a.name.cmp(&b.name));
+    env.wheel_overlaps = overlaps(&records);
     let has_nvidia = |suffix: &str| env.nvidia_wheels.iter().any(|p| p.name.ends_with(suffix));
     for (dir, m) in &packages {
         let fw = match m.name.as_str() {
@@ -181,7 +203,49 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                     version: m.version.clone(),
                     cuda: (!major.is_empty()).then(|| major.to_string()),
                     cudnn: None,
-                    bundles_cuda: m.requires.iter().any(|r| r.starts_with("nvidia-")),
+                    // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
+                    // the requirement lists them either way (under an extra).
+                    bundles_cuda: wheels_of_major(&env.nvidia_wheels, major),
+                })
+            }
+            n if n == "cupy" || (n.starts_with("cupy-cuda") && n.ends_with('x')) => {
+                let major = n.trim_start_matches("cupy-cuda").trim_end_matches('x');
+                let major = (major.len() >= 2 && major.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| major.to_string());
+                Some(InstalledFramework {
+                    framework: Framework::Cupy,
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    bundles_cuda: major
+                        .as_deref()
+                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
+                    cuda: major,
+                    cudnn: None,
+                })
+            }
+            "cuda-bindings" | "cuda-python" | "cuda-pathfinder" | "numba-cuda" => {
+                // cuda-bindings' major is the CUDA major it binds (13.0.x → CUDA 13).
+                let major = if m.name == "cuda-pathfinder" || m.name == "numba-cuda" {
+                    packages
+                        .iter()
+                        .find(|(_, p)| p.name == "cuda-bindings")
+                        .and_then(|(_, p)| p.version.split('.').next().map(str::to_string))
+                } else {
+                    m.version.split('.').next().map(str::to_string)
+                };
+                Some(InstalledFramework {
+                    framework: if m.name == "numba-cuda" {
+                        Framework::NumbaCuda
+                    } else {
+                        Framework::CudaPython
+                    },
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    bundles_cuda: major
+                        .as_deref()
+                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
+                    cuda: major,
+                    cudnn: None,
                 })
             }
             _ => None,
@@ -194,6 +258,52 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
     }
     env.frameworks.sort_by(|a, b| a.package.cmp(&b.package));
     env
+}
+
+/// The name (normalised) and version in a `*.dist-info` directory's METADATA.
+pub fn read_name_version(dist_info: &Path) -> Option<(String, String)> {
+    read_metadata(&dist_info.join("METADATA")).map(|m| (m.name, m.version))
+}
+
+/// Are NVIDIA's CUDA runtime or cuBLAS wheels for CUDA `major` installed?
+/// (`nvidia-cuda-runtime-cu12 12.x`, or CUDA 13's unsuffixed `nvidia-cuda-runtime 13.x`.)
+pub fn wheels_of_major(wheels: &[Package], major: &str) -> bool {
+    let suffix = format!("-cu{major}");
+    wheels.iter().any(|w| {
+        let base = w.name.strip_suffix(&suffix).unwrap_or(&w.name);
+        matches!(
+            base,
+            "nvidia-cuda-runtime" | "nvidia-cublas" | "nvidia-cuda-nvrtc"
+        ) && w.version.split('.').next() == Some(major)
+    })
+}
+
+/// Library files listed in the RECORD of more than one NVIDIA distribution.
+fn overlaps(records: &[(PathBuf, PathBuf, String, String)]) -> Vec<WheelOverlap> {
+    let mut by_file: std::collections::BTreeMap<(PathBuf, String), Vec<Package>> =
+        std::collections::BTreeMap::new();
+    for (site, dist_info, name, version) in records {
+        let Ok(text) = std::fs::read_to_string(dist_info.join("RECORD")) else {
+            continue;
+        };
+        for line in text.lines() {
+            let file = line.split(',').next().unwrap_or("");
+            if file.contains(".so") && !file.starts_with("..") {
+                by_file
+                    .entry((site.clone(), file.to_string()))
+                    .or_default()
+                    .push(Package {
+                        name: name.clone(),
+                        version: version.clone(),
+                    });
+            }
+        }
+    }
+    by_file
+        .into_iter()
+        .filter(|(_, p)| p.len() > 1)
+        .map(|((_, file), packages)| WheelOverlap { file, packages })
+        .collect()
 }
 
 struct Metadata {

@@ -252,6 +252,8 @@ fn is_managed(name: &str) -> bool {
         env_vars::CUDNN_PATH,
         env_vars::CUDNN_HOME,
         env_vars::CUDAENV_ACTIVE,
+        env_vars::XLA_FLAGS,
+        env_vars::TRITON_PTXAS_PATH,
     ]
     .contains(&name)
 }
@@ -285,7 +287,13 @@ fn unpct(s: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Applies `active` on top of `base`, recording what was done.
-fn apply(base: &Context, store: &Store, active: &Active, env: &mut Env) -> Result<State> {
+fn apply(
+    base: &Context,
+    store: &Store,
+    active: &Active,
+    env: &mut Env,
+    notes: &mut Vec<activate::Note>,
+) -> Result<State> {
     let mut state = State::default();
     if active.installed().is_none() {
         // `system`: undoing our own changes is all there is to do.
@@ -297,6 +305,7 @@ fn apply(base: &Context, store: &Store, active: &Active, env: &mut Env) -> Resul
         .with_var(env_vars::PATH, None)
         .with_var(env_vars::LD_LIBRARY_PATH, None);
     let plan = activate::plan(&probe, store, active)?;
+    notes.extend(plan.notes.iter().cloned());
     for (name, value) in &plan.changes {
         let name = *name;
         if name == env_vars::PATH || name == env_vars::LD_LIBRARY_PATH {
@@ -353,10 +362,11 @@ pub fn transition(
     let mut env = current.clone();
     State::from_env(ctx).undo(&mut env);
     let mut problem = None;
+    let mut notes = Vec::new();
     let state = match target {
         Ok(active) => {
             let base = Context::new(env.clone(), ctx.cwd().to_path_buf())?;
-            apply(&base, store, &active, &mut env)?
+            apply(&base, store, &active, &mut env, &mut notes)?
         }
         Err(e) => {
             problem = Some(e);
@@ -369,7 +379,10 @@ pub fn transition(
         env.insert(env_vars::CUDAENV_STATE.into(), state.encode());
     }
     // Emit only what differs, in a fixed order.
-    let mut delta = EnvDelta::default();
+    let mut delta = EnvDelta {
+        notes,
+        ..EnvDelta::default()
+    };
     for name in touched() {
         let (old, new) = (get(&current, name), get(&env, name));
         if old != new {
@@ -379,7 +392,7 @@ pub fn transition(
     Ok(Transition { delta, problem })
 }
 
-fn touched() -> [&'static str; 9] {
+fn touched() -> [&'static str; 11] {
     [
         env_vars::PATH,
         env_vars::LD_LIBRARY_PATH,
@@ -390,6 +403,8 @@ fn touched() -> [&'static str; 9] {
         env_vars::CUDNN_HOME,
         env_vars::CUDAENV_ACTIVE,
         env_vars::CUDAENV_STATE,
+        env_vars::XLA_FLAGS,
+        env_vars::TRITON_PTXAS_PATH,
     ]
 }
 
