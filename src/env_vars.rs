@@ -20,6 +20,8 @@ pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
+/// Replaces `http://deb.debian.org/debian` for every download from the Debian source.
+pub const CUDAENV_DEBIAN_MIRROR: &str = "CUDAENV_DEBIAN_MIRROR";
 /// The Python interpreter whose environment `doctor`, `compat` and `explain` inspect
 /// (default: `$VIRTUAL_ENV/bin/python`, `$CONDA_PREFIX/bin/python`, then `python3` on PATH).
 pub const CUDAENV_PYTHON: &str = "CUDAENV_PYTHON";

@@ -17,6 +17,7 @@ use crate::fetch::{self, Cache, Fetcher, Progress};
 use crate::install::{self, Outcome};
 use crate::registry;
 use crate::select;
+use crate::sources::debian::DebianSource;
 use crate::sources::legacy::LegacyRegistry;
 use crate::sources::nvidia::Catalog;
 use crate::sources::pypi::{Index, PypiSource, Request};
@@ -108,9 +109,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     result
 }
 
-/// The resolver, with PyPI's offer as the one source it does not know itself.
-fn with_offer<'a>(mut r: Resolver<'a>, pypi: &'a PlanOfferer) -> Resolver<'a> {
-    r.others = vec![pypi];
+/// The resolver, with the sources it does not know itself: PyPI's offer and
+/// the Debian archive.
+fn with_offer<'a>(
+    mut r: Resolver<'a>,
+    pypi: &'a PlanOfferer,
+    debian: &'a DebianSource,
+) -> Resolver<'a> {
+    r.others = vec![pypi, debian];
     r
 }
 
@@ -188,6 +194,10 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             plan: None,
         };
         let base = config.nvidia_base(&env.ctx)?;
+        let debian = DebianSource {
+            mirror: config.debian_mirror(&env.ctx)?,
+            platform,
+        };
         let order = config.source_order();
         // PyPI's offer changes as its plan arrives, so it is attached per use
         // (`with_offer`) rather than captured here.
@@ -203,7 +213,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
                 others: vec![],
             })
         };
-        let release = with_offer(resolver(&pypi_offer)?, &pypi_offer)
+        let release = with_offer(resolver(&pypi_offer)?, &pypi_offer, &debian)
             .find_cuda(&stack.cuda)?
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("CUDA {}", stack.cuda),
@@ -245,7 +255,7 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
                     .info(format!("PyPI: {e}; using the other sources")),
             }
         }
-        let plan = with_offer(resolver(&pypi_offer)?, &pypi_offer).plan_with(
+        let plan = with_offer(resolver(&pypi_offer)?, &pypi_offer, &debian).plan_with(
             &exact,
             args.profile,
             &args.with,

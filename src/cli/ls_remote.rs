@@ -59,6 +59,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .collect(),
         plan: None,
     };
+    let debian = platform.map(|platform| crate::sources::debian::DebianSource {
+        mirror: config.debian_mirror(&env.ctx).unwrap_or_default(),
+        platform,
+    });
     let resolver = platform.map(|platform| Resolver {
         catalog: &catalog,
         legacy: legacy.clone(),
@@ -67,7 +71,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         order: config.source_order(),
         choice: args.source,
         allow_unverified: false,
-        others: vec![&pypi_offer],
+        others: match &debian {
+            Some(d) => vec![&pypi_offer, d],
+            None => vec![&pypi_offer],
+        },
     });
     let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
         .releases

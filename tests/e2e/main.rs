@@ -5,6 +5,7 @@
 
 mod common;
 mod core;
+mod debian;
 mod doctor;
 mod nvidia;
 mod pypi;
