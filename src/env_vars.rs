@@ -56,6 +56,12 @@ pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
 /// pip's configuration file, read for `[global] index-url` before the usual locations.
 pub const PIP_CONFIG_FILE: &str = "PIP_CONFIG_FILE";
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+/// The driver's JIT compute cache: its directory (default `~/.nv/ComputeCache`),
+/// its size limit in bytes, and the switch that disables it. `verify` reads
+/// them to explain a slow first library call.
+pub const CUDA_CACHE_PATH: &str = "CUDA_CACHE_PATH";
+pub const CUDA_CACHE_MAXSIZE: &str = "CUDA_CACHE_MAXSIZE";
+pub const CUDA_CACHE_DISABLE: &str = "CUDA_CACHE_DISABLE";
 /// The active Python virtual environment (its interpreter is the one inspected).
 pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
 /// The active conda environment (its interpreter is inspected when no virtualenv is active).

@@ -6,7 +6,11 @@
 //! runtime and libraries the loader found, so the parent can say everything
 //! at once. Before each step that calls into a library it writes a stage
 //! marker to stderr; if a library crashes the process, the parent names the
-//! last stage reached.
+//! last stage reached. After each part (the driver, the runtime and
+//! libraries, each GPU's checks) it writes what it knows so far as one
+//! `FACTS_PREFIX` line, so that what was learned before a library hangs or
+//! crashes is not lost, and the parent can judge the stack against the GPU
+//! before the first kernel runs.
 //!
 //! The GEMM protocol, per GPU and dtype: upload random inputs, fill C with
 //! NaN bytes (an unwritten result can never pass), run `cublasGemmEx` once,
@@ -30,6 +34,8 @@ use crate::env_vars;
 use crate::spec::Version;
 
 pub const STAGE_PREFIX: &str = "cudaenv-verify-stage: ";
+/// Prefixes a line holding the `Probe` so far, as JSON.
+pub const FACTS_PREFIX: &str = "cudaenv-verify-facts: ";
 
 /// Elements checked against an fp64 dot product, per GEMM.
 const SAMPLES: usize = 256;
@@ -49,6 +55,18 @@ fn stage(what: impl std::fmt::Display) {
         .elapsed()
         .as_secs_f64();
     eprintln!("{STAGE_PREFIX}{t:.3} {what}");
+}
+
+/// Writes the facts gathered so far on stderr (one line; JSON has no raw
+/// newlines).
+fn report(probe: &mut Probe) {
+    probe.seconds = STARTED
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64();
+    if let Ok(json) = serde_json::to_string(probe) {
+        eprintln!("{FACTS_PREFIX}{json}");
+    }
 }
 
 /// The stage markers in a child's stderr, as (start time, what).
@@ -304,6 +322,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         // SAFETY: balanced with the successful nvmlInit above.
         unsafe { (n.nvmlShutdown)() };
     }
+    report(&mut probe);
 
     // --- runtime and libraries -------------------------------------------------
     let cuda_majors: Vec<u32> = match &expected.cuda {
@@ -399,6 +418,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         facts.version = Some(cudnn_version(unsafe { (d.cudnnGetVersion)() }).to_string());
     }
     probe.libraries.push(facts);
+    report(&mut probe);
 
     // --- checks on the GPU -------------------------------------------------------
     let count = probe.runtime.device_count.unwrap_or(0);
@@ -464,6 +484,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
                     .cudnn_conv
                     .push(super::conv::run(rt, d, dev, corrupt.wants("conv")));
             }
+            report(&mut probe);
         }
         if probe.gemm.iter().any(|g| g.outcome == Outcome::Passed) {
             stage("CPU GEMM");

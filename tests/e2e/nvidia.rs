@@ -717,7 +717,13 @@ fn tensorflow_stack_installs_from_a_runfile_and_a_legacy_cudnn() {
 #[test]
 fn dry_run_shows_the_pinned_runfile_and_cudnn_archive() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "--source", "legacy", "--dry-run", "11.2+cudnn8.1"]);
+    let o = env.run(&[
+        "install",
+        "--source",
+        "legacy",
+        "--dry-run",
+        "11.2+cudnn8.1",
+    ]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     if platform() == "linux-x86_64" {
@@ -751,7 +757,14 @@ fn dry_run_shows_the_pinned_runfile_and_cudnn_archive() {
     let o = env
         .cmd()
         .env("CUDAENV_NVIDIA_MIRROR", "file:///srv/nvidia/")
-        .args(["install", "--source", "legacy", "--dry-run", "--json", "11.2+cudnn8.1"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--dry-run",
+            "--json",
+            "11.2+cudnn8.1",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -1156,7 +1169,14 @@ fn unpinned_runfiles_need_allow_unverified() {
     );
 
     let o = cmd(&env, &mirror)
-        .args(["install", "--source", "legacy", "--dry-run", "11.2", "--allow-unverified"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--dry-run",
+            "11.2",
+            "--allow-unverified",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -1166,7 +1186,13 @@ fn unpinned_runfiles_need_allow_unverified() {
         text(&o)
     );
     let o = cmd(&env, &mirror)
-        .args(["install", "--source", "legacy", "11.2", "--allow-unverified"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "11.2",
+            "--allow-unverified",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -1181,7 +1207,14 @@ fn runfile_profiles_take_more_directories() {
     let mirror = Mirror::start(env.path("srv"));
     legacy_fixture(&env, &mirror, None);
     let o = cmd(&env, &mirror)
-        .args(["install", "--source", "legacy", "--profile", "devel", "11.2"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--profile",
+            "devel",
+            "11.2",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
