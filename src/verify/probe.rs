@@ -112,10 +112,15 @@ pub fn cudnn_version(v: usize) -> Version {
     }
 }
 
-/// `cublasLtGetVersion`: major*10000+minor*100+patch.
+/// `cublasLtGetVersion`: major*10000+minor*100+patch from cuBLAS 12;
+/// major*1000+minor*100+patch in cuBLAS 11 (11.4.1 reports 11401).
 fn cublaslt_version(v: usize) -> String {
     let v = v as u32;
-    format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    if v < 100_000 {
+        format!("{}.{}.{}", v / 1000, (v / 100) % 10, v % 100)
+    } else {
+        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    }
 }
 
 /// Sonames for a library family, the expected major first.
@@ -993,6 +998,8 @@ mod tests {
         assert_eq!(cudnn_version(90100).to_string(), "9.1.0");
         assert_eq!(cudnn_version(91300).to_string(), "9.13.0");
         assert_eq!(cublaslt_version(130100), "13.1.0");
+        // cuBLAS 11.4.1 from Debian bullseye's libcublaslt11 reports 11401.
+        assert_eq!(cublaslt_version(11401), "11.4.1");
     }
 
     #[test]

@@ -553,7 +553,7 @@ fn cuda_11_2_stack_jit_compiling(lib: &Path) {
     cc_shared(
         &lib.join("libcublasLt.so.11"),
         "libcublasLt.so.11",
-        "#include <stddef.h>\nsize_t cublasLtGetVersion(void) { return 110401; }\n",
+        "#include <stddef.h>\nsize_t cublasLtGetVersion(void) { return 11401; }\n",
     );
     cc_shared(
         &lib.join("libcublas.so.11"),
@@ -665,6 +665,8 @@ fn cuda_11_2_on_an_h200_is_diagnosed_before_its_slow_first_cublas_call() {
             assert_eq!(v["devices"][0]["name"], "NVIDIA H200");
             assert_eq!(v["devices"][0]["cc"], 90);
             assert_eq!(library(&v, "cublas")["version"], "11.4.1");
+            // cuBLASLt 11 encodes its version as major*1000 (11401), 12 as major*10000.
+            assert_eq!(library(&v, "cublasLt")["version"], "11.4.1");
             assert_eq!(library(&v, "cudart")["origin"], "version");
             let last = v["timings"].as_array().unwrap().last().unwrap().clone();
             assert_eq!(last["stage"], "cublasCreate on GPU 0", "{v}");
