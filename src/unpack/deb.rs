@@ -12,9 +12,11 @@
 //! the compressed data, or data after the last member (a file that other
 //! readers would see differently).
 //!
-//! The `ar` framing is read by the `ar` crate, xz by `xz2`, zstd by `ruzstd`
-//! (pure Rust, decode only, with its window-size limit against memory
-//! bombs), gzip by `flate2`.
+//! The `ar` framing is read here (`Ar`): a `.deb` uses a small, fixed subset
+//! of the format, and general `ar` readers follow extensions (long-name
+//! tables) that hostile input turns into huge allocations or panics. xz is
+//! decoded by `xz2`, zstd by `ruzstd` (pure Rust, decode only, with its
+//! window-size limit against memory bombs), gzip by `flate2`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -76,9 +78,9 @@ pub fn unpack(
         entry: entry.map(str::to_string),
         reason,
     };
-    let mut ar = ar::Archive::new(reader);
+    let mut ar = Ar::new(reader, name)?;
     // 1. The format version.
-    let Some((member, mut entry)) = next_member(&mut ar, name, "its first member")? else {
+    let Some((member, size)) = ar.next_member()? else {
         return Err(bad(None, "not a Debian package (empty ar archive)".into()));
     };
     if member != "debian-binary" {
@@ -87,16 +89,18 @@ pub fn unpack(
             "not a Debian package (the first member must be debian-binary)".into(),
         ));
     }
-    if entry.header().size() > MAX_VERSION_MEMBER {
+    if size > MAX_VERSION_MEMBER {
         return Err(bad(Some(&member), "debian-binary is too large".into()));
     }
-    let mut version = String::new();
-    entry.read_to_string(&mut version).map_err(|e| {
+    let mut version = Vec::new();
+    ar.data(size).read_to_end(&mut version).map_err(|e| {
         bad(
             Some(&member),
             format!("cannot read the format version: {e}"),
         )
     })?;
+    ar.finish_member(&member, size)?;
+    let version = String::from_utf8_lossy(&version);
     if !version.starts_with("2.") || !version.ends_with('\n') {
         return Err(bad(
             Some(&member),
@@ -106,10 +110,9 @@ pub fn unpack(
             ),
         ));
     }
-    drop(entry);
 
     // 2. The control archive: skipped.
-    let Some((member, entry)) = next_member(&mut ar, name, "its control member")? else {
+    let Some((member, size)) = ar.next_member()? else {
         return Err(bad(None, "the package has no control member".into()));
     };
     if member_compression(&member, "control.tar").is_none() {
@@ -118,10 +121,10 @@ pub fn unpack(
             "expected control.tar[.gz|.xz|.zst] as the second member".into(),
         ));
     }
-    drop(entry);
+    ar.finish_member(&member, size)?;
 
     // 3. The data archive.
-    let Some((member, entry)) = next_member(&mut ar, name, "its data member")? else {
+    let Some((member, size)) = ar.next_member()? else {
         return Err(bad(None, "the package has no data member".into()));
     };
     let Some(compression) = member_compression(&member, "data.tar") else {
@@ -131,23 +134,11 @@ pub fn unpack(
         ));
     };
     let tar_name = format!("{name}:{member}");
-    let declared = entry.header().size();
-    let mut counted = Counted { inner: entry, n: 0 };
-    let summary = unpack_data(&mut counted, compression, &tar_name, layout, dest, limits)?;
-    // The member ended before its declared size: the file is truncated.
-    if counted.n != declared {
-        return Err(bad(
-            Some(&member),
-            format!(
-                "truncated: {} of the {declared} bytes the member declares",
-                counted.n
-            ),
-        ));
-    }
-    drop(counted);
+    let summary = unpack_data(ar.data(size), compression, &tar_name, layout, dest, limits)?;
+    ar.finish_member(&member, size)?;
 
     // 4. Nothing after it.
-    if let Some((member, _)) = next_member(&mut ar, name, "after its data member")? {
+    if let Some((member, _)) = ar.next_member()? {
         return Err(bad(
             Some(&member),
             "unexpected member after data.tar".into(),
@@ -156,30 +147,147 @@ pub fn unpack(
     Ok(summary)
 }
 
-/// The next member of the `ar` archive and its name.
-fn next_member<'a, R: Read>(
-    ar: &'a mut ar::Archive<R>,
-    name: &str,
-    what: &str,
-) -> Result<Option<(String, ar::Entry<'a, R>)>> {
-    let bad = |reason: String| Error::BadArchive {
-        archive: name.into(),
-        entry: None,
-        reason,
-    };
-    match ar.next_entry() {
-        None => Ok(None),
-        Some(Err(e)) => Err(bad(format!("not a Debian package ({what}: {e})"))),
-        Some(Ok(entry)) => {
-            let id = entry.header().identifier();
-            // GNU ar ends names with `/`; dpkg accepts both spellings.
-            let id = id.strip_suffix(b"/").unwrap_or(id);
-            let member = std::str::from_utf8(id)
-                .map_err(|_| bad("a member name is not UTF-8".into()))?
-                .to_string();
-            Ok(Some((member, entry)))
+/// The `ar` framing of a `.deb`, read as dpkg writes it and no further: the
+/// global magic, then 60-byte member headers (16-byte name, `/`-terminated or
+/// space-padded; a decimal size; the `` `\n `` terminator), each member's
+/// data padded to an even length with `\n`. GNU and BSD long-name extensions
+/// (`//`, `/123`, `#1/…`) are never in a package and are refused rather than
+/// followed: they are how other `ar` readers come to allocate gigabytes or
+/// index out of bounds on hostile input.
+struct Ar<'n, R> {
+    r: R,
+    name: &'n str,
+    /// Bytes of the current member's data consumed so far.
+    read: u64,
+}
+
+const AR_MAGIC: &[u8; 8] = b"!<arch>\n";
+
+impl<'n, R: Read> Ar<'n, R> {
+    fn new(mut r: R, name: &'n str) -> Result<Self> {
+        let mut magic = [0u8; 8];
+        if read_full(&mut r, &mut magic).ok() != Some(8) || &magic != AR_MAGIC {
+            return Err(Error::BadArchive {
+                archive: name.into(),
+                entry: None,
+                reason: "not a Debian package (no ar archive header)".into(),
+            });
+        }
+        Ok(Ar { r, name, read: 0 })
+    }
+
+    fn bad(&self, entry: Option<&str>, reason: impl Into<String>) -> Error {
+        Error::BadArchive {
+            archive: self.name.into(),
+            entry: entry.map(str::to_string),
+            reason: reason.into(),
         }
     }
+
+    /// The next member's name and size; `None` at the end of the archive.
+    fn next_member(&mut self) -> Result<Option<(String, u64)>> {
+        let mut h = [0u8; 60];
+        let n = read_full(&mut self.r, &mut h)
+            .map_err(|e| self.bad(None, format!("not a Debian package (cannot read: {e})")))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < h.len() || &h[58..60] != b"`\n" {
+            return Err(self.bad(
+                None,
+                "not a Debian package (a truncated or malformed ar member header)",
+            ));
+        }
+        let raw = std::str::from_utf8(&h[..16])
+            .map_err(|_| self.bad(None, "a member name is not ASCII"))?
+            .trim_end_matches(' ');
+        let member = raw.strip_suffix('/').unwrap_or(raw);
+        if member.is_empty()
+            || member.contains('/')
+            || member.starts_with("#1")
+            || !member.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(self.bad(
+                Some(raw),
+                "not a member name a Debian package has (ar extended names are not supported)",
+            ));
+        }
+        let size_field = std::str::from_utf8(&h[48..58])
+            .unwrap_or("")
+            .trim_end_matches(' ');
+        let size = (!size_field.is_empty() && size_field.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| size_field.parse::<u64>().ok())
+            .flatten()
+            .ok_or_else(|| {
+                self.bad(
+                    Some(member),
+                    format!("bad member size `{}`", size_field.escape_debug()),
+                )
+            })?;
+        self.read = 0;
+        Ok(Some((member.to_string(), size)))
+    }
+
+    /// The current member's data (at most `size` bytes; counted).
+    fn data(&mut self, size: u64) -> impl Read + '_ {
+        Counting {
+            inner: (&mut self.r).take(size.saturating_sub(self.read)),
+            n: &mut self.read,
+        }
+    }
+
+    /// Skips the rest of the member and its padding; a member that ends
+    /// before its declared size is a truncated file.
+    fn finish_member(&mut self, member: &str, size: u64) -> Result<()> {
+        let rest = size - self.read.min(size);
+        let skipped = std::io::copy(&mut (&mut self.r).take(rest), &mut std::io::sink())
+            .map_err(|e| self.bad(Some(member), format!("cannot read: {e}")))?;
+        self.read += skipped;
+        if self.read != size {
+            return Err(self.bad(
+                Some(member),
+                format!(
+                    "truncated: {} of the {size} bytes the member declares",
+                    self.read
+                ),
+            ));
+        }
+        if size % 2 == 1 {
+            let mut pad = [0u8; 1];
+            if read_full(&mut self.r, &mut pad).ok() != Some(1) || pad[0] != b'\n' {
+                return Err(self.bad(Some(member), "missing the padding after the member"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counts what is read through it into `n`.
+struct Counting<'a, R> {
+    inner: R,
+    n: &'a mut u64,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        *self.n += k as u64;
+        Ok(k)
+    }
+}
+
+/// Reads until `buf` is full or the input ends; how many bytes it got.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 fn unpack_data(
@@ -218,20 +326,6 @@ fn unpack_data(
             let mut d = ZstdFrames::new(BufReader::new(entry), name)?;
             super::tar::unpack(&mut d, name, layout, dest, limits, no_seen)
         }
-    }
-}
-
-/// Counts the bytes read through it.
-struct Counted<R> {
-    inner: R,
-    n: u64,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.inner.read(buf)?;
-        self.n += k as u64;
-        Ok(k)
     }
 }
 
@@ -300,17 +394,28 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 pub(crate) mod tests {
     use super::*;
 
-    /// An ar archive (GNU-style names) of `members`.
+    /// An ar archive of `members`, as dpkg-deb writes one.
     pub fn ar_bytes(members: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut b = ar::Builder::new(Vec::new());
+        let mut out = AR_MAGIC.to_vec();
         for (name, data) in members {
-            b.append(
-                &ar::Header::new(name.as_bytes().to_vec(), data.len() as u64),
-                *data,
-            )
-            .unwrap();
+            out.extend(
+                format!(
+                    "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                    name,
+                    0,
+                    0,
+                    0,
+                    100644,
+                    data.len()
+                )
+                .as_bytes(),
+            );
+            out.extend_from_slice(data);
+            if data.len() % 2 == 1 {
+                out.push(b'\n');
+            }
         }
-        b.into_inner().unwrap()
+        out
     }
 
     fn data_tar() -> Vec<u8> {

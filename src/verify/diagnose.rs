@@ -715,6 +715,40 @@ mod tests {
         }
     }
 
+    /// What a user of CUDA 11.2 on an H200 reads, problem by problem.
+    #[test]
+    fn cuda_11_2_on_an_h200_reads_like_this() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.libraries[0].version = Some("11.2".into());
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        e.cudnn = None;
+        p.libraries.pop();
+        let mut problems = diagnose(&e, &p).problems;
+        problems.push(Error::VerifyTimedOut {
+            seconds: 120,
+            stage: "cublasCreate on GPU 0".into(),
+            output: String::new(),
+            why: explain_timeout(
+                &e,
+                &p,
+                &stopped(
+                    "cublasCreate on GPU 0",
+                    Some(119.6),
+                    Some((19_000_000, 232_000_000)),
+                ),
+            ),
+        });
+        let text: String = problems
+            .iter()
+            .map(|e| format!("error: {e}\nhint: {}\n", e.hint().unwrap_or_default()))
+            .collect();
+        insta::assert_snapshot!(text);
+    }
+
     #[test]
     fn a_timeout_is_explained_by_what_was_measured() {
         // CUDA 11.2 on an H200, stopped in cublasCreate: the driver's JIT.

@@ -141,6 +141,44 @@ fn live_debian_install_of_cuda_11_2_loads_nvidias_cudart() {
     assert_real_cudart_11_2(&other, "11.2.2");
 }
 
+/// Bookworm's 11.8 and trixie's 12.4 lay their packages out the same way;
+/// 12.x's runtime answers `cudaRuntimeGetVersion` without a driver.
+#[test]
+fn live_debian_installs_of_11_8_and_12_4_resolve_their_sonames() {
+    let env = TestEnv::new();
+    let without = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti";
+    for (spec, version, soname, file) in [
+        (
+            "11.8",
+            "11.8.0",
+            "libcudart.so.11.0",
+            "libcudart.so.11.8.89",
+        ),
+        ("12.4", "12.4.1", "libcudart.so.12", "libcudart.so.12.4.127"),
+    ] {
+        let o = env.run(&["install", spec, "--source", "debian", without]);
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        let lib = env.root.join("versions").join(version).join("lib64");
+        assert_eq!(
+            std::fs::read_link(lib.join(soname)).unwrap(),
+            Path::new(file)
+        );
+        assert!(lib.join(file).is_file());
+    }
+    let o = env.run(&[
+        "exec",
+        "--version",
+        "12.4.1",
+        "--",
+        "python3",
+        "-c",
+        "import ctypes; l = ctypes.CDLL('libcudart.so.12'); v = ctypes.c_int(); \
+         print(l.cudaRuntimeGetVersion(ctypes.byref(v)), v.value)",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0 12040");
+}
+
 /// The first file under `dir` whose name `want`s.
 fn find_file(dir: &Path, want: impl Fn(&str) -> bool + Copy) -> Option<std::path::PathBuf> {
     let rd = std::fs::read_dir(dir).ok()?;

@@ -37,6 +37,18 @@ fn member(name: &str, declared: usize, data: &[u8]) -> Vec<u8> {
     h
 }
 
+/// A member header with the name and size fields exactly as given.
+fn raw_member(name: &str, size: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = format!(
+        "{name:<16}{:<12}{:<6}{:<6}{:<8}{size:<10}`\n",
+        0, 0, 0, 100644
+    )
+    .into_bytes();
+    assert_eq!(h.len(), 60, "{name}");
+    h.extend_from_slice(data);
+    h
+}
+
 /// A `.deb`-shaped `ar` archive of `members`.
 pub fn deb(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let mut out = b"!<arch>\n".to_vec();
@@ -110,6 +122,48 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect)> {
             "a member declaring more bytes than the file has",
             truncated,
             Refused("truncated"),
+        ),
+        (
+            "a GNU long-name reference without a name table",
+            [
+                deb(&[version(), control()]),
+                raw_member("/123", "4", b"data"),
+            ]
+            .concat(),
+            Refused("extended names"),
+        ),
+        (
+            "a GNU name table claiming 9 GB",
+            [deb(&[version()]), raw_member("//", "9999999999", b"x")].concat(),
+            Refused("extended names"),
+        ),
+        (
+            "a BSD long name of absurd length",
+            [
+                deb(&[version()]),
+                raw_member("#1/9999999999", "9999999999", b"x"),
+            ]
+            .concat(),
+            Refused("extended names"),
+        ),
+        (
+            "a size that is not a number",
+            [
+                deb(&[version()]),
+                raw_member("control.tar.xz/", "12a", b"x"),
+            ]
+            .concat(),
+            Refused("bad member size"),
+        ),
+        (
+            "an odd-sized member without its padding",
+            [
+                b"!<arch>\n".to_vec(),
+                raw_member("debian-binary/", "5", b"2.0\n\n"),
+                member("control.tar.xz", 4, b"abcd"),
+            ]
+            .concat(),
+            Refused("padding"),
         ),
         (
             "format version 3.0",
