@@ -43,8 +43,8 @@ pub enum ExitCode {
     DoctorErrors = 16,
     /// `verify`: the checks did not finish within `--timeout` (a hanging driver).
     TimedOut = 17,
-    /// `verify`, `doctor`: the stack's CUDA predates the GPU: no native code
-    /// for it, only PTX the driver must JIT-compile.
+    /// `verify`: the stack's CUDA predates the GPU: no native code for it,
+    /// only PTX the driver must JIT-compile.
     PtxJitOnly = 18,
     /// The command to run or look up does not exist in the active version
     /// (`which`, `exec`): 127, as shells report "command not found".
