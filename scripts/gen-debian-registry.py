@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
 """Generate registry/debian.toml from the Debian archive's `Packages` indexes.
 
-Usage: scripts/gen-debian-registry.py [MIRROR] > registry/debian.toml
+Usage:
+  scripts/gen-debian-registry.py fetch [MIRROR]   # refresh registry/inputs/debian/
+  scripts/gen-debian-registry.py [INPUT_DIR] > registry/debian.toml
 
-MIRROR defaults to http://deb.debian.org/debian. For each suite below and each
-architecture that suite builds NVIDIA's libraries for, the script reads
-`dists/<suite>/non-free/binary-<arch>/Packages.xz` (checked against the
-suite's `Release` file), keeps the binary packages built from the
-`nvidia-cuda-toolkit` source package that hold a runtime library, and writes
-each with its pool path, size and sha256. The provenance comment names every
-index read, its sha256 and the Release file's date, so a reviewer can fetch
-the same bytes. Regenerating from the same indexes changes nothing.
+`fetch` reads, for each suite below and each architecture that suite builds
+NVIDIA's libraries for, `dists/<suite>/non-free/binary-<arch>/Packages.xz` from
+MIRROR (default http://deb.debian.org/debian), checks it against the suite's
+`Release` file, and keeps, verbatim, the stanzas of the binary packages built
+from the `nvidia-cuda-toolkit` source package that hold a runtime library:
+`registry/inputs/debian/<suite>_<arch>.Packages`, with `sources.tsv` naming
+each index, its sha256 and the Release file's date, so a reviewer can fetch the
+same bytes. Without `fetch`, the script turns those inputs into the registry;
+the output is deterministic, and a unit test checks that the committed
+registry is exactly what it makes of the committed inputs.
 
 Debian packages one CUDA release per suite; the CUDA version comes from the
 source package's upstream version (`11.2.2-3+deb11u3` -> 11.2.2), the
 component's own version from the binary package's (`11.2.152~11.2.2-3+deb11u3`
--> 11.2.152; `11.1.1+~10.4.1.152~…` -> 10.4.1.152: Debian's `+~` keeps the
+-> 11.2.152; `11.1.1+~10.4.1.152~...` -> 10.4.1.152: Debian's `+~` keeps the
 package version above an older scheme's).
 """
 import hashlib
 import lzma
+import os
 import re
 import sys
 import urllib.request
@@ -102,15 +107,21 @@ def toml_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main():
-    mirror = (sys.argv[1] if len(sys.argv) > 1 else "http://deb.debian.org/debian").rstrip("/")
-    provenance = []
-    releases = []
+def wanted(name):
+    for comp, patterns in COMPONENTS:
+        if any(re.fullmatch(p, name) for p in patterns):
+            return comp
+    return None
+
+
+def fetch_inputs(mirror, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
     for suite in SUITES:
         rel_text = fetch(f"{mirror}/dists/{suite}/Release").decode()
         hashes = release_hashes(rel_text)
         date = release_date(rel_text)
-        for arch, platform in ARCHES.items():
+        for arch in ARCHES:
             path = f"{SECTION}/binary-{arch}/Packages.xz"
             if path not in hashes:
                 continue
@@ -118,49 +129,81 @@ def main():
             digest = hashlib.sha256(raw).hexdigest()
             if (digest, len(raw)) != hashes[path]:
                 raise SystemExit(f"{suite}/{path}: does not match its Release file")
-            provenance.append(f"#   {mirror}/dists/{suite}/{path} sha256 {digest} (Release of {date})")
             text = lzma.decompress(raw).decode()
-            cuda = None
-            packages = []
-            for st in parse_stanzas(text):
-                src = st.get("Source", "")
-                if not src.startswith("nvidia-cuda-toolkit"):
-                    continue
-                name = st["Package"]
-                for comp, patterns in COMPONENTS:
-                    if any(re.fullmatch(p, name) for p in patterns):
-                        cuda = cuda or cuda_version(src)
-                        packages.append((comp, st))
-                        break
-            if not packages:
+            kept = [
+                block.strip("\n")
+                for block in text.split("\n\n")
+                if any(
+                    st.get("Source", "").startswith("nvidia-cuda-toolkit") and wanted(st["Package"])
+                    for st in parse_stanzas(block)
+                )
+            ]
+            if not kept:
                 continue
-            order = {c: i for i, (c, _) in enumerate(COMPONENTS)}
-            packages.sort(key=lambda p: (order[p[0]], p[1]["Package"]))
-            releases.append((cuda, suite, platform, packages))
+            with open(os.path.join(out_dir, f"{suite}_{arch}.Packages"), "w") as f:
+                f.write("\n\n".join(kept) + "\n")
+            rows.append(f"{suite}\t{arch}\t{mirror}/dists/{suite}/{path}\t{digest}\t{date}")
+    with open(os.path.join(out_dir, "sources.tsv"), "w") as f:
+        f.write("# suite\tarch\tindex\tsha256\tRelease date\n")
+        f.write("\n".join(rows) + "\n")
 
-    print("# Generated by scripts/gen-debian-registry.py; do not edit by hand.")
-    print("# NVIDIA's CUDA runtime libraries as Debian packages them (non-free section,")
-    print("# source package nvidia-cuda-toolkit), one CUDA release per suite.")
-    print("# Read from:")
-    for p in provenance:
-        print(p)
-    print("# `filename` is relative to the mirror (CUDAENV_DEBIAN_MIRROR / debian-mirror).")
+
+def generate(in_dir):
+    provenance = []
+    releases = []
+    with open(os.path.join(in_dir, "sources.tsv")) as f:
+        rows = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    order = {c: i for i, (c, _) in enumerate(COMPONENTS)}
+    for suite, arch, url, digest, date in rows:
+        provenance.append(f"#   {url} sha256 {digest} (Release of {date})")
+        with open(os.path.join(in_dir, f"{suite}_{arch}.Packages")) as f:
+            text = f.read()
+        cuda = None
+        packages = []
+        for st in parse_stanzas(text):
+            comp = wanted(st["Package"])
+            if comp and st.get("Source", "").startswith("nvidia-cuda-toolkit"):
+                cuda = cuda or cuda_version(st["Source"])
+                packages.append((comp, st))
+        packages.sort(key=lambda p: (order[p[0]], p[1]["Package"]))
+        releases.append((cuda, suite, ARCHES[arch], packages))
+
+    out = []
+    w = out.append
+    w("# Generated by scripts/gen-debian-registry.py from registry/inputs/debian/; do not edit by hand.")
+    w("# NVIDIA's CUDA runtime libraries as Debian packages them (non-free section,")
+    w("# source package nvidia-cuda-toolkit), one CUDA release per suite.")
+    w("# Read from:")
+    out.extend(provenance)
+    w("# `filename` is relative to the mirror (CUDAENV_DEBIAN_MIRROR / debian-mirror).")
     for cuda, suite, platform, packages in releases:
-        print()
-        print("[[release]]")
-        print(f"cuda = {toml_str(cuda)}")
-        print(f"suite = {toml_str(suite)}")
-        print(f"platform = {toml_str(platform)}")
+        w("")
+        w("[[release]]")
+        w(f"cuda = {toml_str(cuda)}")
+        w(f"suite = {toml_str(suite)}")
+        w(f"platform = {toml_str(platform)}")
         for comp, st in packages:
-            print()
-            print("[[release.package]]")
-            print(f"component = {toml_str(comp)}")
-            print(f"name = {toml_str(st['Package'])}")
-            print(f"version = {toml_str(component_version(st['Version']))}")
-            print(f"deb-version = {toml_str(st['Version'])}")
-            print(f"filename = {toml_str(st['Filename'])}")
-            print(f"size = {int(st['Size'])}")
-            print(f"sha256 = {toml_str(st['SHA256'].lower())}")
+            w("")
+            w("[[release.package]]")
+            w(f"component = {toml_str(comp)}")
+            w(f"name = {toml_str(st['Package'])}")
+            w(f"version = {toml_str(component_version(st['Version']))}")
+            w(f"deb-version = {toml_str(st['Version'])}")
+            w(f"filename = {toml_str(st['Filename'])}")
+            w(f"size = {int(st['Size'])}")
+            w(f"sha256 = {toml_str(st['SHA256'].lower())}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    default_inputs = os.path.join(here, "..", "registry", "inputs", "debian")
+    args = sys.argv[1:]
+    if args and args[0] == "fetch":
+        mirror = (args[1] if len(args) > 1 else "http://deb.debian.org/debian").rstrip("/")
+        fetch_inputs(mirror, default_inputs)
+        return
+    sys.stdout.write(generate(args[0] if args else default_inputs))
 
 
 if __name__ == "__main__":
