@@ -307,7 +307,9 @@ fn unpack_data(
     match compression {
         Compression::None => super::tar::unpack(entry, name, layout, dest, limits, no_seen),
         Compression::Gzip => {
-            let mut d = flate2::read::GzDecoder::new(entry);
+            // The buffered decoder hands back its buffer with the input, so
+            // bytes it read ahead past the stream are still seen below.
+            let mut d = flate2::bufread::GzDecoder::new(BufReader::new(entry));
             let s = super::tar::unpack(&mut d, name, layout, dest, limits, no_seen)?;
             if !at_end(d.into_inner())? {
                 return Err(trailing());
@@ -479,6 +481,24 @@ pub(crate) mod tests {
             Path::new("libcudart.so.11.2.152")
         );
         assert!(!out.join("usr").exists() && !out.join("share").exists());
+    }
+
+    #[test]
+    fn bytes_after_a_gzip_stream_are_refused() {
+        let mut gz = Vec::new();
+        {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::fast());
+            e.write_all(&data_tar()).unwrap();
+            e.finish().unwrap();
+        }
+        gz.extend_from_slice(b"hidden");
+        let deb = ar_bytes(&[
+            ("debian-binary", b"2.0\n"),
+            ("control.tar.gz", b""),
+            ("data.tar.gz", &gz),
+        ]);
+        assert!(matches!(run(&deb).1, Err(Error::BadArchive { .. })));
     }
 
     #[test]
