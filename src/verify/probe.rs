@@ -480,7 +480,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
                     req.size,
                     (a, bm),
                     &corrupt,
-                    &mut probe.gemm,
+                    &mut probe,
                 );
             }
             if let Some(d) = &dnn {
@@ -687,15 +687,24 @@ fn gemm_checks(
     n: usize,
     inputs: (&HostMatrix, &HostMatrix),
     corrupt: &Corrupt,
-    out: &mut Vec<GemmResult>,
+    probe: &mut Probe,
 ) {
+    // Each result is reported as soon as it is known: a later GEMM that
+    // hangs or crashes does not take the earlier ones with it.
+    let out = |g: GemmResult, probe: &mut Probe| {
+        probe.gemm.push(g);
+        report(probe);
+    };
     stage(format!("cublasCreate on GPU {dev}"));
     let mut handle = std::ptr::null_mut();
     // SAFETY: out-pointer to a local.
     let r = unsafe { (blas.cublasCreate_v2)(&mut handle) };
     if r != ffi::CUBLAS_STATUS_SUCCESS {
         for &d in dtypes {
-            out.push(failed_gemm(dev, d, n, cublas_error("cublasCreate", r)));
+            out(
+                failed_gemm(dev, d, n, cublas_error("cublasCreate", r)),
+                probe,
+            );
         }
         return;
     }
@@ -710,7 +719,7 @@ fn gemm_checks(
                 dtype.min_cc() / 10,
                 dtype.min_cc() % 10
             ));
-            out.push(g);
+            out(g, probe);
             continue;
         }
         // fp32 and tf32 share inputs and outputs: upload once.
@@ -720,7 +729,7 @@ fn gemm_checks(
             match Prepared::new(rt, dtype, n, inputs) {
                 Ok(p) => prepared = Some(p),
                 Err(e) => {
-                    out.push(failed_gemm(dev, dtype, n, e));
+                    out(failed_gemm(dev, dtype, n, e), probe);
                     continue;
                 }
             }
@@ -738,7 +747,10 @@ fn gemm_checks(
             p,
             corrupt.wants(dtype.as_str()),
         );
-        out.push(result.unwrap_or_else(|e| failed_gemm(dev, dtype, n, e)));
+        out(
+            result.unwrap_or_else(|e| failed_gemm(dev, dtype, n, e)),
+            probe,
+        );
     }
     drop(prepared);
     // SAFETY: created above, destroyed once.

@@ -676,3 +676,97 @@ fn cuda_11_2_on_an_h200_is_diagnosed_before_its_slow_first_cublas_call() {
         }
     }
 }
+
+/// Results are streamed as they come: a GEMM that fails is kept in the
+/// report when the next one hangs, and an idle hang outside `cuInit` is
+/// said to be waiting, not computing.
+#[test]
+fn a_gemm_result_survives_a_later_gemm_that_hangs() {
+    let env = TestEnv::new();
+    let prefix = env.path("cu124");
+    let lib = prefix.join("lib64");
+    h200_libcuda(&lib);
+    cc_shared(
+        &lib.join("libcudart.so.12.4.127"),
+        "libcudart.so.12",
+        &format!(
+            "#include <stddef.h>\n\
+             int cudaRuntimeGetVersion(int *v) {{ *v = 12040; return 0; }}\n\
+             int cudaDriverGetVersion(int *v) {{ *v = 13000; return 0; }}\n\
+             int cudaGetDeviceCount(int *n) {{ *n = 1; return 0; }}\n\
+             int cudaMalloc(void **p, size_t n) {{ *p = (void *)0x1000; return 0; }}\n\
+             const char *cudaGetErrorName(int e) {{ return \"cudaErrorUnknown\"; }}\n\
+             const char *cudaGetErrorString(int e) {{ return \"unknown error\"; }}\n{}",
+            stubs(
+                &[
+                    "cudaSetDevice",
+                    "cudaDeviceGetAttribute",
+                    "cudaFree",
+                    "cudaMemcpy",
+                    "cudaMemset",
+                    "cudaDeviceSynchronize",
+                    "cudaEventCreate",
+                    "cudaEventDestroy",
+                    "cudaEventRecord",
+                    "cudaEventSynchronize",
+                    "cudaEventElapsedTime",
+                    "cudaGetLastError",
+                ],
+                0
+            )
+        ),
+    );
+    std::os::unix::fs::symlink("libcudart.so.12.4.127", lib.join("libcudart.so.12")).unwrap();
+    cc_shared(
+        &lib.join("libcublasLt.so.12"),
+        "libcublasLt.so.12",
+        "#include <stddef.h>\nsize_t cublasLtGetVersion(void) { return 120405; }\n",
+    );
+    cc_shared(
+        &lib.join("libcublas.so.12"),
+        "libcublas.so.12",
+        &format!(
+            "#include <unistd.h>\n\
+             int cublasGetProperty(int t, int *v) {{ int p[3] = {{12, 4, 5}}; *v = p[t]; return 0; }}\n\
+             int cublasGemmEx(void) {{ static int calls; if (calls++ == 0) return 13; for (;;) pause(); }}\n{}",
+            stubs(
+                &["cublasCreate_v2", "cublasDestroy_v2", "cublasSetMathMode"],
+                0
+            )
+        ),
+    );
+    version(&env, "cu124", &prefix, "12.4.1", None);
+    let out = assert_cmd::Command::from_std(env.cmd())
+        .args([
+            "verify",
+            "cu124",
+            "--size",
+            "64",
+            "--timeout",
+            "3",
+            "--json",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let err = stderr(&out);
+    assert_eq!(v["gemm"][0]["dtype"], "fp32", "{v}");
+    assert_eq!(v["gemm"][0]["outcome"], "error", "{v}");
+    assert_eq!(v["gemm"][0]["error"]["call"], "cublasGemmEx", "{v}");
+    assert_eq!(v["gemm"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(
+        kinds(&v).last().map(String::as_str),
+        Some("timed_out"),
+        "{v}"
+    );
+    assert!(
+        err.contains("it was stopped while GEMM tf32 64x64x64 on GPU 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: `GEMM tf32 64x64x64 on GPU 0` did not return and the process was idle"),
+        "{err}"
+    );
+    assert!(!err.contains("every CUDA program"), "{err}");
+}
