@@ -3,18 +3,19 @@
 //! ```toml
 //! nvidia-mirror = "https://mirror.example.org/nvidia"   # or file:///srv/nvidia
 //! pypi-index = "https://pypi.example.org/simple"        # or file:///srv/mirror/pypi/simple
+//! debian-mirror = "https://mirrors.example.org/debian"  # or file:///srv/debian
 //! system-root = "/opt/cudaenv"          # versions an administrator installed
 //!
 //! bundled-cuda = "wheels"   # next to a venv's own CUDA wheels: keep the stack off LD_LIBRARY_PATH
 //!
 //! [sources]
-//! order = ["pypi", "nvidia", "legacy"]       # for --source auto (the default order)
+//! order = ["pypi", "nvidia", "debian", "legacy"]   # for --source auto (the default order)
 //! [sources.component]
 //! cudnn = ["nvidia", "legacy", "pypi"]       # per component, overrides `order`
 //! ```
 //!
 //! Environment variables win over the file (`CUDAENV_NVIDIA_MIRROR`,
-//! `CUDAENV_PYPI_INDEX`), so a one-off command can override a setting. A
+//! `CUDAENV_DEBIAN_MIRROR`, `CUDAENV_PYPI_INDEX`), so a one-off command can override a setting. A
 //! missing file means defaults; a malformed one is an error naming the file,
 //! never silently ignored. Unknown keys are rejected so typos show up.
 //!
@@ -50,6 +51,8 @@ pub struct Config {
     pub system_root: Option<PathBuf>,
     /// How long the PyPI release catalogue is reused (`1d`, `12h`, seconds).
     pub catalogue_max_age: Option<String>,
+    /// Replaces `http://deb.debian.org/debian` for the Debian source.
+    pub debian_mirror: Option<String>,
     #[serde(default)]
     pub sources: SourcesConfig,
     /// What activation does next to a Python environment's own CUDA wheels.
@@ -137,6 +140,12 @@ impl Config {
                 reason: format!("nvidia-mirror: {reason}"),
             })?;
         }
+        if let Some(m) = &config.debian_mirror {
+            check_base(m).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("debian-mirror: {reason}"),
+            })?;
+        }
         for (what, list) in config
             .sources
             .order
@@ -174,6 +183,24 @@ impl Config {
             .nvidia_mirror
             .as_deref()
             .unwrap_or(DEFAULT_BASE)
+            .trim_end_matches('/')
+            .to_string())
+    }
+
+    /// The Debian mirror: `CUDAENV_DEBIAN_MIRROR`, else the config key,
+    /// else Debian's redirector. No trailing slash.
+    pub fn debian_mirror(&self, ctx: &Context) -> Result<String> {
+        if let Some(m) = ctx.var(env_vars::CUDAENV_DEBIAN_MIRROR) {
+            check_base(m).map_err(|reason| Error::Config {
+                path: PathBuf::from(format!("${}", env_vars::CUDAENV_DEBIAN_MIRROR)),
+                reason,
+            })?;
+            return Ok(m.trim_end_matches('/').to_string());
+        }
+        Ok(self
+            .debian_mirror
+            .as_deref()
+            .unwrap_or(crate::sources::debian::DEFAULT_MIRROR)
             .trim_end_matches('/')
             .to_string())
     }
@@ -392,6 +419,33 @@ mod tests {
         std::fs::write(tmp.path().join(FILE_NAME), "system-root = 3\n").unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
         assert!(matches!(system_root(&ctx), Err(Error::Config { .. })));
+    fn debian_mirror_from_default_file_and_env() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
+        let c = Config::load(&ctx).unwrap();
+        assert_eq!(
+            c.debian_mirror(&ctx).unwrap(),
+            crate::sources::debian::DEFAULT_MIRROR
+        );
+        std::fs::write(
+            tmp.path().join(FILE_NAME),
+            "debian-mirror = \"https://mirrors.example.org/debian/\"\n",
+        )
+        .unwrap();
+        let c = Config::load(&ctx).unwrap();
+        assert_eq!(
+            c.debian_mirror(&ctx).unwrap(),
+            "https://mirrors.example.org/debian"
+        );
+        let ctx = ctx_with(
+            tmp.path(),
+            &[("CUDAENV_DEBIAN_MIRROR", "file:///srv/debian")],
+        );
+        assert_eq!(c.debian_mirror(&ctx).unwrap(), "file:///srv/debian");
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_DEBIAN_MIRROR", "deb.debian.org")]);
+        assert!(matches!(c.debian_mirror(&ctx), Err(Error::Config { .. })));
+        std::fs::write(tmp.path().join(FILE_NAME), "debian-mirror = \"ftp://x\"\n").unwrap();
+        assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
     }
 
     #[test]

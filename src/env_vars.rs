@@ -23,6 +23,8 @@ pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
+/// Replaces `http://deb.debian.org/debian` for every download from the Debian source.
+pub const CUDAENV_DEBIAN_MIRROR: &str = "CUDAENV_DEBIAN_MIRROR";
 /// The Python interpreter whose environment `doctor`, `compat` and `explain` inspect
 /// (default: `$VIRTUAL_ENV/bin/python`, `$CONDA_PREFIX/bin/python`, then `python3` on PATH).
 pub const CUDAENV_PYTHON: &str = "CUDAENV_PYTHON";
@@ -60,6 +62,12 @@ pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
 /// pip's configuration file, read for `[global] index-url` before the usual locations.
 pub const PIP_CONFIG_FILE: &str = "PIP_CONFIG_FILE";
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+/// The driver's JIT compute cache: its directory (default `~/.nv/ComputeCache`),
+/// its size limit in bytes, and the switch that disables it. `verify` reads
+/// them to explain a slow first library call.
+pub const CUDA_CACHE_PATH: &str = "CUDA_CACHE_PATH";
+pub const CUDA_CACHE_MAXSIZE: &str = "CUDA_CACHE_MAXSIZE";
+pub const CUDA_CACHE_DISABLE: &str = "CUDA_CACHE_DISABLE";
 /// The active Python virtual environment (its interpreter is the one inspected).
 pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
 /// The active conda environment (its interpreter is inspected when no virtualenv is active).

@@ -48,6 +48,9 @@ pub enum ExitCode {
     DoctorErrors = 16,
     /// `verify`: the checks did not finish within `--timeout` (a hanging driver).
     TimedOut = 17,
+    /// `verify`: the stack's CUDA predates the GPU: no native code for it,
+    /// only PTX the driver must JIT-compile.
+    PtxJitOnly = 18,
     /// `trace`: the command could not be started or the loader's log not read.
     TraceFailed = 20,
     /// The command to run or look up does not exist in the active version
@@ -59,7 +62,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 21] = [
+    pub const ALL: [ExitCode; 22] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -81,6 +84,7 @@ impl ExitCode {
         ExitCode::TraceFailed,
         ExitCode::CommandNotFound,
         ExitCode::Interrupted,
+        ExitCode::PtxJitOnly,
     ];
 
     pub fn code(self) -> u8 {
@@ -286,6 +290,9 @@ pub enum Error {
         stage: String,
         /// The end of its stderr.
         output: String,
+        /// What is known about why, from what was measured before the stop
+        /// (`verify::explain_timeout`); `None`: nothing beyond the stage.
+        why: Option<String>,
     },
 
     #[error("invalid doctor facts {}: {reason}", path.display())]
@@ -375,6 +382,24 @@ pub enum Error {
     /// `trace` could not run the command (not a missing command: that is `CommandNotFound`).
     #[error("cannot trace `{command}`: {reason}")]
     TraceFailed { command: String, reason: String },
+
+    #[error(
+        "GPU {index} ({name}, {sm}) is newer than CUDA {cuda}: the stack has no native code for it, \
+         only PTX that the driver must JIT-compile (if the libraries carry PTX at all)"
+    )]
+    StackPredatesGpu {
+        index: u32,
+        name: String,
+        /// `sm_90`.
+        sm: String,
+        /// The stack's CUDA, major.minor.
+        cuda: String,
+        /// The oldest CUDA with native code for the GPU, when known.
+        first: Option<String>,
+        /// The oldest framework releases built with such a CUDA
+        /// (`TensorFlow 2.12 (CUDA 11.8)`).
+        frameworks: Vec<String>,
+    },
 }
 
 impl Error {
@@ -417,6 +442,7 @@ impl Error {
             Error::WrongResult { .. } => ExitCode::WrongResult,
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
+            Error::StackPredatesGpu { .. } => ExitCode::PtxJitOnly,
             Error::BadArchive { .. } | Error::HashMismatch { .. } | Error::SizeMismatch { .. } => {
                 ExitCode::Integrity
             }
@@ -613,22 +639,55 @@ impl Error {
                  fp32 products inexact"
                     .into(),
             ),
-            Error::VerifyTimedOut { stage, output, .. } => {
-                let cause = if stage.starts_with("cuInit") || stage.contains("libcuda") {
-                    "the driver hangs in its initialisation (cuInit)"
-                } else {
-                    "a driver or library call hangs"
+            Error::VerifyTimedOut {
+                stage, output, why, ..
+            } => {
+                let mut hint = match why {
+                    Some(why) => why.clone(),
+                    None if stage.starts_with("cuInit") || stage.contains("libcuda") => {
+                        "the driver hangs in its initialisation (cuInit): every CUDA program on this \
+                         machine will hang the same way. Check `nvidia-smi` (if it hangs too, the driver \
+                         or GPU is stuck: reload the kernel module or reboot; look for Xid errors in \
+                         `dmesg`). If the checks are only slow (a large --size), raise the limit with \
+                         --timeout SECS"
+                            .to_string()
+                    }
+                    None => format!(
+                        "`{stage}` did not return. Run another CUDA program (`nvidia-smi`, a framework's \
+                         first GPU call) to see whether it waits too: if so the driver or GPU is stuck \
+                         (look for Xid errors in `dmesg`); if not, the call is only slow here (a large \
+                         --size, code being compiled): raise the limit with --timeout SECS"
+                    ),
                 };
-                let mut hint = format!(
-                    "{cause}: every CUDA program on this machine will hang the same way. Check `nvidia-smi` \
-                     (if it hangs too, the driver or GPU is stuck: reload the kernel module or reboot; look \
-                     for Xid errors in `dmesg`). If the checks are only slow (a large --size), raise the \
-                     limit with --timeout SECS"
-                );
                 if !output.is_empty() {
                     hint.push_str(&format!("\nthe libraries' last output was:\n{output}"));
                 }
                 Some(hint)
+            }
+            Error::StackPredatesGpu {
+                sm,
+                cuda,
+                first,
+                frameworks,
+                ..
+            } => {
+                let instead = match first {
+                    Some(f) => format!(
+                        "use CUDA {f} or newer, the first with native {sm} code (`cudaenv install {f}`){}",
+                        if frameworks.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", and a framework built for it: {}", frameworks.join(", "))
+                        }
+                    ),
+                    None => "use the newest CUDA release".to_string(),
+                };
+                Some(format!(
+                    "{instead}. With CUDA {cuda} every library kernel this GPU needs is JIT-compiled \
+                     by the driver at its first use (minutes for cuBLAS; again whenever the compute \
+                     cache, CUDA_CACHE_MAXSIZE, is too small to keep it), and libraries that ship no \
+                     PTX fail with \"no kernel image is available\""
+                ))
             }
             Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
                 "the libraries' last output was:\n{output}"
@@ -714,6 +773,7 @@ impl Error {
             Error::CheckFailed { .. } => "check_failed",
             Error::VerifyCrashed { .. } => "verify_crashed",
             Error::VerifyTimedOut { .. } => "timed_out",
+            Error::StackPredatesGpu { .. } => "ptx_jit_only",
             Error::NotInstalled { .. } | Error::CommandNotFound { .. } => "not_installed",
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
@@ -781,7 +841,8 @@ mod tests {
             | ExitCode::TimedOut
             | ExitCode::TraceFailed
             | ExitCode::CommandNotFound
-            | ExitCode::Interrupted => {}
+            | ExitCode::Interrupted
+            | ExitCode::PtxJitOnly => {}
         }
     }
 

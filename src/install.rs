@@ -345,6 +345,13 @@ pub fn unpack_artifact(
             dest,
             Limits::default(),
         ),
+        ArchiveFormat::Deb => unpack::deb::unpack_file(
+            file,
+            &a.file_name,
+            a.layout.clone(),
+            dest,
+            Limits::default(),
+        ),
         ArchiveFormat::Runfile => unpack::runfile::unpack(
             file,
             &a.file_name,

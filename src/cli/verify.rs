@@ -123,16 +123,31 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     env.printer.info(format!("verifying `{}` …", expected.name));
 
     let timeout = std::time::Duration::from_secs(args.timeout);
-    let (probe, problems, warnings) = match verify::run_child(&exe, &vars, &request, timeout) {
-        Ok(probe) => {
-            let d = diagnose::diagnose(&expected, &probe);
-            (probe, d.problems, d.warnings)
+    // Said as soon as the child's facts show it, before the checks that may
+    // take minutes because of it.
+    let mut announced = false;
+    let mut early = |p: &Probe| {
+        if announced || p.devices.is_empty() {
+            return;
         }
-        Err(e @ (Error::VerifyCrashed { .. } | Error::VerifyTimedOut { .. })) => {
-            (Probe::default(), vec![e], Vec::new())
+        for e in diagnose::architecture(&expected, p) {
+            if let Error::StackPredatesGpu { .. } = e {
+                env.printer.warn(format!(
+                    "{e}; running the checks anyway (the first library calls may take minutes \
+                     while the driver compiles)"
+                ));
+                announced = true;
+            }
         }
-        Err(e) => return Err(e),
+        // Once the runtime is known, the stack's CUDA is too: nothing more to wait for.
+        announced |= !p.libraries.is_empty();
     };
+    let report = verify::run_child(&exe, &vars, &request, timeout, &mut early)?;
+    // Facts gathered before a crash or the deadline are judged like a whole
+    // report; the stop itself comes after what explains it.
+    let d = diagnose::diagnose(&expected, &report.probe);
+    let (probe, mut problems, warnings) = (report.probe, d.problems, d.warnings);
+    problems.extend(report.stopped);
     let exit = problems.first().map_or(ExitCode::Success, Error::exit_code);
     let report = Verification {
         version: expected.name.clone(),

@@ -152,6 +152,43 @@ pub fn guard(machine: &Machine, cuda: &Version) -> Vec<GuardIssue> {
     out
 }
 
+/// The oldest TensorFlow (Linux) and PyTorch (stable) releases built with a
+/// CUDA that has machine code for `gpu`, as `TensorFlow 2.12 (CUDA 11.8)`:
+/// what to move to when a stack predates the GPU.
+pub fn first_frameworks_for(gpu: ComputeCapability) -> Vec<String> {
+    let native = |cuda: &Version| arch::runs_on(cuda, gpu) == GpuFit::Runs;
+    let mut out = Vec::new();
+    if let Some(b) = data::tensorflow()
+        .build
+        .iter()
+        .filter(|b| b.platform == "linux" && native(&b.cuda))
+        .min_by(|a, b| a.version.cmp(&b.version))
+    {
+        out.push(format!(
+            "TensorFlow {} (CUDA {})",
+            b.version.truncate(2),
+            b.cuda
+        ));
+    }
+    if let Some((r, cuda)) = data::pytorch()
+        .release
+        .iter()
+        .filter_map(|r| {
+            let cuda = r
+                .build
+                .iter()
+                .filter(|b| b.channel == data::Channel::Stable && native(&b.cuda))
+                .map(|b| &b.cuda)
+                .min()?;
+            Some((r, cuda))
+        })
+        .min_by(|a, b| a.0.version.cmp(&b.0.version))
+    {
+        out.push(format!("PyTorch {} (CUDA {cuda})", r.version));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +257,20 @@ mod tests {
         assert!(
             guard(&m("580.159.04", &[(8, 9)]), &v("11.1")).is_empty(),
             "an sm_89 GPU runs 11.1's sm_86 machine code"
+        );
+    }
+
+    #[test]
+    fn first_frameworks_for_hopper() {
+        let f = first_frameworks_for(ComputeCapability::new(9, 0));
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f[0].starts_with("TensorFlow 2.") && f[0].ends_with("(CUDA 11.8)"),
+            "{f:?}"
+        );
+        assert!(
+            f[1].starts_with("PyTorch ") && f[1].ends_with("(CUDA 11.8)"),
+            "{f:?}"
         );
     }
 }

@@ -308,35 +308,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
             DriverFit::Unknown => {}
         }
     }
-    for gpu in f.planned_gpus() {
-        let sm = gpu.sm();
-        match compat::arch::support(&cuda, gpu) {
-            ArchSupport::Native => o.ok("arch", format!("CUDA {cuda} supports {sm}")),
-            ArchSupport::Compatible { via } => o.ok(
-                "arch",
-                format!("CUDA {cuda} runs on {sm} through its {} machine code (same architecture family)", via.sm()),
-            ),
-            ArchSupport::Deprecated { since } => o.warn(
-                "arch-deprecated",
-                format!("{sm} is deprecated since CUDA {since}; a future release drops it"),
-                format!("stay on CUDA < {} for this GPU", compat::arch::removed_in(gpu).map(|r| r.to_string()).unwrap_or_else(|| "the release that removes it".into())),
-            ),
-            ArchSupport::Removed { since } => o.error(
-                "arch-unsupported",
-                format!("CUDA {cuda} does not support this GPU ({sm}, {}): support ended in CUDA {since}; expect \"no kernel image is available for execution on the device\"", gpu.family().unwrap_or("?")),
-                format!("select a CUDA release before {since} (e.g. `cudaenv local 12.9`)"),
-            ),
-            ArchSupport::TooNew { first } => o.warn(
-                "arch-too-new",
-                format!("CUDA {cuda} predates this GPU ({sm}): only code shipped as PTX runs (JIT-compiled), libraries without it fail with \"no kernel image is available\""),
-                match first {
-                    Some(fv) => format!("use CUDA ≥ {fv} for {sm} (`cudaenv local {fv}`)"),
-                    None => "use the newest CUDA release".into(),
-                },
-            ),
-            ArchSupport::Unknown => {}
-        }
-    }
+    arch_findings(&cuda, &f.planned_gpus(), o);
     if let Some(cudnn) = a.cudnn.as_deref().and_then(v)
         && compat::cudnn_supports(&cudnn, &cuda) == Some(false)
     {
@@ -349,6 +321,59 @@ fn active_findings(f: &Facts, o: &mut Out) {
                 cudnn.truncate(2)
             ),
         );
+    }
+}
+
+/// The active CUDA against each GPU's architecture, with the same verdicts
+/// as `compat`'s "this machine" column (`compat::Machine::can_run`) and
+/// `verify`: a GPU the release dropped, or one newer than every architecture
+/// it builds for, is an error. The second is the guides' case today (CUDA
+/// 11.2 on an sm_89/sm_90/Blackwell GPU): no native code, only PTX that the
+/// driver JIT-compiles at each library's first use, if the library has PTX.
+fn arch_findings(cuda: &Version, gpus: &[ComputeCapability], o: &mut Out) {
+    for &gpu in gpus {
+        let sm = gpu.sm();
+        let family = gpu.family().unwrap_or("unknown architecture");
+        match compat::arch::support(cuda, gpu) {
+            ArchSupport::Native => o.ok("arch", format!("CUDA {cuda} supports {sm}")),
+            ArchSupport::Compatible { via } => o.ok(
+                "arch",
+                format!("CUDA {cuda} runs on {sm} through its {} machine code (same architecture family)", via.sm()),
+            ),
+            ArchSupport::Deprecated { since } => o.warn(
+                "arch-deprecated",
+                format!("{sm} is deprecated since CUDA {since}; a future release drops it"),
+                format!("stay on CUDA < {} for this GPU", compat::arch::removed_in(gpu).map(|r| r.to_string()).unwrap_or_else(|| "the release that removes it".into())),
+            ),
+            ArchSupport::Removed { since } => o.error(
+                "arch-unsupported",
+                format!("CUDA {cuda} does not support this GPU ({sm}, {family}): support ended in CUDA {since}; expect \"no kernel image is available for execution on the device\""),
+                format!("select a CUDA release before {since} (e.g. `cudaenv local 12.9`)"),
+            ),
+            ArchSupport::TooNew { first } => {
+                let need = first
+                    .as_ref()
+                    .map(|f| format!("{sm} needs CUDA ≥ {f}"))
+                    .unwrap_or_else(|| format!("{sm} is newer than any CUDA cudaenv knows"));
+                let frameworks = compat::first_frameworks_for(gpu);
+                o.error(
+                    "arch-too-new",
+                    format!("CUDA {cuda} predates this GPU ({sm}, {family}): {need}. The stack has no native code for it, only PTX that the driver JIT-compiles at each library's first use (minutes for cuBLAS, again whenever the compute cache, CUDA_CACHE_MAXSIZE, overflows); libraries without PTX fail with \"no kernel image is available\""),
+                    match first {
+                        Some(fv) => format!(
+                            "use CUDA ≥ {fv} (`cudaenv install {fv}`, then `cudaenv local {fv}`){}",
+                            if frameworks.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" with a framework built for it: {}", frameworks.join(", "))
+                            }
+                        ),
+                        None => "use the newest CUDA release".into(),
+                    },
+                );
+            }
+            ArchSupport::Unknown => {}
+        }
     }
 }
 
@@ -1371,8 +1396,8 @@ mod tests {
                 )
             },
             "arch-too-new",
-            Level::Warning,
-            "≥ 11.8",
+            Level::Error,
+            "sm_90 needs CUDA ≥ 11.8",
         ),
         (
             "GPU deprecated",
@@ -2077,5 +2102,61 @@ mod tests {
         assert_eq!(back, f);
         let j = serde_json::to_value(diagnose(&f)).unwrap();
         assert_eq!(j[0]["level"], "ok");
+    }
+
+    /// doctor's architecture verdict is compat's "this machine" verdict, for
+    /// every CUDA release in the tables on every GPU they name.
+    #[test]
+    fn arch_check_agrees_with_compat_this_machine() {
+        let gpus: Vec<ComputeCapability> = compat::data::arch()
+            .arch
+            .iter()
+            .filter_map(|a| a.sm.parse().ok())
+            .collect();
+        let releases: Vec<Version> = (9..=13)
+            .flat_map(|major| (0..=9).map(move |minor| Version::from_parts(&[major, minor])))
+            .collect();
+        let mut compared = 0;
+        for cuda in &releases {
+            for &gpu in &gpus {
+                let mut o = Out(Vec::new());
+                arch_findings(cuda, &[gpu], &mut o);
+                let doctor_error = o.0.iter().any(|f| f.level == Level::Error);
+                let machine = compat::Machine {
+                    gpus: vec![gpu],
+                    ..Default::default()
+                };
+                let compat_no = machine.can_run(cuda).is_err();
+                assert_eq!(
+                    doctor_error,
+                    compat_no,
+                    "CUDA {cuda} on {}: {:?}",
+                    gpu.sm(),
+                    o.0
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 300, "{compared}");
+        // The guides' stack on an H200: an error naming the fix.
+        let mut o = Out(Vec::new());
+        arch_findings(
+            &Version::from_parts(&[11, 2, 2]),
+            &[ComputeCapability::new(9, 0)],
+            &mut o,
+        );
+        let f = &o.0[0];
+        assert_eq!((f.level, f.code.as_str()), (Level::Error, "arch-too-new"));
+        assert!(
+            f.message.contains("sm_90 needs CUDA ≥ 11.8"),
+            "{}",
+            f.message
+        );
+        let fix = f.fix.as_deref().unwrap();
+        assert!(
+            fix.starts_with("use CUDA ≥ 11.8 (`cudaenv install 11.8`"),
+            "{fix}"
+        );
+        assert!(fix.contains("TensorFlow 2.12 (CUDA 11.8)"), "{fix}");
     }
 }

@@ -141,6 +141,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (*k, v.map(OsString::from)))
                 .collect(),
+            notes: Vec::new(),
         }
     }
 

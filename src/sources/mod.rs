@@ -12,6 +12,7 @@ pub mod pypi;
 use crate::spec::{Version, VersionName};
 
 pub mod catalogue;
+pub mod debian;
 pub mod legacy;
 pub mod measure;
 pub mod nvidia;
@@ -73,6 +74,8 @@ pub enum SourceKind {
     Pypi,
     Nvidia,
     Legacy,
+    /// NVIDIA's runtime libraries as the Debian archive packages them.
+    Debian,
 }
 
 impl SourceKind {
@@ -81,6 +84,7 @@ impl SourceKind {
             SourceKind::Pypi => "pypi",
             SourceKind::Nvidia => "nvidia",
             SourceKind::Legacy => "legacy",
+            SourceKind::Debian => "debian",
         }
     }
 }
@@ -130,6 +134,8 @@ pub enum ArchiveFormat {
     Zip,
     /// NVIDIA's self-extracting `.run` installer (never executed: parsed).
     Runfile,
+    /// A Debian binary package: an `ar` archive around `data.tar.{xz,zst,gz}`.
+    Deb,
 }
 
 /// Where an archive's files go in the version's tree.
@@ -157,6 +163,10 @@ pub enum Layout {
     /// toolkit tree itself (`bin/`, `lib64/`, `include/`, `nvvm/`, …): the
     /// inner payload is taken whole, as 10.1/10.2's `builds/cuda-toolkit` is.
     NestedRunfile { installer: String },
+    /// A Debian package's data: `usr/lib/<triplet>/…` → `lib64/…`,
+    /// `usr/include/…` → `include/…`, `usr/bin/…` → `bin/…`; the rest
+    /// (`usr/share/doc`, lintian overrides) is skipped.
+    Debian { triplet: String },
 }
 
 /// One file to fetch and unpack.

@@ -7,8 +7,9 @@
 //! configured order for each component and takes the first source that has
 //! it. NVIDIA's redist manifests and the legacy runfiles are built into the
 //! resolver; PyPI's answer is computed first (its index is asynchronous) and
-//! handed to the resolver as an `Offerer`. A further source is one more
-//! `SourceKind`, one more `Offerer`, and one more line in `Remote::plan`.
+//! handed to the resolver as an `Offerer`, and so is the Debian archive
+//! (`debian`). A further source is one more `SourceKind`, one more
+//! `Offerer`, and one more entry in `Remote::resolver`.
 //!
 //! The live catalogue (`catalogue`) decides which CUDA releases PyPI has:
 //! a stored one younger than `catalogue-max-age` (a day) is used as is; an
@@ -23,6 +24,7 @@ use super::catalogue::{self, Catalogue};
 use super::legacy::LegacyRegistry;
 use super::nvidia::Catalog;
 use super::pypi::{Index, Known, PypiSource, Request};
+use super::debian::DebianSource;
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
 use crate::config::Config;
@@ -73,6 +75,8 @@ pub struct Remote {
     pub pypi: PypiSource,
     pub catalog: Catalog,
     pub legacy: LegacyRegistry,
+    /// Debian's packages of NVIDIA's libraries, for this platform.
+    pub debian: Option<DebianSource>,
     pub platform: Option<Platform>,
     pub config: Config,
     pub cache: Cache,
@@ -129,11 +133,21 @@ impl Remote {
         } else {
             String::new()
         };
+        let debian_mirror = if order.allows(SourceKind::Debian, opts.choice) {
+            config.debian_mirror(ctx)?
+        } else {
+            String::new()
+        };
+        let platform = Platform::current();
         Ok(Remote {
             pypi: PypiSource::new(index).with_catalogue(cat),
             catalog: Catalog::load(cache.dir()),
             legacy: LegacyRegistry::load(ctx.root())?,
-            platform: Platform::current(),
+            debian: platform.map(|platform| DebianSource {
+                mirror: debian_mirror,
+                platform,
+            }),
+            platform,
             config,
             cache,
             client,
@@ -167,7 +181,10 @@ impl Remote {
             order: self.config.source_order(),
             choice: self.opts.choice,
             allow_unverified: self.opts.allow_unverified,
-            others: vec![offer],
+            others: match &self.debian {
+                Some(d) => vec![offer, d],
+                None => vec![offer],
+            },
         })
     }
 

@@ -50,6 +50,7 @@ pub enum SourceChoice {
     Pypi,
     Nvidia,
     Legacy,
+    Debian,
 }
 
 /// The per-component source order.
@@ -61,12 +62,18 @@ pub struct SourceOrder {
 
 impl Default for SourceOrder {
     /// PyPI first (fast, reachable almost everywhere), then NVIDIA's redist,
-    /// then the legacy runfiles. Except `nvcc`: PyPI's CUDA 12 `nvcc` wheel has
+    /// then Debian's packages (runtime libraries of 11.2, 11.8 and 12.4, on
+    /// every Debian mirror), then the legacy runfiles. Except `nvcc`: PyPI's CUDA 12 `nvcc` wheel has
     /// `ptxas` and NVVM but no `nvcc` binary, so the compiler comes from
     /// NVIDIA's redist first.
     fn default() -> Self {
         SourceOrder {
-            default: vec![SourceKind::Pypi, SourceKind::Nvidia, SourceKind::Legacy],
+            default: vec![
+                SourceKind::Pypi,
+                SourceKind::Nvidia,
+                SourceKind::Debian,
+                SourceKind::Legacy,
+            ],
             per_component: BTreeMap::from([(
                 "nvcc".to_string(),
                 vec![SourceKind::Nvidia, SourceKind::Legacy, SourceKind::Pypi],
@@ -86,6 +93,7 @@ impl SourceOrder {
             SourceChoice::Pypi => vec![SourceKind::Pypi],
             SourceChoice::Nvidia => vec![SourceKind::Nvidia],
             SourceChoice::Legacy => vec![SourceKind::Legacy],
+            SourceChoice::Debian => vec![SourceKind::Debian],
         }
     }
 
@@ -120,6 +128,14 @@ pub trait Offerer {
         name: &str,
         profile: Profile,
     ) -> Result<Option<Artifact>>;
+    /// Every artifact of one component (a component may be several packages,
+    /// as Debian's cuBLAS is `libcublas` + `libcublasLt`).
+    fn artifacts(&self, release: &Version, name: &str, profile: Profile) -> Result<Vec<Artifact>> {
+        Ok(self
+            .component(release, name, profile)?
+            .into_iter()
+            .collect())
+    }
     /// The newest cuDNN matching `spec` for `cuda`.
     fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
     /// The components it already planned for `release`, if it planned it
@@ -219,7 +235,7 @@ impl Resolver<'_> {
             let found = match kind {
                 SourceKind::Nvidia => self.catalog.find_cuda(spec, self.platform).map(|(v, _)| v),
                 SourceKind::Legacy => self.legacy().find_cuda(spec).map(|r| r.cuda.clone()),
-                SourceKind::Pypi => match self.other(kind) {
+                SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
                     Some(o) => o
                         .cuda_releases()?
                         .into_iter()
@@ -338,12 +354,11 @@ impl Resolver<'_> {
                             served = true;
                         }
                     }
-                    SourceKind::Pypi => {
-                        if let Some(o) = self.other(kind)
-                            && let Some(a) = o.component(&cuda, name, profile)?
-                        {
-                            artifacts.push(a);
-                            served = true;
+                    SourceKind::Pypi | SourceKind::Debian => {
+                        if let Some(o) = self.other(kind) {
+                            let a = o.artifacts(&cuda, name, profile)?;
+                            served = !a.is_empty();
+                            artifacts.extend(a);
                         }
                     }
                 }
@@ -427,7 +442,7 @@ impl Resolver<'_> {
                     found = match kind {
                         SourceKind::Nvidia => self.nvidia().cudnn_artifact(want, &cuda)?,
                         SourceKind::Legacy => self.legacy().cudnn_artifact(want, &cuda)?,
-                        SourceKind::Pypi => match self.other(kind) {
+                        SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
                             Some(o) => o.cudnn(want, &cuda)?,
                             None => None,
                         },
@@ -465,6 +480,7 @@ impl Resolver<'_> {
             SourceChoice::Pypi => "PyPI",
             SourceChoice::Nvidia => "NVIDIA's redist manifests",
             SourceChoice::Legacy => "the legacy source (runfiles, old cuDNN archives)",
+            SourceChoice::Debian => "the Debian archive",
         }
     }
 
@@ -486,12 +502,14 @@ impl Resolver<'_> {
                 }
             }
         }
-        if let Some(o) = self.other(SourceKind::Pypi)
-            && allowed.contains(&SourceKind::Pypi)
-            && let Ok(vs) = o.cuda_releases()
-        {
-            for v in vs {
-                map.entry(v).or_default().push(SourceKind::Pypi);
+        for kind in [SourceKind::Pypi, SourceKind::Debian] {
+            if let Some(o) = self.other(kind)
+                && allowed.contains(&kind)
+                && let Ok(vs) = o.cuda_releases()
+            {
+                for v in vs {
+                    map.entry(v).or_default().push(kind);
+                }
             }
         }
         // Listed in the order `auto` would try them.

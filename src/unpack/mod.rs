@@ -27,6 +27,7 @@
 //! to: the installer gives each artifact its own. Writing regular files only
 //! needs `&self`, so formats that can (zip) write many files in parallel.
 
+pub mod deb;
 pub mod runfile;
 pub mod tar;
 pub mod zip;
@@ -538,6 +539,20 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
             &parts[1..]
         }
         Layout::NestedRunfile { .. } => &parts[..],
+        Layout::Debian { triplet } => {
+            // Debian installs into the system's paths; only the library,
+            // header and program directories have a place in the tree.
+            let (top, rest) = match parts.as_slice() {
+                ["usr", "lib", t, rest @ ..] if t == triplet => ("lib64", rest),
+                ["usr", "include", rest @ ..] => ("include", rest),
+                ["usr", "bin", rest @ ..] => ("bin", rest),
+                _ => return None,
+            };
+            if rest.is_empty() || rest.iter().any(|p| p.is_empty()) {
+                return None;
+            }
+            return Some(std::iter::once(top).chain(rest.iter().copied()).collect());
+        }
         Layout::Runfile { members, optional } => {
             let m = members.iter().chain(optional).find_map(|m| {
                 let mp: Vec<&str> = m.split('/').filter(|s| !s.is_empty()).collect();
@@ -652,6 +667,19 @@ mod tests {
             Some("lib64/libcudart.so.11.0".into())
         );
         assert_eq!(map_path(&rf, Path::new("builds/cuda_nvcc/bin/nvcc")), None);
+        let deb = Layout::Debian {
+            triplet: "x86_64-linux-gnu".into(),
+        };
+        let d = |s: &str| map_path(&deb, Path::new(s));
+        assert_eq!(
+            d("usr/lib/x86_64-linux-gnu/libcudart.so.11.0"),
+            Some("lib64/libcudart.so.11.0".into())
+        );
+        assert_eq!(d("usr/include/cublas.h"), Some("include/cublas.h".into()));
+        assert_eq!(d("usr/lib/aarch64-linux-gnu/libcudart.so.11.0"), None);
+        assert_eq!(d("usr/lib/x86_64-linux-gnu"), None);
+        assert_eq!(d("usr/share/doc/libcudart11.0/copyright"), None);
+        assert_eq!(d("lib/x86_64-linux-gnu/libc.so.6"), None);
     }
 
     fn ex(dir: &Path) -> Extractor {

@@ -104,6 +104,14 @@ pub fn unpack(
             T::GNUSparse => EntryKind::Other("sparse file"),
             _ => EntryKind::Other("unknown"),
         };
+        // `./`, the archive's own root (every Debian data.tar starts with
+        // it): the destination itself, nothing to create.
+        if kind == EntryKind::Dir
+            && raw.split('/').all(|p| p.is_empty() || p == ".")
+            && !raw.is_empty()
+        {
+            continue;
+        }
         if let Ok(clean) = sanitize(&raw) {
             seen(&clean);
         }

@@ -31,7 +31,7 @@ fn rank(e: &Error) -> u8 {
         Error::NoDriver { .. } => 0,
         Error::DriverTooOld { .. } => 1,
         Error::NoDevice { .. } => 2,
-        Error::ArchUnsupported { .. } => 3,
+        Error::ArchUnsupported { .. } | Error::StackPredatesGpu { .. } => 3,
         Error::LibraryMissing { .. } => 4,
         Error::LibraryShadowed { .. } | Error::LibraryMismatch { .. } => 5,
         Error::WrongResult { .. } => 6,
@@ -131,33 +131,7 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
     }
 
     // --- architectures -------------------------------------------------------------
-    let cuda_for_arch = runtime.or(expected.cuda.as_ref());
-    if let Some(cuda) = cuda_for_arch {
-        for dev in &probe.devices {
-            let gpu = ComputeCapability::new(dev.cc / 10, dev.cc % 10);
-            let reason = match compat::arch::runs_on(cuda, gpu) {
-                GpuFit::TooOld { oldest } => {
-                    format!("its oldest supported architecture is {}", oldest.sm())
-                }
-                GpuFit::TooNew { newest } => {
-                    format!("its newest supported architecture is {}", newest.sm())
-                }
-                GpuFit::Runs | GpuFit::Unknown => continue,
-            };
-            d.problems.push(Error::ArchUnsupported {
-                index: dev.index,
-                name: dev.name.clone(),
-                cc: dev.cc_string(),
-                cuda: cuda.truncate(2).to_string(),
-                reason,
-                instead: match compat::arch::alternative(cuda, gpu) {
-                    Some(Alternative::FromOn(v)) => format!("CUDA {v} or newer"),
-                    Some(Alternative::Before(v)) => format!("a CUDA older than {v}"),
-                    None => "none known to cudaenv".into(),
-                },
-            });
-        }
-    }
+    d.problems.extend(architecture(expected, probe));
 
     // --- libraries --------------------------------------------------------------------
     for lib in &probe.libraries {
@@ -263,6 +237,161 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
     d
 }
 
+/// The stack's CUDA (the runtime's, else the version's record) against each
+/// GPU, before any kernel runs: a GPU the release dropped cannot run it
+/// (`ArchUnsupported`); a GPU newer than the release gets no machine code
+/// from it, only PTX for the driver to JIT-compile (`StackPredatesGpu`),
+/// which is the slow path of every first library call.
+pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
+    let Some(cuda) = probe.runtime.version.as_ref().or(expected.cuda.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for dev in &probe.devices {
+        let gpu = ComputeCapability::new(dev.cc / 10, dev.cc % 10);
+        match compat::arch::runs_on(cuda, gpu) {
+            GpuFit::TooOld { oldest } => out.push(Error::ArchUnsupported {
+                index: dev.index,
+                name: dev.name.clone(),
+                cc: dev.cc_string(),
+                cuda: cuda.truncate(2).to_string(),
+                reason: format!("its oldest supported architecture is {}", oldest.sm()),
+                instead: match compat::arch::alternative(cuda, gpu) {
+                    Some(Alternative::FromOn(v)) => format!("CUDA {v} or newer"),
+                    Some(Alternative::Before(v)) => format!("a CUDA older than {v}"),
+                    None => "none known to cudaenv".into(),
+                },
+            }),
+            GpuFit::TooNew { .. } => out.push(Error::StackPredatesGpu {
+                index: dev.index,
+                name: dev.name.clone(),
+                sm: gpu.sm(),
+                cuda: cuda.truncate(2).to_string(),
+                first: match compat::arch::alternative(cuda, gpu) {
+                    Some(Alternative::FromOn(v)) => Some(v.to_string()),
+                    _ => None,
+                },
+                frameworks: compat::first_frameworks_for(gpu),
+            }),
+            GpuFit::Runs | GpuFit::Unknown => {}
+        }
+    }
+    out
+}
+
+/// What the facts and measurements say about a check stopped at its
+/// deadline; `None` when they say nothing beyond the stage (a driver idle in
+/// `cuInit` is the classic hang, which the error's own hint describes).
+///
+/// A hung call sleeps; a call that compiles or computes burns CPU, and a
+/// driver JIT-compiling PTX writes its compute cache. With the GPU newer
+/// than the stack, that is the driver compiling the libraries' PTX, and it
+/// says what that means for a framework on this stack.
+pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -> Option<String> {
+    let busy = s.cpu_seconds.is_some_and(|c| c >= 0.5 * s.seconds);
+    let grew = s.cache.as_ref().is_some_and(|c| c.after > c.before);
+    let mut evidence = Vec::new();
+    if let Some(cpu) = s.cpu_seconds {
+        evidence.push(format!(
+            "the process used {cpu:.0} s of CPU time in {:.0} s",
+            s.seconds
+        ));
+    }
+    if let Some(c) = &s.cache
+        && c.after != c.before
+    {
+        evidence.push(format!(
+            "the driver's compute cache ({}) grew from {} to {}",
+            c.dir.display(),
+            megabytes(c.before),
+            megabytes(c.after)
+        ));
+    }
+    let evidence = evidence.join(" and ");
+    let stage = &s.stage;
+    let in_driver_init = stage.starts_with("cuInit") || stage.contains("libcuda");
+    let jit = architecture(expected, probe)
+        .into_iter()
+        .find_map(|e| match e {
+            Error::StackPredatesGpu {
+                sm, cuda, first, ..
+            } => Some((sm, cuda, first)),
+            _ => None,
+        });
+    let cache_limit = match s.cache.as_ref().and_then(|c| c.max_size.as_deref()) {
+        Some(v) => format!("CUDA_CACHE_MAXSIZE, {v} bytes here"),
+        None => "CUDA_CACHE_MAXSIZE, 256 MiB by default".into(),
+    };
+    if let Some((sm, cuda, first)) = jit
+        && !in_driver_init
+        && (busy || grew || s.cpu_seconds.is_none())
+    {
+        let library = ["cublas", "cudnn", "cublasLt"]
+            .into_iter()
+            .filter(|n| stage.to_ascii_lowercase().contains(&n.to_ascii_lowercase()))
+            .find_map(|n| probe.library(n))
+            .map(|l| {
+                let name = match l.name.as_str() {
+                    "cublas" => "cuBLAS",
+                    "cublasLt" => "cuBLASLt",
+                    "cudnn" => "cuDNN",
+                    other => other,
+                };
+                format!("{name} {}'s", l.version.as_deref().unwrap_or("")).replace(" 's", "'s")
+            })
+            .unwrap_or_else(|| "the libraries'".into());
+        let fix = match first {
+            Some(f) => format!("use CUDA {f} or newer, which has native {sm} code"),
+            None => format!("use a CUDA release with native {sm} code"),
+        };
+        return Some(format!(
+            "`{stage}` was slow, not stuck{}. CUDA {cuda} has no {sm} code, so the driver \
+             JIT-compiles {library} PTX for this GPU at its first use: a framework on this stack \
+             waits the same way at its first cuBLAS call, and again whenever the compute cache \
+             ({cache_limit}; at most 4 GiB) is too small to keep what was compiled. To fix it, \
+             {fix}; to live with it, set CUDA_CACHE_MAXSIZE=4294967296 and rerun with a longer \
+             --timeout, so the cache is filled once",
+            if evidence.is_empty() {
+                String::new()
+            } else {
+                format!(": {evidence}")
+            }
+        ));
+    }
+    if busy || grew {
+        return Some(format!(
+            "`{stage}` was busy, not stuck: {evidence}. The call is slow here (a large --size, or \
+             code the driver compiles{}), not hung: raise the limit with --timeout SECS",
+            if grew {
+                format!(", kept in its compute cache up to {cache_limit}")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if in_driver_init {
+        return None;
+    }
+    s.cpu_seconds.map(|_| {
+        format!(
+            "`{stage}` did not return and the process was idle ({evidence}): it is waiting on the \
+             driver or the GPU, not computing. Run another CUDA program (`nvidia-smi`, a \
+             framework's first GPU call) to see whether it waits too: if so the driver or GPU is \
+             stuck (look for Xid errors in `dmesg`; reload the kernel module or reboot)"
+        )
+    })
+}
+
+/// `232 MB` (decimal, as `du -h --si` prints).
+fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb >= 10.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{mb:.1} MB")
+    }
+}
+
 fn no_device(probe: &Probe, detail: String) -> Error {
     let visible = probe.cuda_visible_devices.clone();
     Error::NoDevice {
@@ -286,7 +415,7 @@ fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiErr
             && !e.call.starts_with("cudnn")
             && (e.code == ffi::CUDA_ERROR_NO_KERNEL_IMAGE
                 || e.code == ffi::CUDA_ERROR_UNSUPPORTED_PTX));
-    if arch && !d.has("arch_unsupported") {
+    if arch && !d.has("arch_unsupported") && !d.has("ptx_jit_only") {
         let dev = probe.devices.first();
         d.problems.push(Error::ArchUnsupported {
             index: dev.map_or(0, |x| x.index),
@@ -557,10 +686,128 @@ mod tests {
         e.cudnn = None;
         p.libraries.pop();
         let d = diagnose(&e, &p);
-        assert_eq!(exit(&d), ExitCode::ArchUnsupported);
+        assert_eq!(exit(&d), ExitCode::PtxJitOnly);
         // One problem: the failing GEMM is explained by the table's diagnosis.
         assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
-        assert!(d.problems[0].hint().unwrap().contains("CUDA 11.8 or newer"));
+        let hint = d.problems[0].hint().unwrap();
+        assert!(hint.contains("use CUDA 11.8 or newer"), "{hint}");
+        assert!(hint.contains("TensorFlow 2.12 (CUDA 11.8)"), "{hint}");
+
+        // A GPU the release dropped is the other architecture problem.
+        let mut p = healthy();
+        p.devices[0].cc = 61;
+        p.devices[0].name = "Tesla P4".into();
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::ArchUnsupported, "{:?}", d.problems);
+    }
+
+    fn stopped(stage: &str, cpu: Option<f64>, cache: Option<(u64, u64)>) -> crate::verify::Stopped {
+        crate::verify::Stopped {
+            stage: stage.into(),
+            seconds: 120.0,
+            cpu_seconds: cpu,
+            cache: cache.map(|(before, after)| crate::verify::CacheGrowth {
+                dir: "/home/u/.nv/ComputeCache".into(),
+                before,
+                after,
+                max_size: None,
+            }),
+        }
+    }
+
+    /// What a user of CUDA 11.2 on an H200 reads, problem by problem.
+    #[test]
+    fn cuda_11_2_on_an_h200_reads_like_this() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.libraries[0].version = Some("11.2".into());
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        e.cudnn = None;
+        p.libraries.pop();
+        let mut problems = diagnose(&e, &p).problems;
+        problems.push(Error::VerifyTimedOut {
+            seconds: 120,
+            stage: "cublasCreate on GPU 0".into(),
+            output: String::new(),
+            why: explain_timeout(
+                &e,
+                &p,
+                &stopped(
+                    "cublasCreate on GPU 0",
+                    Some(119.6),
+                    Some((19_000_000, 232_000_000)),
+                ),
+            ),
+        });
+        let text: String = problems
+            .iter()
+            .map(|e| format!("error: {e}\nhint: {}\n", e.hint().unwrap_or_default()))
+            .collect();
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_timeout_is_explained_by_what_was_measured() {
+        // CUDA 11.2 on an H200, stopped in cublasCreate: the driver's JIT.
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        let why = explain_timeout(
+            &e,
+            &p,
+            &stopped(
+                "cublasCreate on GPU 0",
+                Some(118.0),
+                Some((19_000_000, 232_000_000)),
+            ),
+        )
+        .unwrap();
+        assert!(
+            why.starts_with(
+                "`cublasCreate on GPU 0` was slow, not stuck: the process used 118 s of CPU \
+                 time in 120 s and the driver's compute cache (/home/u/.nv/ComputeCache) grew \
+                 from 19 MB to 232 MB. CUDA 11.2 has no sm_90 code, so the driver JIT-compiles \
+                 cuBLAS 11.4.1's PTX"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("use CUDA 11.8 or newer"), "{why}");
+        // The same stack, but an idle process in cuInit: the classic hang.
+        assert_eq!(
+            explain_timeout(&e, &p, &stopped("cuInit", Some(0.0), None)),
+            None
+        );
+        // A current stack whose GEMM is busy: slow, not hung.
+        let why = explain_timeout(
+            &expected(),
+            &healthy(),
+            &stopped("GEMM fp64 32768x32768x32768 on GPU 0", Some(119.0), None),
+        )
+        .unwrap();
+        assert!(why.contains("was busy, not stuck"), "{why}");
+        // Idle outside cuInit: waiting on the driver or GPU.
+        let why = explain_timeout(
+            &expected(),
+            &healthy(),
+            &stopped("cudaSetDevice(0)", Some(0.1), Some((5, 5))),
+        )
+        .unwrap();
+        assert!(why.contains("the process was idle"), "{why}");
+        // Nothing measured: nothing to add.
+        assert_eq!(
+            explain_timeout(
+                &expected(),
+                &healthy(),
+                &stopped("cudaSetDevice(0)", None, None)
+            ),
+            None
+        );
     }
 
     #[test]

@@ -401,21 +401,46 @@ pub struct Verification {
 /// ever stops a hang.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 
+/// What the child left behind: its facts — complete, or as far as it got —
+/// and, when it did not finish, why (`Error::VerifyTimedOut`,
+/// `Error::VerifyCrashed`).
+#[derive(Debug)]
+pub struct ChildReport {
+    pub probe: Probe,
+    pub stopped: Option<Error>,
+}
+
 /// Runs the child with `env` as its whole environment and returns its facts.
 ///
-/// A child that dies (a library crashed) or prints something that is not a
-/// report becomes `Error::VerifyCrashed`, naming the last stage it reached.
-/// A child still running after `timeout` (a driver stuck in `cuInit` never
-/// returns) is killed with its whole process group and becomes
-/// `Error::VerifyTimedOut`: `verify` must answer, whatever the driver does.
+/// The child streams what it has learned (`probe::FACTS_PREFIX` lines on
+/// stderr) as it goes; `on_facts` sees each snapshot as it arrives, so the
+/// caller can say what the facts already show (a GPU newer than the stack)
+/// before the slow part, and the last snapshot survives a crash or a
+/// timeout. A child that dies (a library crashed) or prints something that
+/// is not a report stops with `Error::VerifyCrashed`, naming the last stage
+/// it reached. A child still running after `timeout` (a driver stuck in
+/// `cuInit` never returns) is killed with its whole process group and stops
+/// with `Error::VerifyTimedOut`, which says what is known about why: the CPU
+/// time the child used (a hang sleeps, a compiler does not) and how much the
+/// driver's compute cache grew meanwhile.
 pub fn run_child(
     exe: &std::path::Path,
     env: &std::collections::BTreeMap<OsString, OsString>,
     request: &Request,
     timeout: std::time::Duration,
-) -> Result<Probe> {
+    on_facts: &mut dyn FnMut(&Probe),
+) -> Result<ChildReport> {
+    use std::io::BufRead;
     use std::os::unix::process::{CommandExt, ExitStatusExt};
 
+    enum Event {
+        Facts(Box<Probe>),
+        Exited(std::io::Result<std::process::ExitStatus>),
+    }
+
+    let started = std::time::Instant::now();
+    let cache = ComputeCache::of(env);
+    let cache_before = cache.as_ref().map(ComputeCache::size);
     let arg = serde_json::to_string(request).map_err(|e| Error::Other(e.to_string()))?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg(CHILD_COMMAND)
@@ -443,13 +468,33 @@ pub fn run_child(
         .spawn()
         .map_err(Error::io("cannot start the verification process", exe))?;
     let group = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel::<Event>();
     // Drain both pipes on threads so a chatty library cannot block the child
-    // and the wait below can give up on time.
-    let mut stderr = child.stderr.take().expect("piped");
+    // and the wait below can give up on time. Facts lines are passed on as
+    // they come; everything else is kept for the stage markers and the tail.
+    let stderr = child.stderr.take().expect("piped");
+    let facts_tx = tx.clone();
     let err_thread = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stderr.read_to_end(&mut s);
-        String::from_utf8_lossy(&s).into_owned()
+        let mut kept = String::new();
+        let mut r = std::io::BufReader::new(stderr);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match r.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let text = String::from_utf8_lossy(&line);
+            match text.strip_prefix(probe::FACTS_PREFIX) {
+                Some(json) => {
+                    if let Ok(p) = serde_json::from_str::<Probe>(json.trim_end()) {
+                        let _ = facts_tx.send(Event::Facts(Box::new(p)));
+                    }
+                }
+                None => kept.push_str(&text),
+            }
+        }
+        kept
     });
     let mut stdout = child.stdout.take().expect("piped");
     let out_thread = std::thread::spawn(move || {
@@ -457,40 +502,81 @@ pub fn run_child(
         let _ = stdout.read_to_end(&mut s);
         s
     });
-    let (done_tx, done_rx) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = done_tx.send(());
-        status
+        let _ = tx.send(Event::Exited(child.wait()));
     });
-    let timed_out = matches!(
-        done_rx.recv_timeout(timeout),
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
-    );
+    let deadline = started + timeout;
+    let mut last: Option<Probe> = None;
+    let mut status = None;
+    while status.is_none() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Event::Facts(p)) => {
+                on_facts(&p);
+                last = Some(*p);
+            }
+            Ok(Event::Exited(s)) => status = Some(s),
+            Err(_) => break,
+        }
+    }
+    // Measured before the kill: what the child was doing when time ran out.
+    let cpu_seconds = status.is_none().then(|| cpu_seconds(group)).flatten();
+    let cache_after = cache.as_ref().map(ComputeCache::size);
     // Kill the group in every case: after a timeout to stop the hang, after a
     // normal exit so that no helper it left behind keeps the pipes (and so
     // this process) waiting. A group with nobody left answers ESRCH.
     // SAFETY: plain syscall; a negative pid addresses the child's group only.
     unsafe { libc::kill(-group, libc::SIGKILL) };
-    let status = waiter
-        .join()
-        .unwrap_or_else(|_| Err(std::io::Error::other("the wait thread panicked")))
-        .map_err(Error::io("cannot wait for the verification process", exe))?;
+    let _ = waiter.join();
     let out = out_thread.join().unwrap_or_default();
     let stderr = err_thread.join().unwrap_or_default();
-    let stage = || probe::last_stage(&stderr).unwrap_or_else(|| "starting".into());
-    if timed_out {
-        return Err(Error::VerifyTimedOut {
-            seconds: timeout.as_secs(),
-            stage: stage(),
-            output: tail(&stderr, 20),
-        });
+    for e in rx.try_iter() {
+        if let Event::Facts(p) = e {
+            last = Some(*p);
+        }
     }
-    let parsed = serde_json::from_slice::<Probe>(&out);
-    match parsed {
+    let stage = || probe::last_stage(&stderr).unwrap_or_else(|| "starting".into());
+    let partial = |last: Option<Probe>| {
+        let mut p = last.unwrap_or_default();
+        p.seconds = started.elapsed().as_secs_f64();
+        p.timings = probe::timings(&stderr, p.seconds);
+        p
+    };
+    let Some(status) = status else {
+        let probe = partial(last);
+        let stopped = Stopped {
+            stage: stage(),
+            seconds: timeout.as_secs_f64(),
+            cpu_seconds,
+            cache: match (cache, cache_before, cache_after) {
+                (Some(c), Some(before), Some(after)) => Some(CacheGrowth {
+                    dir: c.dir,
+                    before,
+                    after,
+                    max_size: c.max_size,
+                }),
+                _ => None,
+            },
+        };
+        let why = diagnose::explain_timeout(&request.expected, &probe, &stopped);
+        return Ok(ChildReport {
+            probe,
+            stopped: Some(Error::VerifyTimedOut {
+                seconds: timeout.as_secs(),
+                stage: stopped.stage,
+                output: tail(&stderr, 20),
+                why,
+            }),
+        });
+    };
+    let status = status.map_err(Error::io("cannot wait for the verification process", exe))?;
+    match serde_json::from_slice::<Probe>(&out) {
         Ok(mut p) if status.success() => {
             p.timings = probe::timings(&stderr, p.seconds);
-            Ok(p)
+            Ok(ChildReport {
+                probe: p,
+                stopped: None,
+            })
         }
         _ => {
             let how = match (status.code(), status.signal()) {
@@ -498,13 +584,100 @@ pub fn run_child(
                 (Some(c), _) => format!("exited with status {c} without a report"),
                 _ => "ended without a report".into(),
             };
-            Err(Error::VerifyCrashed {
-                how,
-                stage: stage(),
-                output: tail(&stderr, 20),
+            Ok(ChildReport {
+                probe: partial(last),
+                stopped: Some(Error::VerifyCrashed {
+                    how,
+                    stage: stage(),
+                    output: tail(&stderr, 20),
+                }),
             })
         }
     }
+}
+
+/// How a check that ran out of time was doing, for `diagnose::explain_timeout`.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// The stage it was in (`cublasCreate on GPU 0`).
+    pub stage: String,
+    /// The time it had.
+    pub seconds: f64,
+    /// CPU time the child used (user + system), when /proc tells.
+    pub cpu_seconds: Option<f64>,
+    pub cache: Option<CacheGrowth>,
+}
+
+/// The driver's compute cache before and after the check.
+#[derive(Debug, Clone)]
+pub struct CacheGrowth {
+    pub dir: PathBuf,
+    pub before: u64,
+    pub after: u64,
+    /// `CUDA_CACHE_MAXSIZE` as the child had it.
+    pub max_size: Option<String>,
+}
+
+/// Where the driver keeps the PTX it has JIT-compiled, as the child's
+/// environment sets it (`None`: caching is disabled, or no home).
+struct ComputeCache {
+    dir: PathBuf,
+    max_size: Option<String>,
+}
+
+impl ComputeCache {
+    fn of(env: &std::collections::BTreeMap<OsString, OsString>) -> Option<ComputeCache> {
+        use crate::env_vars::{CUDA_CACHE_DISABLE, CUDA_CACHE_MAXSIZE, CUDA_CACHE_PATH, HOME};
+        let get = |k: &str| env.get(std::ffi::OsStr::new(k)).filter(|v| !v.is_empty());
+        if get(CUDA_CACHE_DISABLE).is_some_and(|v| v == "1") {
+            return None;
+        }
+        let dir = match get(CUDA_CACHE_PATH) {
+            Some(p) => PathBuf::from(p),
+            None => PathBuf::from(get(HOME)?).join(".nv/ComputeCache"),
+        };
+        Some(ComputeCache {
+            dir,
+            max_size: get(CUDA_CACHE_MAXSIZE).map(|v| v.to_string_lossy().into_owned()),
+        })
+    }
+
+    /// Bytes of the files under it (0 when it does not exist); bounded, as
+    /// it only has to show growth.
+    fn size(&self) -> u64 {
+        let mut total = 0;
+        let mut left = 100_000u32;
+        let mut stack = vec![self.dir.clone()];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                left = left.saturating_sub(1);
+                if left == 0 {
+                    return total;
+                }
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(e.path()),
+                    Ok(t) if t.is_file() => total += e.metadata().map_or(0, |m| m.len()),
+                    _ => {}
+                }
+            }
+        }
+        total
+    }
+}
+
+/// User + system CPU seconds of a live process, from `/proc/<pid>/stat`.
+fn cpu_seconds(pid: libc::pid_t) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state …`: comm may hold spaces, so count after the last `)`.
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
+    // utime and stime are fields 14 and 15 of the whole line.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: plain query.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then(|| ticks as f64 / hz as f64)
 }
 
 fn signal_name(sig: i32) -> &'static str {
@@ -521,7 +694,8 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// The last `n` lines of a text, without the child's stage markers.
+/// The last `n` lines of a text, without the child's stage markers (facts
+/// lines never reach it).
 fn tail(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s
         .lines()

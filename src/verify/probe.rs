@@ -6,7 +6,11 @@
 //! runtime and libraries the loader found, so the parent can say everything
 //! at once. Before each step that calls into a library it writes a stage
 //! marker to stderr; if a library crashes the process, the parent names the
-//! last stage reached.
+//! last stage reached. After each part (the driver, the runtime and
+//! libraries, each GPU's checks) it writes what it knows so far as one
+//! `FACTS_PREFIX` line, so that what was learned before a library hangs or
+//! crashes is not lost, and the parent can judge the stack against the GPU
+//! before the first kernel runs.
 //!
 //! The GEMM protocol, per GPU and dtype: upload random inputs, fill C with
 //! NaN bytes (an unwritten result can never pass), run `cublasGemmEx` once,
@@ -30,6 +34,8 @@ use crate::env_vars;
 use crate::spec::Version;
 
 pub const STAGE_PREFIX: &str = "cudaenv-verify-stage: ";
+/// Prefixes a line holding the `Probe` so far, as JSON.
+pub const FACTS_PREFIX: &str = "cudaenv-verify-facts: ";
 
 /// Elements checked against an fp64 dot product, per GEMM.
 const SAMPLES: usize = 256;
@@ -49,6 +55,18 @@ fn stage(what: impl std::fmt::Display) {
         .elapsed()
         .as_secs_f64();
     eprintln!("{STAGE_PREFIX}{t:.3} {what}");
+}
+
+/// Writes the facts gathered so far on stderr (one line; JSON has no raw
+/// newlines).
+fn report(probe: &mut Probe) {
+    probe.seconds = STARTED
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64();
+    if let Ok(json) = serde_json::to_string(probe) {
+        eprintln!("{FACTS_PREFIX}{json}");
+    }
 }
 
 /// The stage markers in a child's stderr, as (start time, what).
@@ -94,10 +112,15 @@ pub fn cudnn_version(v: usize) -> Version {
     }
 }
 
-/// `cublasLtGetVersion`: major*10000+minor*100+patch.
+/// `cublasLtGetVersion`: major*10000+minor*100+patch from cuBLAS 12;
+/// major*1000+minor*100+patch in cuBLAS 11 (11.4.1 reports 11401).
 fn cublaslt_version(v: usize) -> String {
     let v = v as u32;
-    format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    if v < 100_000 {
+        format!("{}.{}.{}", v / 1000, (v / 100) % 10, v % 100)
+    } else {
+        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    }
 }
 
 /// Sonames for a library family, the expected major first.
@@ -304,6 +327,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         // SAFETY: balanced with the successful nvmlInit above.
         unsafe { (n.nvmlShutdown)() };
     }
+    report(&mut probe);
 
     // --- runtime and libraries -------------------------------------------------
     let cuda_majors: Vec<u32> = match &expected.cuda {
@@ -399,6 +423,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         facts.version = Some(cudnn_version(unsafe { (d.cudnnGetVersion)() }).to_string());
     }
     probe.libraries.push(facts);
+    report(&mut probe);
 
     // --- checks on the GPU -------------------------------------------------------
     let count = probe.runtime.device_count.unwrap_or(0);
@@ -455,7 +480,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
                     req.size,
                     (a, bm),
                     &corrupt,
-                    &mut probe.gemm,
+                    &mut probe,
                 );
             }
             if let Some(d) = &dnn {
@@ -464,6 +489,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
                     .cudnn_conv
                     .push(super::conv::run(rt, d, dev, corrupt.wants("conv")));
             }
+            report(&mut probe);
         }
         if probe.gemm.iter().any(|g| g.outcome == Outcome::Passed) {
             stage("CPU GEMM");
@@ -661,15 +687,24 @@ fn gemm_checks(
     n: usize,
     inputs: (&HostMatrix, &HostMatrix),
     corrupt: &Corrupt,
-    out: &mut Vec<GemmResult>,
+    probe: &mut Probe,
 ) {
+    // Each result is reported as soon as it is known: a later GEMM that
+    // hangs or crashes does not take the earlier ones with it.
+    let out = |g: GemmResult, probe: &mut Probe| {
+        probe.gemm.push(g);
+        report(probe);
+    };
     stage(format!("cublasCreate on GPU {dev}"));
     let mut handle = std::ptr::null_mut();
     // SAFETY: out-pointer to a local.
     let r = unsafe { (blas.cublasCreate_v2)(&mut handle) };
     if r != ffi::CUBLAS_STATUS_SUCCESS {
         for &d in dtypes {
-            out.push(failed_gemm(dev, d, n, cublas_error("cublasCreate", r)));
+            out(
+                failed_gemm(dev, d, n, cublas_error("cublasCreate", r)),
+                probe,
+            );
         }
         return;
     }
@@ -684,7 +719,7 @@ fn gemm_checks(
                 dtype.min_cc() / 10,
                 dtype.min_cc() % 10
             ));
-            out.push(g);
+            out(g, probe);
             continue;
         }
         // fp32 and tf32 share inputs and outputs: upload once.
@@ -694,7 +729,7 @@ fn gemm_checks(
             match Prepared::new(rt, dtype, n, inputs) {
                 Ok(p) => prepared = Some(p),
                 Err(e) => {
-                    out.push(failed_gemm(dev, dtype, n, e));
+                    out(failed_gemm(dev, dtype, n, e), probe);
                     continue;
                 }
             }
@@ -712,7 +747,10 @@ fn gemm_checks(
             p,
             corrupt.wants(dtype.as_str()),
         );
-        out.push(result.unwrap_or_else(|e| failed_gemm(dev, dtype, n, e)));
+        out(
+            result.unwrap_or_else(|e| failed_gemm(dev, dtype, n, e)),
+            probe,
+        );
     }
     drop(prepared);
     // SAFETY: created above, destroyed once.
@@ -972,6 +1010,8 @@ mod tests {
         assert_eq!(cudnn_version(90100).to_string(), "9.1.0");
         assert_eq!(cudnn_version(91300).to_string(), "9.13.0");
         assert_eq!(cublaslt_version(130100), "13.1.0");
+        // cuBLAS 11.4.1 from Debian bullseye's libcublaslt11 reports 11401.
+        assert_eq!(cublaslt_version(11401), "11.4.1");
     }
 
     #[test]

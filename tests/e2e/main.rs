@@ -9,6 +9,7 @@ mod common;
 mod completions;
 mod containers;
 mod core;
+mod debian;
 mod devel;
 mod disk;
 mod doctor;

@@ -143,14 +143,14 @@ fn lib_entries(
 /// A directory laid out like NVIDIA's download server, and an HTTP server for
 /// it: one thread per connection, one request per connection
 /// (`Connection: close`), so no client can hold up another.
-struct Mirror {
+pub(crate) struct Mirror {
     dir: PathBuf,
     port: u16,
     requests: Arc<Mutex<Vec<String>>>,
 }
 
 impl Mirror {
-    fn start(dir: PathBuf) -> Mirror {
+    pub(crate) fn start(dir: PathBuf) -> Mirror {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -170,11 +170,11 @@ impl Mirror {
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn put(&self, rel: &str, bytes: &[u8]) {
+    pub(crate) fn put(&self, rel: &str, bytes: &[u8]) {
         let p = self.dir.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, bytes).unwrap();
@@ -678,7 +678,7 @@ fn tensorflow_stack_installs_from_a_runfile_and_a_legacy_cudnn() {
     let runfile_path = legacy_fixture(&env, &mirror, None);
 
     let o = cmd(&env, &mirror)
-        .args(["install", "11.2+cudnn8.1"])
+        .args(["install", "--source", "legacy", "11.2+cudnn8.1"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -718,7 +718,13 @@ fn tensorflow_stack_installs_from_a_runfile_and_a_legacy_cudnn() {
 #[test]
 fn dry_run_shows_the_pinned_runfile_and_cudnn_archive() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "--dry-run", "11.2+cudnn8.1"]);
+    let o = env.run(&[
+        "install",
+        "--source",
+        "legacy",
+        "--dry-run",
+        "11.2+cudnn8.1",
+    ]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     if platform() == "linux-x86_64" {
@@ -752,7 +758,14 @@ fn dry_run_shows_the_pinned_runfile_and_cudnn_archive() {
     let o = env
         .cmd()
         .env("CUDAENV_NVIDIA_MIRROR", "file:///srv/nvidia/")
-        .args(["install", "--dry-run", "--json", "11.2+cudnn8.1"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--dry-run",
+            "--json",
+            "11.2+cudnn8.1",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -773,7 +786,7 @@ fn dry_run_shows_the_pinned_runfile_and_cudnn_archive() {
     let o = env
         .cmd()
         .env("CUDAENV_NVIDIA_MIRROR", "mirror.local")
-        .args(["install", "--dry-run", "11.2"])
+        .args(["install", "--source", "legacy", "--dry-run", "11.2"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 2, "{}", text(&o));
@@ -803,7 +816,7 @@ fn ls_remote_names_the_source_of_each_version() {
             .unwrap_or_default()
     };
     if platform() == "linux-x86_64" {
-        assert_eq!(sources("11.2.2"), ["legacy"]);
+        assert_eq!(sources("11.2.2"), ["debian", "legacy"]);
         assert_eq!(sources("10.2.89"), ["legacy"]);
     }
     assert_eq!(sources("11.4.4"), ["nvidia"]);
@@ -1074,7 +1087,7 @@ fn a_runfile_header_pointing_past_the_end_is_rejected() {
     let cut = good[..good.len() - 20].to_vec();
     legacy_fixture(&env, &mirror, Some(cut.clone()));
     let o = cmd(&env, &mirror)
-        .args(["install", "11.2"])
+        .args(["install", "--source", "legacy", "11.2"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 4, "{}", text(&o));
@@ -1088,7 +1101,7 @@ fn a_runfile_header_pointing_past_the_end_is_rejected() {
     let sha = sha256_hex(&cut);
     std::fs::write(&reg, pins.replace(&sha, &"0".repeat(64))).unwrap();
     let o = cmd(&env, &mirror)
-        .args(["install", "11.2"])
+        .args(["install", "--source", "legacy", "11.2"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 4, "{}", text(&o));
@@ -1110,7 +1123,7 @@ fn a_file_mirror_from_the_config_serves_installs() {
     )
     .unwrap();
     let before = mirror.requests.lock().unwrap().len();
-    let o = env.run(&["install", "11.2+cudnn8.1"]);
+    let o = env.run(&["install", "--source", "legacy", "11.2+cudnn8.1"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert_eq!(
         mirror.requests.lock().unwrap().len(),
@@ -1144,7 +1157,7 @@ fn unpinned_runfiles_need_allow_unverified() {
     std::fs::write(&reg, pins).unwrap();
 
     let o = cmd(&env, &mirror)
-        .args(["install", "11.2"])
+        .args(["install", "--source", "legacy", "11.2"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 4, "{}", text(&o));
@@ -1159,7 +1172,14 @@ fn unpinned_runfiles_need_allow_unverified() {
     );
 
     let o = cmd(&env, &mirror)
-        .args(["install", "--dry-run", "11.2", "--allow-unverified"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--dry-run",
+            "11.2",
+            "--allow-unverified",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -1169,7 +1189,13 @@ fn unpinned_runfiles_need_allow_unverified() {
         text(&o)
     );
     let o = cmd(&env, &mirror)
-        .args(["install", "11.2", "--allow-unverified"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "11.2",
+            "--allow-unverified",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
@@ -1184,7 +1210,14 @@ fn runfile_profiles_take_more_directories() {
     let mirror = Mirror::start(env.path("srv"));
     legacy_fixture(&env, &mirror, None);
     let o = cmd(&env, &mirror)
-        .args(["install", "--profile", "devel", "11.2"])
+        .args([
+            "install",
+            "--source",
+            "legacy",
+            "--profile",
+            "devel",
+            "11.2",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));

@@ -12,6 +12,7 @@ mod bad_version_file;
 mod crash_points;
 mod disk;
 mod hook;
+pub mod hostile_deb;
 mod hostile_tar;
 mod hostile_zip;
 mod install_faults;

@@ -496,3 +496,280 @@ fn live_pypi_cudart_without_a_driver() {
         "cuBLAS was left out: {v}"
     );
 }
+
+/// A driver with one H200 (sm_90) that reports CUDA 13.0, as driver 580 does.
+fn h200_libcuda(lib: &Path) {
+    cc_shared(
+        &lib.join("libcuda.so.1"),
+        "libcuda.so.1",
+        &format!(
+            "#include <string.h>\n#include <stddef.h>\n\
+             int cuInit(unsigned f) {{ return 0; }}\n\
+             int cuDriverGetVersion(int *v) {{ *v = 13000; return 0; }}\n\
+             int cuDeviceGetCount(int *n) {{ *n = 1; return 0; }}\n\
+             int cuDeviceGet(int *d, int i) {{ *d = i; return 0; }}\n\
+             int cuDeviceGetName(char *s, int n, int d) {{ strncpy(s, \"NVIDIA H200\", n); return 0; }}\n\
+             int cuDeviceGetAttribute(int *v, int a, int d) {{ *v = a == 75 ? 9 : a == 76 ? 0 : a == 16 ? 132 : 0; return 0; }}\n\
+             int cuDeviceTotalMem_v2(size_t *m, int d) {{ *m = (size_t)150 << 30; return 0; }}\n\
+             int cuGetErrorName(int e, const char **s) {{ *s = \"CUDA_ERROR_UNKNOWN\"; return 0; }}\n{}",
+            stubs(&["nvmlInit_v2"], 1)
+        ),
+    );
+}
+
+/// CUDA 11.2's runtime (soname `libcudart.so.11.0`) that sees one GPU, and a
+/// cuBLAS 11 whose `cublasCreate` does what cuBLAS 11.4 does on an sm_90
+/// GPU: the driver JIT-compiles its PTX, burning CPU and filling the compute
+/// cache, for longer than the check may take.
+fn cuda_11_2_stack_jit_compiling(lib: &Path) {
+    let src = format!(
+        "int cudaRuntimeGetVersion(int *v) {{ *v = 11020; return 0; }}\n\
+         int cudaDriverGetVersion(int *v) {{ *v = 13000; return 0; }}\n\
+         int cudaGetDeviceCount(int *n) {{ *n = 1; return 0; }}\n\
+         int cudaSetDevice(int d) {{ return 0; }}\n\
+         const char *cudaGetErrorName(int e) {{ return \"cudaErrorUnknown\"; }}\n\
+         const char *cudaGetErrorString(int e) {{ return \"unknown error\"; }}\n{}",
+        stubs(
+            &[
+                "cudaDeviceGetAttribute",
+                "cudaMalloc",
+                "cudaFree",
+                "cudaMemcpy",
+                "cudaMemset",
+                "cudaDeviceSynchronize",
+                "cudaEventCreate",
+                "cudaEventDestroy",
+                "cudaEventRecord",
+                "cudaEventSynchronize",
+                "cudaEventElapsedTime",
+                "cudaGetLastError",
+            ],
+            999
+        )
+    );
+    cc_shared(
+        &lib.join("libcudart.so.11.2.152"),
+        "libcudart.so.11.0",
+        &src,
+    );
+    std::os::unix::fs::symlink("libcudart.so.11.2.152", lib.join("libcudart.so.11.0")).unwrap();
+    cc_shared(
+        &lib.join("libcublasLt.so.11"),
+        "libcublasLt.so.11",
+        "#include <stddef.h>\nsize_t cublasLtGetVersion(void) { return 11401; }\n",
+    );
+    cc_shared(
+        &lib.join("libcublas.so.11"),
+        "libcublas.so.11",
+        &format!(
+            "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
+             int cublasGetProperty(int t, int *v) {{ int p[3] = {{11, 4, 1}}; *v = p[t]; return 0; }}\n\
+             int cublasCreate_v2(void **h) {{\n\
+               char path[4096];\n\
+               snprintf(path, sizeof path, \"%s/jit.bin\", getenv(\"CUDA_CACHE_PATH\"));\n\
+               static char block[65536];\n\
+               volatile unsigned long x = 0;\n\
+               for (;;) {{\n\
+                 for (unsigned long i = 0; i < 20000000UL; i++) x += i;\n\
+                 FILE *f = fopen(path, \"ab\"); fwrite(block, 1, sizeof block, f); fclose(f);\n\
+               }}\n\
+             }}\n{}",
+            stubs(
+                &["cublasDestroy_v2", "cublasSetMathMode", "cublasGemmEx"],
+                1
+            )
+        ),
+    );
+}
+
+/// The guides' scenario on today's GPUs: CUDA 11.2 on an H200. verify says
+/// so from the facts, before its first kernel; its cuBLAS call then runs
+/// into the deadline, and the timeout names the call, the evidence (CPU
+/// busy, compute cache growing) and what it means, instead of a hang; the
+/// facts gathered before the deadline are kept in the report and `--json`.
+#[test]
+fn cuda_11_2_on_an_h200_is_diagnosed_before_its_slow_first_cublas_call() {
+    let env = TestEnv::new();
+    let prefix = env.path("cu112");
+    let lib = prefix.join("lib64");
+    h200_libcuda(&lib);
+    cuda_11_2_stack_jit_compiling(&lib);
+    version(&env, "cu112", &prefix, "11.2.2", None);
+    let cache = env.path("ComputeCache");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("old.bin"), vec![0u8; 19 << 20]).unwrap();
+    for json_flag in [false, true] {
+        let _ = std::fs::remove_file(cache.join("jit.bin"));
+        let mut args = vec!["verify", "cu112", "--size", "64", "--timeout", "3"];
+        if json_flag {
+            args.push("--json");
+        }
+        let out = assert_cmd::Command::from_std(env.cmd())
+            .env("CUDA_CACHE_PATH", &cache)
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = assert_code(&out, 18, &args.join(" "));
+        let predates = "GPU 0 (NVIDIA H200, sm_90) is newer than CUDA 11.2: the stack has no \
+                        native code for it, only PTX that the driver must JIT-compile (if the \
+                        libraries carry PTX at all)";
+        // Said first, while the checks still ran …
+        let warned = err
+            .find(&format!("warning: {predates}; running the checks anyway"))
+            .unwrap_or_else(|| panic!("no early diagnosis:\n{err}"));
+        // … then as the first problem, with the CUDA and framework releases to use.
+        let first = err
+            .find(&format!("error: {predates}"))
+            .unwrap_or_else(|| panic!("{err}"));
+        let stopped = err
+            .find(
+                "error: the verification process did not finish within 3 s; \
+                 it was stopped while cublasCreate on GPU 0",
+            )
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(warned < first && first < stopped, "{err}");
+        assert!(
+            err.contains("hint: use CUDA 11.8 or newer, the first with native sm_90 code (`cudaenv install 11.8`), and a framework built for it: TensorFlow 2."),
+            "{err}"
+        );
+        assert!(err.contains("PyTorch 2.1 (CUDA 11.8)"), "{err}");
+        assert!(
+            err.contains("hint: `cublasCreate on GPU 0` was slow, not stuck: the process used "),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "the driver's compute cache ({}) grew from 20 MB to ",
+                cache.display()
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "CUDA 11.2 has no sm_90 code, so the driver JIT-compiles cuBLAS 11.4.1's PTX"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("CUDA_CACHE_MAXSIZE, 256 MiB by default")
+                && err.contains("CUDA_CACHE_MAXSIZE=4294967296"),
+            "{err}"
+        );
+        assert!(!err.contains("every CUDA program"), "{err}");
+        if json_flag {
+            let v = json(&out);
+            assert_eq!(v["exit_code"], 18);
+            assert_eq!(kinds(&v), ["ptx_jit_only", "timed_out"]);
+            // What was learned before the deadline is kept.
+            assert_eq!(v["driver"]["cuda"], "13.0");
+            assert_eq!(v["runtime"]["version"], "11.2");
+            assert_eq!(v["runtime"]["device_count"], 1);
+            assert_eq!(v["devices"][0]["name"], "NVIDIA H200");
+            assert_eq!(v["devices"][0]["cc"], 90);
+            assert_eq!(library(&v, "cublas")["version"], "11.4.1");
+            // cuBLASLt 11 encodes its version as major*1000 (11401), 12 as major*10000.
+            assert_eq!(library(&v, "cublasLt")["version"], "11.4.1");
+            assert_eq!(library(&v, "cudart")["origin"], "version");
+            let last = v["timings"].as_array().unwrap().last().unwrap().clone();
+            assert_eq!(last["stage"], "cublasCreate on GPU 0", "{v}");
+        } else {
+            let text = stdout(&out);
+            assert!(text.contains("NVIDIA H200"), "{text}");
+        }
+    }
+}
+
+/// Results are streamed as they come: a GEMM that fails is kept in the
+/// report when the next one hangs, and an idle hang outside `cuInit` is
+/// said to be waiting, not computing.
+#[test]
+fn a_gemm_result_survives_a_later_gemm_that_hangs() {
+    let env = TestEnv::new();
+    let prefix = env.path("cu124");
+    let lib = prefix.join("lib64");
+    h200_libcuda(&lib);
+    cc_shared(
+        &lib.join("libcudart.so.12.4.127"),
+        "libcudart.so.12",
+        &format!(
+            "#include <stddef.h>\n\
+             int cudaRuntimeGetVersion(int *v) {{ *v = 12040; return 0; }}\n\
+             int cudaDriverGetVersion(int *v) {{ *v = 13000; return 0; }}\n\
+             int cudaGetDeviceCount(int *n) {{ *n = 1; return 0; }}\n\
+             int cudaMalloc(void **p, size_t n) {{ *p = (void *)0x1000; return 0; }}\n\
+             const char *cudaGetErrorName(int e) {{ return \"cudaErrorUnknown\"; }}\n\
+             const char *cudaGetErrorString(int e) {{ return \"unknown error\"; }}\n{}",
+            stubs(
+                &[
+                    "cudaSetDevice",
+                    "cudaDeviceGetAttribute",
+                    "cudaFree",
+                    "cudaMemcpy",
+                    "cudaMemset",
+                    "cudaDeviceSynchronize",
+                    "cudaEventCreate",
+                    "cudaEventDestroy",
+                    "cudaEventRecord",
+                    "cudaEventSynchronize",
+                    "cudaEventElapsedTime",
+                    "cudaGetLastError",
+                ],
+                0
+            )
+        ),
+    );
+    std::os::unix::fs::symlink("libcudart.so.12.4.127", lib.join("libcudart.so.12")).unwrap();
+    cc_shared(
+        &lib.join("libcublasLt.so.12"),
+        "libcublasLt.so.12",
+        "#include <stddef.h>\nsize_t cublasLtGetVersion(void) { return 120405; }\n",
+    );
+    cc_shared(
+        &lib.join("libcublas.so.12"),
+        "libcublas.so.12",
+        &format!(
+            "#include <unistd.h>\n\
+             int cublasGetProperty(int t, int *v) {{ int p[3] = {{12, 4, 5}}; *v = p[t]; return 0; }}\n\
+             int cublasGemmEx(void) {{ static int calls; if (calls++ == 0) return 13; for (;;) pause(); }}\n{}",
+            stubs(
+                &["cublasCreate_v2", "cublasDestroy_v2", "cublasSetMathMode"],
+                0
+            )
+        ),
+    );
+    version(&env, "cu124", &prefix, "12.4.1", None);
+    let out = assert_cmd::Command::from_std(env.cmd())
+        .args([
+            "verify",
+            "cu124",
+            "--size",
+            "64",
+            "--timeout",
+            "3",
+            "--json",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let err = stderr(&out);
+    assert_eq!(v["gemm"][0]["dtype"], "fp32", "{v}");
+    assert_eq!(v["gemm"][0]["outcome"], "error", "{v}");
+    assert_eq!(v["gemm"][0]["error"]["call"], "cublasGemmEx", "{v}");
+    assert_eq!(v["gemm"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(
+        kinds(&v).last().map(String::as_str),
+        Some("timed_out"),
+        "{v}"
+    );
+    assert!(
+        err.contains("it was stopped while GEMM tf32 64x64x64 on GPU 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: `GEMM tf32 64x64x64 on GPU 0` did not return and the process was idle"),
+        "{err}"
+    );
+    assert!(!err.contains("every CUDA program"), "{err}");
+}

@@ -1,5 +1,7 @@
-//! Hostile tarballs (issue §1) in the three forms cudaenv reads: `.tar.xz`
-//! (NVIDIA redist), `.tgz` (legacy cuDNN) and the payload of a runfile.
+//! Hostile tarballs (issue §1) in the four forms cudaenv reads: `.tar.xz`
+//! (NVIDIA redist), `.tgz` (legacy cuDNN), the payload of a runfile and the
+//! `data.tar.xz` of a Debian package (`.deb`; its own `ar` framing has its
+//! battery in `hostile_deb`).
 //!
 //! Every case is unpacked into a fresh `dest/` in a sandbox next to an
 //! `outside/` directory; a refusal must be `BadArchive` (exit code 4) whose
@@ -10,7 +12,7 @@ use std::path::Path;
 
 use cudaenv::error::{Error, ExitCode};
 use cudaenv::sources::{ArchiveFormat, Layout};
-use cudaenv::unpack::{Limits, runfile, tar};
+use cudaenv::unpack::{Limits, deb, runfile, tar};
 
 use super::support::{diff, snapshot};
 use super::tarbuild::{TarEntry, build, dir, entry, file, gz, hardlink, symlink, xz};
@@ -282,6 +284,7 @@ enum Form {
     TarXz,
     Tgz,
     Runfile,
+    Deb,
 }
 
 fn run(form: Form, c: &Case) -> Result<bool, String> {
@@ -297,6 +300,11 @@ fn run(form: Form, c: &Case) -> Result<bool, String> {
         Form::TarXz => xz(&tar_bytes),
         Form::Tgz => gz(&tar_bytes),
         Form::Runfile => runfile::build(&tar_bytes, runfile::Compression::Xz, "CUDA 11.2.2"),
+        Form::Deb => super::hostile_deb::deb(&[
+            ("debian-binary", b"2.0\n".to_vec()),
+            ("control.tar.xz", xz(&build(&[], &[]))),
+            ("data.tar.xz", xz(&tar_bytes)),
+        ]),
     };
     std::fs::write(&archive, bytes).unwrap();
     let mut before = snapshot(sb);
@@ -327,6 +335,9 @@ fn run(form: Form, c: &Case) -> Result<bool, String> {
             &dest,
             c.limits,
         ),
+        // The tar rules do not depend on the layout: the members of these
+        // cases sit under one top directory, as in a redist archive.
+        Form::Deb => deb::unpack_file(&archive, "evil.deb", Layout::StripTop, &dest, c.limits),
     };
     let mut after = snapshot(sb);
     before.retain(|p, _| !p.starts_with("dest/"));
@@ -368,6 +379,7 @@ fn hostile_tarballs_and_runfile_payloads_are_refused_and_nothing_escapes() {
         (Form::TarXz, "cuda_cudart-linux-x86_64-12.4.127-archive"),
         (Form::Tgz, "cuda_cudart-linux-x86_64-12.4.127-archive"),
         (Form::Runfile, "builds/cuda_cudart"),
+        (Form::Deb, "cuda_cudart-linux-x86_64-12.4.127-archive"),
     ] {
         for c in cases(top) {
             match run(form, &c) {
@@ -383,7 +395,7 @@ fn hostile_tarballs_and_runfile_payloads_are_refused_and_nothing_escapes() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(refused >= 75, "{refused}");
+    assert!(refused >= 100, "{refused}");
 }
 
 /// Runs the case of that label in all three forms (for regression tests).
