@@ -419,6 +419,9 @@ mod tests {
         std::fs::write(tmp.path().join(FILE_NAME), "system-root = 3\n").unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
         assert!(matches!(system_root(&ctx), Err(Error::Config { .. })));
+    }
+
+    #[test]
     fn debian_mirror_from_default_file_and_env() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);

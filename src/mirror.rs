@@ -179,9 +179,15 @@ impl Mirror {
         file_url(&self.dir.join("nvidia"))
     }
 
-    /// Where `a` goes in the mirror, relative to it. `nvidia_base` is the base
-    /// its NVIDIA URL was built on (the host or the configured mirror).
-    pub fn place(a: &Artifact, nvidia_base: &str) -> Result<String> {
+    /// The `file://` URL to give `CUDAENV_DEBIAN_MIRROR`.
+    pub fn debian_url(&self) -> String {
+        file_url(&self.dir.join("debian"))
+    }
+
+    /// Where `a` goes in the mirror, relative to it. `nvidia_base` and
+    /// `debian_base` are the bases its NVIDIA or Debian URL was built on (the
+    /// host or the configured mirror).
+    pub fn place(a: &Artifact, nvidia_base: &str, debian_base: &str) -> Result<String> {
         let bad = |reason: String| Error::BadManifest {
             what: a.url.clone(),
             reason,
@@ -199,6 +205,15 @@ impl Mirror {
                     .and_then(|p| p.strip_prefix('/'))
                     .ok_or_else(|| bad(format!("not under the NVIDIA base {base}")))?;
                 format!("nvidia/{path}")
+            }
+            SourceKind::Debian => {
+                let base = debian_base.trim_end_matches('/');
+                let path = a
+                    .url
+                    .strip_prefix(base)
+                    .and_then(|p| p.strip_prefix('/'))
+                    .ok_or_else(|| bad(format!("not under the Debian mirror {base}")))?;
+                format!("debian/{path}")
             }
         };
         check_relative(&rel).map_err(bad)?;
@@ -388,7 +403,7 @@ mod tests {
     fn artifacts_go_where_each_source_looks() {
         let w = "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl";
         let a = artifact(SourceKind::Pypi, "https://files.example/x/y.whl", w);
-        assert_eq!(Mirror::place(&a, "").unwrap(), format!("pypi/files/{w}"));
+        assert_eq!(Mirror::place(&a, "", "").unwrap(), format!("pypi/files/{w}"));
         assert_eq!(wheel_project(w), "nvidia-cuda-runtime-cu12");
         let n = artifact(
             SourceKind::Nvidia,
@@ -396,15 +411,15 @@ mod tests {
             "a.tar.xz",
         );
         assert_eq!(
-            Mirror::place(&n, "https://developer.download.nvidia.com").unwrap(),
+            Mirror::place(&n, "https://developer.download.nvidia.com", "").unwrap(),
             "nvidia/compute/cuda/redist/cuda_cudart/linux-x86_64/a.tar.xz"
         );
         // Not under the base, or escaping the mirror: refused.
-        assert!(Mirror::place(&n, "https://other.example").is_err());
+        assert!(Mirror::place(&n, "https://other.example", "").is_err());
         let evil = artifact(SourceKind::Nvidia, "https://h/compute/../../x", "x");
-        assert!(Mirror::place(&evil, "https://h").is_err());
+        assert!(Mirror::place(&evil, "https://h", "").is_err());
         let evil = artifact(SourceKind::Pypi, "https://h/x", "<script>.whl");
-        assert!(Mirror::place(&evil, "").is_err());
+        assert!(Mirror::place(&evil, "", "").is_err());
     }
 
     #[test]

@@ -123,6 +123,26 @@ const EXAMPLES: &[(&str, &str)] = &[
          cudaenv verify 12.4 --dtype fp16,bf16 --device all\n\
          cudaenv verify --json",
     ),
+    (
+        "direnv",
+        "cudaenv direnv > ~/.config/direnv/lib/cudaenv.sh   # once\n\
+         echo 'use cudaenv' >> .envrc && direnv allow    # then per project (or `use cudaenv 12.4`)",
+    ),
+    (
+        "module",
+        "cudaenv module export --format lmod /opt/modulefiles   # then: module use /opt/modulefiles\n\
+         cudaenv module export --format tcl 12.4 ~/modulefiles",
+    ),
+    (
+        "mirror",
+        "cudaenv mirror /srv/cuda-mirror 12.4+cudnn9 11.8   # on a machine with network\n\
+         CUDAENV_PYPI_INDEX=file:///srv/cuda-mirror/pypi/simple cudaenv install 12.4+cudnn9",
+    ),
+    (
+        "trace",
+        "cudaenv trace -- python -c 'import torch; torch.zeros(1).cuda()'\n\
+         cudaenv trace --version 12.4 --json -- ./my_program > libs.json",
+    ),
 ];
 
 /// The command-line definition with every subcommand's examples.

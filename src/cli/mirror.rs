@@ -103,7 +103,9 @@ fn install_args(args: &Args, spec: String) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let nvidia_base = Config::load(&env.ctx)?.nvidia_base(&env.ctx)?;
+    let config = Config::load(&env.ctx)?;
+    let nvidia_base = config.nvidia_base(&env.ctx)?;
+    let debian_base = config.debian_mirror(&env.ctx)?;
 
     let mut stacks = Vec::new();
     for spec in &args.specs {
@@ -129,7 +131,7 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     // One entry per file, wherever several stacks share it.
     let mut wanted: Vec<(String, Artifact)> = Vec::new();
     for a in plans.iter().flat_map(|p| &p.artifacts) {
-        let rel = Mirror::place(a, &nvidia_base)?;
+        let rel = Mirror::place(a, &nvidia_base, &debian_base)?;
         if !wanted.iter().any(|(r, _)| *r == rel) {
             wanted.push((rel, a.clone()));
         }
@@ -286,6 +288,7 @@ fn report(
             dir: String,
             pypi_index: String,
             nvidia_mirror: String,
+            debian_mirror: String,
             /// What this run resolved.
             resolved: Vec<&'a str>,
             /// Every stack the mirror holds, from this run and earlier ones.
@@ -297,6 +300,7 @@ fn report(
             dir: mirror.dir().display().to_string(),
             pypi_index: mirror.pypi_index_url(),
             nvidia_mirror: mirror.nvidia_url(),
+            debian_mirror: mirror.debian_url(),
             resolved: plans.iter().map(|p| p.name.as_str()).collect(),
             stacks: mirror.stacks().collect(),
             added,
@@ -324,8 +328,19 @@ fn report(
         mirror.dir().display(),
         bytes as f64 / 1e6
     ));
+    let debian = plans
+        .iter()
+        .flat_map(|p| &p.artifacts)
+        .any(|a| a.source == SourceKind::Debian)
+        .then(|| {
+            format!(
+                " CUDAENV_DEBIAN_MIRROR={}",
+                mirror.debian_url().trim_end_matches('/')
+            )
+        })
+        .unwrap_or_default();
     env.printer.hint(format!(
-        "install from it without network: CUDAENV_PYPI_INDEX={} CUDAENV_NVIDIA_MIRROR={} cudaenv install SPEC (with the same --profile/--with/--without/--source)",
+        "install from it without network: CUDAENV_PYPI_INDEX={} CUDAENV_NVIDIA_MIRROR={}{debian} cudaenv install SPEC (with the same --profile/--with/--without/--source)",
         mirror.pypi_index_url().trim_end_matches('/'),
         mirror.nvidia_url().trim_end_matches('/'),
     ));
