@@ -23,6 +23,12 @@
 //! (`$OUT_DIR/help_topics.rs`, see src/cli/help.rs), so that someone holding
 //! only the binary can read the documentation its messages point to, and a
 //! page added to docs/ becomes a topic without a code change.
+//!
+//! For the tests, in debug builds only, it tells what this machine lacks, as
+//! cfgs that mark the tests needing it ignored, with the reason, instead of
+//! letting them return early and pass: `cudaenv_has_driver` (an NVIDIA driver
+//! is installed, so the no-driver outcomes cannot be produced) and
+//! `cudaenv_no_mount_ns` (not root, or no mount namespaces).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -31,6 +37,7 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
     help_topics();
+    test_environment();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os != "linux" || env != "gnu" {
@@ -124,4 +131,27 @@ fn help_topics() {
     code.push_str("]\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("help_topics.rs"), code).expect("OUT_DIR is writable");
+}
+
+/// Sets the cfgs described in the module comment.
+fn test_environment() {
+    println!("cargo::rustc-check-cfg=cfg(cudaenv_has_driver)");
+    println!("cargo::rustc-check-cfg=cfg(cudaenv_no_mount_ns)");
+    if std::env::var("PROFILE").is_ok_and(|p| p != "debug") {
+        return;
+    }
+    // Installing or removing a driver updates the loader's cache.
+    println!("cargo::rerun-if-changed=/etc/ld.so.cache");
+    let sh = |script: &str| {
+        Command::new("sh")
+            .args(["-c", script])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if sh("ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '") {
+        println!("cargo::rustc-cfg=cudaenv_has_driver");
+    }
+    if !sh("[ \"$(id -u)\" = 0 ] && unshare -m true 2>/dev/null") {
+        println!("cargo::rustc-cfg=cudaenv_no_mount_ns");
+    }
 }

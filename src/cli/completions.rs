@@ -7,8 +7,9 @@
 //! flag completes without a change here, and arguments that name a version
 //! complete the versions installed *now*, not when the script was written:
 //! every argument with the id `spec` (except `install`'s, which names a
-//! release to download) offers the installed versions and `system`, and
-//! `uninstall`'s `name` the installed versions.
+//! release to download) offers the installed versions and `system`,
+//! `uninstall`'s `name` the installed versions, and `help` the documentation
+//! topics and commands.
 //!
 //! The registration names this executable by its absolute path, as `init`
 //! does, so completion works before PATH is set up and for a copy that is not
@@ -105,6 +106,7 @@ fn with_version_candidates(mut cmd: clap::Command) -> clap::Command {
             ("install", _) => continue,
             (_, "spec") => ArgValueCandidates::new(|| installed(true)),
             ("uninstall", "name") => ArgValueCandidates::new(|| installed(false)),
+            ("help", "name") => ArgValueCandidates::new(help_names),
             _ => continue,
         };
         cmd = cmd.mut_arg(id, |a| a.add(candidates));
@@ -117,6 +119,22 @@ fn with_version_candidates(mut cmd: clap::Command) -> clap::Command {
         cmd = cmd.mut_subcommand(sub, with_version_candidates);
     }
     cmd
+}
+
+/// What `cudaenv help` takes: the documentation topics, then the commands.
+fn help_names() -> Vec<CompletionCandidate> {
+    let mut out: Vec<CompletionCandidate> = super::help::TOPICS
+        .iter()
+        .map(|(name, title, _)| {
+            CompletionCandidate::new(*name).help(Some(title.replace('`', "").into()))
+        })
+        .collect();
+    for sub in super::Cli::command().get_subcommands() {
+        if !sub.is_hide_set() && super::help::topic(sub.get_name()).is_none() {
+            out.push(CompletionCandidate::new(sub.get_name()).help(sub.get_about().cloned()));
+        }
+    }
+    out
 }
 
 /// The installed versions (and `system`), each described by its CUDA and
@@ -174,6 +192,7 @@ mod tests {
             assert!(has_candidates(sub, "spec"), "{sub}");
         }
         assert!(has_candidates("uninstall", "name"));
+        assert!(has_candidates("help", "name"));
         assert!(!has_candidates("install", "spec"));
     }
 }

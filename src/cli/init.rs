@@ -70,4 +70,8 @@ fn explain(env: &Env) {
         "For shims only (no prompt hook), use `cudaenv init {shell} --no-hook`. \
          Other shells: `cudaenv init bash|zsh|fish|pwsh`. More: `cudaenv help shell`."
     ));
+    p.info(format!(
+        "Tab completion of commands and installed versions: `cudaenv completions {shell}` \
+         (`cudaenv completions --help` says where it goes)."
+    ));
 }

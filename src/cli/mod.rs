@@ -20,7 +20,7 @@ mod examples;
 mod exec;
 mod explain;
 mod global;
-pub mod help;
+mod help;
 mod hook_env;
 mod init;
 mod install;

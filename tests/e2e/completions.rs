@@ -186,6 +186,10 @@ fn fish_completes_subcommands_and_installed_versions() {
             "system\twhatever CUDA is on PATH, no cudaenv version".to_string()
         ]
     );
+    let topics = fish_complete(&t, "cudaenv help exi");
+    assert_eq!(topics, ["exit-codes\tExit codes"]);
+    let commands = fish_complete(&t, "cudaenv help exe");
+    assert_eq!(commands, ["exec\tRun a command with a version activated"]);
     let names = fish_complete(&t, "cudaenv uninstall ");
     assert_eq!(names, [format!("{VERSION}\tCUDA 12.4.1 + cuDNN 9.1.0.70")]);
 }

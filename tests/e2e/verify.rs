@@ -11,18 +11,6 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{TestEnv, assert_code, cc_shared, stderr, stdout};
 
-/// True where a driver is installed: these tests are about machines without one.
-fn driver_present() -> bool {
-    let found = std::process::Command::new("sh")
-        .args(["-c", "ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if found {
-        eprintln!("skipped: this machine has an NVIDIA driver (libcuda.so.1)");
-    }
-    found
-}
-
 fn stubs(names: &[&str], ret: i32) -> String {
     names
         .iter()
@@ -179,10 +167,11 @@ fn kinds(v: &serde_json::Value) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
 fn no_driver_is_said_plainly_and_everything_else_is_still_reported() {
-    if driver_present() {
-        return;
-    }
     let env = TestEnv::new();
     let prefix = stack(&env, "stack");
     let out = env.run(&["verify", "stack"]);
@@ -241,10 +230,11 @@ fn no_driver_is_said_plainly_and_everything_else_is_still_reported() {
 }
 
 #[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
 fn a_stale_cudart_on_ld_library_path_loses_to_the_version_and_is_flagged_when_it_wins() {
-    if driver_present() {
-        return;
-    }
     let env = TestEnv::new();
     stack(&env, "stack");
     let stale = env.path("stale");
@@ -295,10 +285,11 @@ fn a_stale_cudart_on_ld_library_path_loses_to_the_version_and_is_flagged_when_it
 }
 
 #[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
 fn a_library_missing_from_the_version_is_named_with_the_sonames_tried() {
-    if driver_present() {
-        return;
-    }
     let env = TestEnv::new();
     let prefix = env.path("partial");
     stub_cudart(&prefix.join("lib64"), "libcudart.so.12", (12, 4));
@@ -465,10 +456,11 @@ fn a_driver_hanging_in_cuinit_is_stopped_by_the_timeout() {
 /// The real runtime from PyPI, on a machine without a driver: it loads from
 /// the version, reports 12.4, and says the driver is missing.
 #[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
 fn live_pypi_cudart_without_a_driver() {
-    if driver_present() {
-        return;
-    }
     let env = TestEnv::new();
     let o = env.run(&[
         "install",

@@ -1,6 +1,7 @@
 //! The Python wheel (pyproject.toml, maturin's `bin` bindings): built with
-//! maturin from PyPI, installed into a fresh virtual environment with pip,
-//! and run from there: `cudaenv --version` and real commands.
+//! maturin from PyPI, installed into a fresh virtual environment with pip and
+//! run from there (`cudaenv --version` and real commands), and installed as a
+//! tool by `uv tool install` and `pipx install` (both from PyPI too).
 //!
 //! The wheel is built with the dev profile (the one `cargo test` has just
 //! built, so nothing is compiled again) and `--strip false`, since stripping
@@ -12,11 +13,15 @@ use std::process::Command;
 
 use crate::common::*;
 
-/// maturin in a virtual environment kept between runs (it comes from PyPI).
-fn maturin() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("maturin-venv");
-    let exe = venv.join("bin/maturin");
-    if !exe.is_file() {
+/// maturin, uv and pipx in a virtual environment kept between runs (they
+/// come from PyPI); returns its `bin` directory.
+fn tools() -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wheel-tools-venv");
+    let bin = venv.join("bin");
+    if !["maturin", "uv", "pipx"]
+        .iter()
+        .all(|t| bin.join(t).is_file())
+    {
         let o = Command::new("python3")
             .args(["-m", "venv"])
             .arg(&venv)
@@ -24,19 +29,20 @@ fn maturin() -> PathBuf {
             .unwrap();
         assert_success(&o, "python3 -m venv (python3-venv)");
         let o = Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "maturin>=1.7,<2"])
+            .args(["install", "--quiet", "maturin>=1.7,<2", "uv", "pipx"])
             .output()
             .unwrap();
-        assert_success(&o, "pip install maturin");
+        assert_success(&o, "pip install maturin uv pipx");
     }
-    exe
+    bin
 }
 
 #[test]
 fn wheel_installs_a_working_cudaenv_with_pip() {
     let t = TestEnv::new();
     let wheels = t.tmp.path().join("wheels");
-    let o = Command::new(maturin())
+    let tools = tools();
+    let o = Command::new(tools.join("maturin"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["build", "--profile", "dev", "--strip", "false", "--out"])
         .arg(&wheels)
@@ -104,4 +110,37 @@ fn wheel_installs_a_working_cudaenv_with_pip() {
     let prefix = fake_installed(&t.root, "12.4.1", "12.4.1", None);
     assert_eq!(run(&["versions", "--bare"]), "12.4.1\n");
     assert_eq!(run(&["prefix", "12.4"]), format!("{}\n", prefix.display()));
+
+    // As a tool: each installer puts `cudaenv` in its bin directory.
+    let version = format!("cudaenv {}\n", env!("CARGO_PKG_VERSION"));
+    let dirs = t.tmp.path();
+    let o = Command::new(tools.join("uv"))
+        .args(["tool", "install"])
+        .arg(&wheel[0])
+        .env("UV_TOOL_DIR", dirs.join("uv-tools"))
+        .env("UV_TOOL_BIN_DIR", dirs.join("uv-bin"))
+        .env("UV_CACHE_DIR", dirs.join("uv-cache"))
+        .output()
+        .unwrap();
+    assert_success(&o, "uv tool install");
+    let o = Command::new(dirs.join("uv-bin/cudaenv"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), version);
+    let o = Command::new(tools.join("pipx"))
+        .arg("install")
+        .arg(&wheel[0])
+        .env("PIPX_HOME", dirs.join("pipx-home"))
+        .env("PIPX_BIN_DIR", dirs.join("pipx-bin"))
+        .env("PIPX_MAN_DIR", dirs.join("pipx-man"))
+        .env("PATH", format!("{}:/usr/bin:/bin", tools.display()))
+        .output()
+        .unwrap();
+    assert_success(&o, "pipx install");
+    let o = Command::new(dirs.join("pipx-bin/cudaenv"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), version);
 }
