@@ -14,10 +14,6 @@ use crate::shell::init;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Install it once, then write `use cudaenv` (or `use cudaenv 12.4`) in an .envrc:\n  \
-    mkdir -p ~/.config/direnv/lib && cudaenv direnv > ~/.config/direnv/lib/cudaenv.sh"
-)]
 pub struct Args {}
 
 pub fn run(_env: &Env, _args: Args) -> Result<ExitCode> {

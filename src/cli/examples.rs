@@ -125,8 +125,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "direnv",
-        "cudaenv direnv > ~/.config/direnv/lib/cudaenv.sh   # once\n\
-         echo 'use cudaenv' >> .envrc && direnv allow    # then per project (or `use cudaenv 12.4`)",
+        "mkdir -p ~/.config/direnv/lib && cudaenv direnv > ~/.config/direnv/lib/cudaenv.sh   # once\n\
+         echo 'use cudaenv' >> .envrc && direnv allow   # per project (or `use cudaenv 12.4`)",
     ),
     (
         "module",

@@ -163,6 +163,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                     ""
                 }
             ));
+            if let Some(h) = e.hint() {
+                env.printer.hint(h);
+            }
         }
         for r in &rows {
             match &r.status {

@@ -208,6 +208,7 @@ fn a_directory_that_is_not_a_mirror_is_refused_and_left_alone() {
     insta::assert_snapshot!(
         String::from_utf8_lossy(&o.stderr).replace(&dir.display().to_string(), "[DIR]"),
         @r"
+    12.4.1 installs no cuDNN; `cudaenv install 12.4.1+cudnn9` installs it with one (`cudaenv ls-remote 12.4` lists the cuDNN builds)
     error: [DIR] is not empty and is not a cudaenv mirror (it has no mirror.json)
     hint: give a new or empty directory, or one that `cudaenv mirror` wrote before (it adds to it)
     "
