@@ -222,7 +222,12 @@ pub fn plan(ctx: &Context, store: &Store, active: &Active) -> Result<EnvDelta> {
         if name == env_vars::CUDAENV_ACTIVE {
             // Computed from the environment (the user's other XLA flags stay),
             // so not part of `Activation`.
-            xla_and_triton(&mut delta, ctx, &owned, active.installed().filter(|_| !kept_off));
+            xla_and_triton(
+                &mut delta,
+                ctx,
+                &owned,
+                active.installed().filter(|_| !kept_off),
+            );
         }
         match value {
             Some(v) => delta.set(name, v),

@@ -403,7 +403,10 @@ mod tests {
     fn artifacts_go_where_each_source_looks() {
         let w = "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl";
         let a = artifact(SourceKind::Pypi, "https://files.example/x/y.whl", w);
-        assert_eq!(Mirror::place(&a, "", "").unwrap(), format!("pypi/files/{w}"));
+        assert_eq!(
+            Mirror::place(&a, "", "").unwrap(),
+            format!("pypi/files/{w}")
+        );
         assert_eq!(wheel_project(w), "nvidia-cuda-runtime-cu12");
         let n = artifact(
             SourceKind::Nvidia,

@@ -13,8 +13,8 @@ pub mod data;
 pub mod driver;
 pub mod framework;
 pub mod libraries;
-pub mod target;
 pub mod smi;
+pub mod target;
 
 use serde::Serialize;
 

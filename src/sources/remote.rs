@@ -21,10 +21,10 @@
 //! `cli/` writes to the terminal.
 
 use super::catalogue::{self, Catalogue};
+use super::debian::DebianSource;
 use super::legacy::LegacyRegistry;
 use super::nvidia::Catalog;
 use super::pypi::{Index, Known, PypiSource, Request};
-use super::debian::DebianSource;
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
 use crate::config::Config;

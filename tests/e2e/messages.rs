@@ -98,7 +98,10 @@ fn update_from_a_mirror_that_does_not_resolve_says_so() {
     );
     assert!(!text.contains("resume"), "{text}");
     // No NVIDIA manifest was stored.
-    assert!(!t.root.join("cache/manifests").exists() || snapshot(&t.root.join("cache/manifests")).is_empty());
+    assert!(
+        !t.root.join("cache/manifests").exists()
+            || snapshot(&t.root.join("cache/manifests")).is_empty()
+    );
 }
 
 #[test]
