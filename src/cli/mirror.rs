@@ -328,17 +328,18 @@ fn report(
         mirror.dir().display(),
         bytes as f64 / 1e6
     ));
-    let debian = plans
+    let has_debian = plans
         .iter()
         .flat_map(|p| &p.artifacts)
-        .any(|a| a.source == SourceKind::Debian)
-        .then(|| {
-            format!(
-                " CUDAENV_DEBIAN_MIRROR={}",
-                mirror.debian_url().trim_end_matches('/')
-            )
-        })
-        .unwrap_or_default();
+        .any(|a| a.source == SourceKind::Debian);
+    let debian = if has_debian {
+        format!(
+            " CUDAENV_DEBIAN_MIRROR={}",
+            mirror.debian_url().trim_end_matches('/')
+        )
+    } else {
+        String::new()
+    };
     env.printer.hint(format!(
         "install from it without network: CUDAENV_PYPI_INDEX={} CUDAENV_NVIDIA_MIRROR={}{debian} cudaenv install SPEC (with the same --profile/--with/--without/--source)",
         mirror.pypi_index_url().trim_end_matches('/'),
