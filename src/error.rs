@@ -314,11 +314,13 @@ pub enum Error {
         python: Option<String>,
     },
 
-    #[error("{spec} would not run on this machine: {}", problems.join("; "))]
+    #[error("{spec} would not run on {}: {}", machine.title(), problems.join("; "))]
     WouldNotRun {
         spec: String,
         problems: Vec<String>,
         driver_too_old: bool,
+        /// This machine, or the target planned for.
+        machine: Box<crate::compat::Machine>,
     },
 
     #[error("{0}")]
@@ -576,10 +578,14 @@ impl Error {
             Error::FrameworkNotInstalled { framework, .. } => Some(format!(
                 "name a version (`cudaenv compat {framework}==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it"
             )),
-            Error::WouldNotRun { driver_too_old, .. } => Some(if *driver_too_old {
-                "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into()
-            } else {
-                "pick a CUDA release that supports this GPU, or drop --strict to install anyway".into()
+            Error::WouldNotRun {
+                driver_too_old,
+                machine,
+                ..
+            } => Some(match (*driver_too_old, machine.whose) {
+                (true, crate::compat::Whose::ThisMachine) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
+                (true, crate::compat::Whose::Target) => format!("upgrade {}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway", machine.name()),
+                (false, _) => format!("pick a CUDA release that supports {}, or drop --strict to install anyway", machine.gpu_named()),
             }),
             Error::NoDriver { .. } => Some(
                 "on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); \

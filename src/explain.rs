@@ -886,6 +886,7 @@ mod tests {
                 driver: DriverVersion::parse("520.61.05"),
                 driver_os: DriverOs::Linux,
                 gpus: vec![ComputeCapability::new(8, 6)],
+                ..Default::default()
             },
             frameworks: vec![],
         }

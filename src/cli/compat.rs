@@ -154,14 +154,14 @@ impl TargetArgs {
 
 /// What the machine to plan for can run, for choosing among builds: the
 /// target when one is given, else this machine (empty without a driver).
-/// Says so when it is a target: the messages' "this machine" then means it.
+/// A target is marked as one (`Machine::whose`), so every message about it
+/// names it; this says so once more, up front.
 pub(super) fn this_machine(env: &Env, target: &TargetArgs) -> Result<Machine> {
     if let Some(t) = target.resolve(&env.ctx)? {
-        env.printer.info(format!(
-            "planning for the target machine ({}), not this one",
-            t.describe()
-        ));
-        return Ok(t.machine());
+        let machine = t.machine();
+        env.printer
+            .info(format!("planning for {}, not this one", machine.title()));
+        return Ok(machine);
     }
     let exe = std::env::current_exe().ok();
     Ok(doctor::facts::machine(
@@ -186,8 +186,9 @@ pub(super) fn stack_for_cli(
     Ok(choice.spec)
 }
 
-/// The install-time guard: warn when this machine's driver or GPU cannot run
-/// the stack; refuse with `--strict`. Says nothing on machines without a driver.
+/// The install-time guard: warn when the machine's (this one's or the
+/// target's) driver or GPU cannot run the stack; refuse with `--strict`. Says
+/// nothing on machines without a driver.
 pub(super) fn guard_install(
     env: &Env,
     machine: &Machine,
@@ -198,7 +199,7 @@ pub(super) fn guard_install(
     let blocking: Vec<String> = issues
         .iter()
         .filter(|i| i.is_blocking())
-        .map(|i| i.message(&stack.cuda))
+        .map(|i| i.message(&stack.cuda, machine))
         .collect();
     if strict && !blocking.is_empty() {
         return Err(Error::WouldNotRun {
@@ -207,14 +208,19 @@ pub(super) fn guard_install(
             driver_too_old: issues
                 .iter()
                 .any(|i| matches!(i, compat::GuardIssue::DriverTooOld { .. })),
+            machine: Box::new(machine.clone()),
         });
     }
     for i in &issues {
-        env.printer.warn(i.message(&stack.cuda));
+        env.printer.warn(i.message(&stack.cuda, machine));
     }
     if !blocking.is_empty() {
-        env.printer
-            .hint("installing anyway; `--strict` refuses, `cudaenv doctor` shows the machine");
+        env.printer.hint(match machine.whose {
+            compat::Whose::ThisMachine => {
+                "installing anyway; `--strict` refuses, `cudaenv doctor` shows the machine"
+            }
+            compat::Whose::Target => "installing anyway; `--strict` refuses",
+        });
     }
     Ok(())
 }
@@ -223,7 +229,8 @@ pub(super) fn guard_install(
 struct BuildOut<'a> {
     #[serde(flatten)]
     build: &'a Build,
-    /// Whether it runs on this machine: `null` when the machine has no driver to ask.
+    /// Whether it runs on the machine planned for (this one or the target):
+    /// `null` when the machine has no driver to ask.
     runs_here: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     why_not: Option<String>,
@@ -310,10 +317,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         "cuDNN",
         "build",
         format!("driver ({platform})"),
-        match (&target, machine.is_known()) {
-            (Some(_), _) => "target",
-            (None, true) => "this machine",
-            (None, false) => "",
+        match (machine.whose, machine.is_known()) {
+            (compat::Whose::Target, _) => "target",
+            (compat::Whose::ThisMachine, true) => "this machine",
+            (compat::Whose::ThisMachine, false) => "",
         }
     );
     t.push_str(header.trim_end());

@@ -139,7 +139,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             /// Where PyPI's component list comes from (`registry`, `catalogue`, `both`).
             #[serde(skip_serializing_if = "Option::is_none")]
             pypi_known: Option<crate::sources::pypi::Known>,
-            /// Whether this machine's driver and GPU run it (`null`: no driver to ask).
+            /// Whether the machine's (this one's or the target's) driver and
+            /// GPU run it (`null`: no driver to ask).
             runs_here: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
             why_not: Option<String>,
@@ -191,6 +192,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })?;
         return Ok(ExitCode::Success);
     }
+    let place = match machine.whose {
+        crate::compat::Whose::ThisMachine => "here".to_string(),
+        crate::compat::Whose::Target => format!("on {}", machine.name()),
+    };
     let mut text = String::new();
     for r in &releases {
         let names: Vec<&str> = r.sources.iter().map(|k| k.name()).collect();
@@ -202,7 +207,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         );
         match machine.can_run(&r.version) {
             // Marked, not hidden: a build machine may install for another.
-            Err(why) => text.push_str(&format!("{line} won't run here: {why}\n")),
+            Err(why) => text.push_str(&format!("{line} won't run {place}: {why}\n")),
             Ok(()) => text.push_str(&format!("{}\n", line.trim_end())),
         }
     }

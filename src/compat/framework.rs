@@ -477,26 +477,30 @@ pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackC
             (
                 i,
                 format!(
-                    "picked CUDA {}, the newest one this machine runs (CUDA {}: {problem})",
-                    requirement.builds[i].cuda, newest.cuda
+                    "picked CUDA {}, the newest one {} runs (CUDA {}: {problem})",
+                    requirement.builds[i].cuda,
+                    m.name(),
+                    newest.cuda
                 ),
             )
         }
         (Some(&i), Some(m)) if m.is_known() => (
             i,
             format!(
-                "picked the newest, CUDA {}, which this machine's driver and GPU run",
-                requirement.builds[i].cuda
+                "picked the newest, CUDA {}, which {}'s driver and GPU run",
+                requirement.builds[i].cuda,
+                m.name()
             ),
         ),
         (Some(&i), _) => (
             i,
             format!("picked the newest, CUDA {}", requirement.builds[i].cuda),
         ),
-        (None, _) => (
+        (None, m) => (
             stable[0],
             format!(
-                "none of them runs on this machine as it is (driver or GPU); picked the newest, CUDA {}",
+                "none of them runs on {} as it is (driver or GPU); picked the newest, CUDA {}",
+                m.map_or("this machine", Machine::name),
                 requirement.builds[stable[0]].cuda
             ),
         ),
@@ -530,12 +534,12 @@ fn channel_name(c: Channel) -> &'static str {
 }
 
 impl Machine {
-    /// Whether this machine runs a CUDA release: `Err` says why not.
+    /// Whether the machine runs a CUDA release: `Err` says why not.
     pub fn can_run(&self, cuda: &Version) -> std::result::Result<(), String> {
         if let Some(d) = &self.driver
             && let DriverFit::TooOld { need } = driver::fit(d, cuda, self.driver_os)
         {
-            return Err(format!("needs driver ≥ {need}, this machine has {d}"));
+            return Err(format!("needs driver ≥ {need}, {} has {d}", self.name()));
         }
         for gpu in &self.gpus {
             match arch::support(cuda, *gpu) {
@@ -726,11 +730,26 @@ mod tests {
             driver: DriverVersion::parse("520.61.05"),
             driver_os: DriverOs::Linux,
             gpus: vec![ComputeCapability::new(8, 6)],
+            ..Default::default()
         };
         let c = stack_for(&req("torch==2.4"), Some(&old_driver)).unwrap();
         assert_eq!(c.spec.to_string(), "11.8+cudnn9.1");
         assert!(
-            c.reason.contains("needs driver ≥ 525.60.13"),
+            c.reason.contains(
+                "the newest one this machine runs (CUDA 12.1: needs driver ≥ 525.60.13, this machine has 520.61.05)"
+            ),
+            "{}",
+            c.reason
+        );
+        let target = Machine {
+            whose: crate::compat::Whose::Target,
+            ..old_driver.clone()
+        };
+        let c = stack_for(&req("torch==2.4"), Some(&target)).unwrap();
+        assert!(
+            c.reason.contains(
+                "the newest one the target machine runs (CUDA 12.1: needs driver ≥ 525.60.13, the target machine has 520.61.05)"
+            ),
             "{}",
             c.reason
         );
@@ -739,6 +758,7 @@ mod tests {
             driver: DriverVersion::parse("580.65.06"),
             driver_os: DriverOs::Linux,
             gpus: vec![ComputeCapability::new(6, 1)],
+            ..Default::default()
         };
         let c = stack_for(&req("torch==2.11"), Some(&pascal)).unwrap();
         assert_eq!(c.spec.cuda.to_string(), "12.8");
@@ -748,9 +768,26 @@ mod tests {
             driver: DriverVersion::parse("400.1"),
             driver_os: DriverOs::Linux,
             gpus: vec![],
+            ..Default::default()
         };
         let c = stack_for(&req("torch==2.4"), Some(&none_fit)).unwrap();
         assert_eq!(c.spec.cuda.to_string(), "12.1");
-        assert!(c.reason.contains("none of them runs"), "{}", c.reason);
+        assert!(
+            c.reason
+                .contains("none of them runs on this machine as it is"),
+            "{}",
+            c.reason
+        );
+        let target = Machine {
+            whose: crate::compat::Whose::Target,
+            ..none_fit
+        };
+        let c = stack_for(&req("torch==2.4"), Some(&target)).unwrap();
+        assert!(
+            c.reason
+                .contains("none of them runs on the target machine as it is"),
+            "{}",
+            c.reason
+        );
     }
 }

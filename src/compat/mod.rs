@@ -39,11 +39,80 @@ pub struct Machine {
     pub driver: Option<DriverVersion>,
     pub driver_os: DriverOs,
     pub gpus: Vec<ComputeCapability>,
+    /// Whether this is the machine cudaenv runs on or a target given for it;
+    /// every message about the machine names it accordingly.
+    pub whose: Whose,
+}
+
+/// Whose driver and GPUs a [`Machine`] describes. `Target` is set only by
+/// `target::Target::machine`, where a target replaces this machine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Whose {
+    /// The machine cudaenv runs on.
+    #[default]
+    ThisMachine,
+    /// The machine given with `--target-driver` / `--target-arch`.
+    Target,
 }
 
 impl Machine {
     pub fn is_known(&self) -> bool {
         self.driver.is_some() || !self.gpus.is_empty()
+    }
+
+    /// How messages name the machine: `this machine`, `the target machine`.
+    pub fn name(&self) -> &'static str {
+        match self.whose {
+            Whose::ThisMachine => "this machine",
+            Whose::Target => "the target machine",
+        }
+    }
+
+    /// The name with what is known of a target, for a message that names it
+    /// once: `the target machine (driver 550.54.15, sm_90)`. This machine
+    /// needs no description.
+    pub fn title(&self) -> String {
+        match self.whose {
+            Whose::ThisMachine => self.name().into(),
+            Whose::Target => format!("{} ({})", self.name(), self.describe()),
+        }
+    }
+
+    /// `driver 550.54.15, sm_90`, with `unknown` for a part not known.
+    pub fn describe(&self) -> String {
+        let driver = match &self.driver {
+            Some(d) => format!("driver {d}"),
+            None => "driver unknown".into(),
+        };
+        let gpus = if self.gpus.is_empty() {
+            "GPU architecture unknown".into()
+        } else {
+            self.gpus
+                .iter()
+                .map(|g| g.sm())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!("{driver}, {gpus}")
+    }
+
+    /// How messages name the machine's driver `d`: `driver 550.54.15`, or
+    /// `the target machine's driver 550.54.15`.
+    pub fn driver_named(&self, d: &DriverVersion) -> String {
+        match self.whose {
+            Whose::ThisMachine => format!("driver {d}"),
+            Whose::Target => format!("{}'s driver {d}", self.name()),
+        }
+    }
+
+    /// How messages name one of the machine's GPUs: `this GPU`, `the target
+    /// machine's GPU`.
+    pub fn gpu_named(&self) -> String {
+        match self.whose {
+            Whose::ThisMachine => "this GPU".into(),
+            Whose::Target => format!("{}'s GPU", self.name()),
+        }
     }
 }
 
@@ -88,27 +157,30 @@ impl GuardIssue {
         !matches!(self, GuardIssue::MinorCompatOnly { .. })
     }
 
-    pub fn message(&self, cuda: &Version) -> String {
+    /// The problem as a sentence about `machine` (the one `guard` was asked about).
+    pub fn message(&self, cuda: &Version, machine: &Machine) -> String {
+        let name = machine.name();
         match self {
             GuardIssue::DriverTooOld { driver, need } => format!(
-                "CUDA {cuda} needs NVIDIA driver ≥ {need}; this machine has {driver} (programs fail with \"CUDA driver version is insufficient\")"
+                "CUDA {cuda} needs NVIDIA driver ≥ {need}; {name} has {driver} (programs fail with \"CUDA driver version is insufficient\")"
             ),
             GuardIssue::MinorCompatOnly {
                 driver,
                 release_min,
             } => format!(
-                "driver {driver} runs CUDA {cuda} through minor version compatibility only; PTX JIT of code built for it needs ≥ {release_min}"
+                "{} runs CUDA {cuda} through minor version compatibility only; PTX JIT of code built for it needs ≥ {release_min}",
+                machine.driver_named(driver)
             ),
             GuardIssue::ArchRemoved { sm, since } => format!(
-                "CUDA {since} and later do not support this machine's GPU ({sm}); CUDA {cuda} cannot run on it (\"no kernel image is available\")"
+                "CUDA {since} and later do not support {name}'s GPU ({sm}); CUDA {cuda} cannot run on it (\"no kernel image is available\")"
             ),
             GuardIssue::ArchTooNew { sm, first } => match first {
                 Some(f) => format!(
-                    "this machine's GPU ({sm}) needs CUDA ≥ {f}; CUDA {cuda} has no native code for it (PTX JIT only; libraries without PTX fail)"
+                    "{name}'s GPU ({sm}) needs CUDA ≥ {f}; CUDA {cuda} has no native code for it (PTX JIT only; libraries without PTX fail)"
                 ),
-                None => format!(
-                    "this machine's GPU ({sm}) is newer than every CUDA release cudaenv knows"
-                ),
+                None => {
+                    format!("{name}'s GPU ({sm}) is newer than every CUDA release cudaenv knows")
+                }
             },
         }
     }
@@ -233,6 +305,7 @@ mod tests {
                 .iter()
                 .map(|&(a, b)| ComputeCapability::new(a, b))
                 .collect(),
+            whose: Whose::ThisMachine,
         };
         assert!(
             guard(&Machine::default(), &v("13.0")).is_empty(),
@@ -242,7 +315,10 @@ mod tests {
         let g = guard(&m("570.26", &[(9, 0)]), &v("13.0"));
         assert!(matches!(&g[..], [GuardIssue::DriverTooOld { .. }]), "{g:?}");
         assert!(g[0].is_blocking());
-        assert!(g[0].message(&v("13.0")).contains("≥ 580"));
+        assert!(
+            g[0].message(&v("13.0"), &m("570.26", &[]))
+                .contains("≥ 580")
+        );
         let g = guard(&m("535.104.05", &[(8, 0)]), &v("12.4"));
         assert!(
             matches!(&g[..], [GuardIssue::MinorCompatOnly { .. }]),
@@ -253,7 +329,10 @@ mod tests {
         assert!(matches!(&g[..], [GuardIssue::ArchRemoved { .. }]), "{g:?}");
         let g = guard(&m("580.159.04", &[(9, 0)]), &v("11.2"));
         assert!(matches!(&g[..], [GuardIssue::ArchTooNew { .. }]), "{g:?}");
-        assert!(g[0].message(&v("11.2")).contains("≥ 11.8"));
+        assert!(
+            g[0].message(&v("11.2"), &m("580.159.04", &[(9, 0)]))
+                .contains("≥ 11.8")
+        );
         assert!(
             guard(&m("580.159.04", &[(8, 9)]), &v("11.1")).is_empty(),
             "an sm_89 GPU runs 11.1's sm_86 machine code"

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ComputeCapability, DriverOs, DriverVersion, Machine};
+use super::{ComputeCapability, DriverOs, DriverVersion, Machine, Whose};
 
 /// The machine to plan for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,28 +79,20 @@ impl Target {
         self.arch.iter().filter_map(|a| a.parse().ok()).collect()
     }
 
-    /// The target as the compatibility rules see a machine (a Linux driver).
+    /// The target as the compatibility rules see a machine (a Linux driver),
+    /// marked as the target so that messages about it say so.
     pub fn machine(&self) -> Machine {
         Machine {
             driver: self.driver_version(),
             driver_os: DriverOs::Linux,
             gpus: self.compute_capabilities(),
+            whose: Whose::Target,
         }
     }
 
     /// `driver 550.54.15, sm_90` for messages.
     pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        parts.push(match &self.driver {
-            Some(d) => format!("driver {d}"),
-            None => "driver unknown".into(),
-        });
-        parts.push(if self.arch.is_empty() {
-            "GPU architecture unknown".into()
-        } else {
-            self.arch.join(", ")
-        });
-        parts.join(", ")
+        self.machine().describe()
     }
 }
 
@@ -117,10 +109,20 @@ mod tests {
         assert_eq!(t.arch, ["sm_90", "sm_86"]);
         assert_eq!(t.describe(), "driver 550.54.15, sm_90, sm_86");
         let m = t.machine();
-        assert_eq!(m.driver.unwrap().major(), 550);
+        assert_eq!(m.whose, Whose::Target);
+        assert_eq!(m.name(), "the target machine");
+        assert_eq!(
+            m.title(),
+            "the target machine (driver 550.54.15, sm_90, sm_86)"
+        );
+        assert_eq!(m.driver.as_ref().unwrap().major(), 550);
         assert_eq!(m.gpus.len(), 2);
         let only = Target::parse(Some("535"), None).unwrap().unwrap();
         assert!(only.machine().gpus.is_empty());
+        assert_eq!(
+            only.machine().title(),
+            "the target machine (driver 535, GPU architecture unknown)"
+        );
         for (d, a) in [
             (Some("12.4"), None),
             (Some("latest"), None),
@@ -130,5 +132,74 @@ mod tests {
         ] {
             assert!(Target::parse(d, a).is_err(), "{d:?} {a:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod wording {
+    //! What the compatibility messages say about a target, next to what they
+    //! say about this machine (unchanged).
+
+    use super::*;
+    use crate::compat::{self, DriverVersion};
+    use crate::spec::Version;
+
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
+    }
+
+    fn both(driver: &str, arch: &str) -> (Machine, Machine) {
+        let target = Target::parse(Some(driver), Some(arch))
+            .unwrap()
+            .unwrap()
+            .machine();
+        let here = Machine {
+            whose: Whose::ThisMachine,
+            ..target.clone()
+        };
+        (here, target)
+    }
+
+    fn guard_text(m: &Machine, cuda: &str) -> Vec<String> {
+        compat::guard(m, &v(cuda))
+            .iter()
+            .map(|i| i.message(&v(cuda), m))
+            .collect()
+    }
+
+    #[test]
+    fn guard_messages_name_the_target() {
+        let (here, target) = both("470.57.02", "sm_90");
+        insta::assert_snapshot!(guard_text(&here, "12.4").join("\n"), @r#"CUDA 12.4 needs NVIDIA driver ≥ 525.60.13; this machine has 470.57.02 (programs fail with "CUDA driver version is insufficient")"#);
+        insta::assert_snapshot!(guard_text(&target, "12.4").join("\n"), @r#"CUDA 12.4 needs NVIDIA driver ≥ 525.60.13; the target machine has 470.57.02 (programs fail with "CUDA driver version is insufficient")"#);
+        let (here, target) = both("535.104.05", "sm_90");
+        insta::assert_snapshot!(guard_text(&here, "12.4").join("\n"), @"driver 535.104.05 runs CUDA 12.4 through minor version compatibility only; PTX JIT of code built for it needs ≥ 550.54.14");
+        insta::assert_snapshot!(guard_text(&target, "12.4").join("\n"), @"the target machine's driver 535.104.05 runs CUDA 12.4 through minor version compatibility only; PTX JIT of code built for it needs ≥ 550.54.14");
+        let (here, target) = both("580.95.05", "sm_60");
+        insta::assert_snapshot!(guard_text(&here, "13.0").join("\n"), @r#"CUDA 13.0 and later do not support this machine's GPU (sm_60); CUDA 13.0 cannot run on it ("no kernel image is available")"#);
+        insta::assert_snapshot!(guard_text(&target, "13.0").join("\n"), @r#"CUDA 13.0 and later do not support the target machine's GPU (sm_60); CUDA 13.0 cannot run on it ("no kernel image is available")"#);
+        let (here, target) = both("580.95.05", "sm_90");
+        insta::assert_snapshot!(guard_text(&here, "11.2").join("\n"), @"this machine's GPU (sm_90) needs CUDA ≥ 11.8; CUDA 11.2 has no native code for it (PTX JIT only; libraries without PTX fail)");
+        insta::assert_snapshot!(guard_text(&target, "11.2").join("\n"), @"the target machine's GPU (sm_90) needs CUDA ≥ 11.8; CUDA 11.2 has no native code for it (PTX JIT only; libraries without PTX fail)");
+    }
+
+    #[test]
+    fn can_run_names_the_target() {
+        let (here, target) = both("470.57.02", "sm_90");
+        assert_eq!(
+            here.can_run(&v("12.4")),
+            Err("needs driver ≥ 525.60.13, this machine has 470.57.02".into())
+        );
+        assert_eq!(
+            target.can_run(&v("12.4")),
+            Err("needs driver ≥ 525.60.13, the target machine has 470.57.02".into())
+        );
+        assert_eq!(
+            target.driver_named(&DriverVersion::parse("470.57.02").unwrap()),
+            "the target machine's driver 470.57.02"
+        );
+        assert_eq!(here.gpu_named(), "this GPU");
+        assert_eq!(target.gpu_named(), "the target machine's GPU");
+        assert_eq!(here.title(), "this machine");
     }
 }

@@ -62,7 +62,7 @@ fn v(s: &str) -> Option<Version> {
 pub fn diagnose(f: &Facts) -> Vec<Finding> {
     let mut o = Out(Vec::new());
     match &f.target {
-        Some(t) => target_findings(t, f, &mut o),
+        Some(t) => target_findings(t, &mut o),
         None => driver_findings(f, &mut o),
     }
     active_findings(f, &mut o);
@@ -218,10 +218,12 @@ fn driver_findings(f: &Facts, o: &mut Out) {
 
 /// Planning for another machine: its driver and GPUs stand in for this
 /// one's in the checks of the active stack; this machine's driver is not judged.
-fn target_findings(t: &crate::compat::target::Target, f: &Facts, o: &mut Out) {
-    let max = t
-        .driver_version()
-        .and_then(|d| driver::max_cuda(&d, f.driver_os()))
+fn target_findings(t: &crate::compat::target::Target, o: &mut Out) {
+    let m = t.machine();
+    let max = m
+        .driver
+        .as_ref()
+        .and_then(|d| driver::max_cuda(d, m.driver_os))
         .map(|m| format!(" (supports CUDA ≤ {m})"))
         .unwrap_or_default();
     let families: Vec<String> = t
@@ -289,26 +291,28 @@ fn active_findings(f: &Facts, o: &mut Out) {
     let Some(cuda) = a.cuda.as_deref().and_then(v) else {
         return;
     };
-    if let Some(d) = f.planned_driver() {
-        match driver::fit(&d, &cuda, f.driver_os()) {
-            DriverFit::Full => o.ok("driver-fit", format!("driver {d} runs CUDA {cuda}")),
+    let m = f.planned_machine();
+    if let Some(d) = &m.driver {
+        let driver = m.driver_named(d);
+        match driver::fit(d, &cuda, m.driver_os) {
+            DriverFit::Full => o.ok("driver-fit", format!("{driver} runs CUDA {cuda}")),
             DriverFit::MinorCompat { release_min } => o.warn(
                 "driver-fit",
-                format!("driver {d} runs CUDA {cuda} only through minor version compatibility: code that needs PTX JIT for this toolkit fails (\"the provided PTX was compiled with an unsupported toolchain\")"),
+                format!("{driver} runs CUDA {cuda} only through minor version compatibility: code that needs PTX JIT for this toolkit fails (\"the provided PTX was compiled with an unsupported toolchain\")"),
                 format!("upgrade the driver to ≥ {release_min}, or use the CUDA release the driver shipped with"),
             ),
             DriverFit::TooOld { need } => {
-                let alt = driver::max_cuda(&d, f.driver_os()).map(|m| format!(", or select CUDA ≤ {m} (`cudaenv local {m}`)")).unwrap_or_default();
+                let alt = driver::max_cuda(d, m.driver_os).map(|m| format!(", or select CUDA ≤ {m} (`cudaenv local {m}`)")).unwrap_or_default();
                 o.error(
                     "driver-too-old",
-                    format!("driver {d} is too old for CUDA {cuda} (needs ≥ {need}): programs fail with \"CUDA driver version is insufficient for CUDA runtime version\""),
+                    format!("{driver} is too old for CUDA {cuda} (needs ≥ {need}): programs fail with \"CUDA driver version is insufficient for CUDA runtime version\""),
                     format!("upgrade the NVIDIA driver to ≥ {need}{alt}"),
                 );
             }
             DriverFit::Unknown => {}
         }
     }
-    arch_findings(&cuda, &f.planned_gpus(), o);
+    arch_findings(&cuda, &m, o);
     if let Some(cudnn) = a.cudnn.as_deref().and_then(v)
         && compat::cudnn_supports(&cudnn, &cuda) == Some(false)
     {
@@ -324,14 +328,15 @@ fn active_findings(f: &Facts, o: &mut Out) {
     }
 }
 
-/// The active CUDA against each GPU's architecture, with the same verdicts
+/// The active CUDA against each of `machine`'s GPUs, with the same verdicts
 /// as `compat`'s "this machine" column (`compat::Machine::can_run`) and
 /// `verify`: a GPU the release dropped, or one newer than every architecture
 /// it builds for, is an error. The second is the guides' case today (CUDA
 /// 11.2 on an sm_89/sm_90/Blackwell GPU): no native code, only PTX that the
 /// driver JIT-compiles at each library's first use, if the library has PTX.
-fn arch_findings(cuda: &Version, gpus: &[ComputeCapability], o: &mut Out) {
-    for &gpu in gpus {
+fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
+    let this_gpu = machine.gpu_named();
+    for &gpu in &machine.gpus {
         let sm = gpu.sm();
         let family = gpu.family().unwrap_or("unknown architecture");
         match compat::arch::support(cuda, gpu) {
@@ -347,7 +352,7 @@ fn arch_findings(cuda: &Version, gpus: &[ComputeCapability], o: &mut Out) {
             ),
             ArchSupport::Removed { since } => o.error(
                 "arch-unsupported",
-                format!("CUDA {cuda} does not support this GPU ({sm}, {family}): support ended in CUDA {since}; expect \"no kernel image is available for execution on the device\""),
+                format!("CUDA {cuda} does not support {this_gpu} ({sm}, {family}): support ended in CUDA {since}; expect \"no kernel image is available for execution on the device\""),
                 format!("select a CUDA release before {since} (e.g. `cudaenv local 12.9`)"),
             ),
             ArchSupport::TooNew { first } => {
@@ -358,7 +363,7 @@ fn arch_findings(cuda: &Version, gpus: &[ComputeCapability], o: &mut Out) {
                 let frameworks = compat::first_frameworks_for(gpu);
                 o.error(
                     "arch-too-new",
-                    format!("CUDA {cuda} predates this GPU ({sm}, {family}): {need}. The stack has no native code for it, only PTX that the driver JIT-compiles at each library's first use (minutes for cuBLAS, again whenever the compute cache, CUDA_CACHE_MAXSIZE, overflows); libraries without PTX fail with \"no kernel image is available\""),
+                    format!("CUDA {cuda} predates {this_gpu} ({sm}, {family}): {need}. The stack has no native code for it, only PTX that the driver JIT-compiles at each library's first use (minutes for cuBLAS, again whenever the compute cache, CUDA_CACHE_MAXSIZE, overflows); libraries without PTX fail with \"no kernel image is available\""),
                     match first {
                         Some(fv) => format!(
                             "use CUDA ≥ {fv} (`cudaenv install {fv}`, then `cudaenv local {fv}`){}",
@@ -2119,13 +2124,13 @@ mod tests {
         let mut compared = 0;
         for cuda in &releases {
             for &gpu in &gpus {
-                let mut o = Out(Vec::new());
-                arch_findings(cuda, &[gpu], &mut o);
-                let doctor_error = o.0.iter().any(|f| f.level == Level::Error);
                 let machine = compat::Machine {
                     gpus: vec![gpu],
                     ..Default::default()
                 };
+                let mut o = Out(Vec::new());
+                arch_findings(cuda, &machine, &mut o);
+                let doctor_error = o.0.iter().any(|f| f.level == Level::Error);
                 let compat_no = machine.can_run(cuda).is_err();
                 assert_eq!(
                     doctor_error,
@@ -2142,7 +2147,10 @@ mod tests {
         let mut o = Out(Vec::new());
         arch_findings(
             &Version::from_parts(&[11, 2, 2]),
-            &[ComputeCapability::new(9, 0)],
+            &compat::Machine {
+                gpus: vec![ComputeCapability::new(9, 0)],
+                ..Default::default()
+            },
             &mut o,
         );
         let f = &o.0[0];

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::compat::target::Target;
-use crate::compat::{ComputeCapability, DriverOs, DriverVersion, Machine};
+use crate::compat::{ComputeCapability, DriverOs, DriverVersion, Machine, Whose};
 use crate::context::Context;
 use crate::env_vars;
 use crate::select;
@@ -135,19 +135,11 @@ impl Facts {
         }
     }
 
-    /// The driver the active stack must fit: the target's, else this machine's.
-    pub fn planned_driver(&self) -> Option<DriverVersion> {
+    /// The machine the active stack must fit: the target, else this one.
+    pub fn planned_machine(&self) -> Machine {
         match &self.target {
-            Some(t) => t.driver_version(),
-            None => self.driver(),
-        }
-    }
-
-    /// The GPUs the active stack must support: the target's, else this machine's.
-    pub fn planned_gpus(&self) -> Vec<ComputeCapability> {
-        match &self.target {
-            Some(t) => t.compute_capabilities(),
-            None => self.compute_capabilities(),
+            Some(t) => t.machine(),
+            None => self.machine(),
         }
     }
 
@@ -164,6 +156,7 @@ impl Facts {
             driver: self.driver(),
             driver_os: self.driver_os(),
             gpus: self.compute_capabilities(),
+            whose: Whose::ThisMachine,
         }
     }
 }

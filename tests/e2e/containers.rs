@@ -230,6 +230,31 @@ fn doctor_recognises_apptainer_and_the_nvidia_container_variables() {
     );
 }
 
+/// `doctor --json`'s findings about the machine planned for, as
+/// `level code: message`.
+fn planned_messages(out: &std::process::Output) -> String {
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(out)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            let code = f["code"].as_str().unwrap();
+            code == "target" || code.starts_with("driver-") || code.starts_with("arch")
+        })
+        .map(|f| {
+            format!(
+                "{} {}: {}",
+                f["level"].as_str().unwrap(),
+                f["code"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn target_driver_and_arch_plan_for_another_machine() {
     let env = TestEnv::new();
@@ -257,6 +282,11 @@ fn target_driver_and_arch_plan_for_another_machine() {
     );
     assert!(has(&f, "ok", "arch"), "{f:?}");
     assert!(!has(&f, "warning", "no-driver"), "{f:?}");
+    insta::assert_snapshot!(planned_messages(&o), @r#"
+    ok target: planning for a target machine: driver 470.57.02 (supports CUDA ≤ 11.4), sm_90 (Hopper); the checks of the active version are for it, this machine's own driver and GPUs are not judged
+    error driver-too-old: the target machine's driver 470.57.02 is too old for CUDA 12.4.1 (needs ≥ 525.60.13): programs fail with "CUDA driver version is insufficient for CUDA runtime version"
+    ok arch: CUDA 12.4.1 supports sm_90
+    "#);
     // The same through the variables: the driver runs CUDA 13.0, the Pascal GPU does not.
     fake_installed(&env.root, "13.0.0", "13.0.0", None);
     let o = env
@@ -271,6 +301,11 @@ fn target_driver_and_arch_plan_for_another_machine() {
     let f = findings(&o);
     assert!(has(&f, "ok", "driver-fit"), "{f:?}");
     assert!(has(&f, "error", "arch-unsupported"), "{f:?}");
+    insta::assert_snapshot!(planned_messages(&o), @r#"
+    ok target: planning for a target machine: driver 580.95.05 (supports CUDA ≤ 13.0), sm_60 (Pascal); the checks of the active version are for it, this machine's own driver and GPUs are not judged
+    ok driver-fit: the target machine's driver 580.95.05 runs CUDA 13.0.0
+    error arch-unsupported: CUDA 13.0.0 does not support the target machine's GPU (sm_60, Pascal): support ended in CUDA 13.0; expect "no kernel image is available for execution on the device"
+    "#);
 
     // compat and install --for pick what the target runs.
     let o = env.run(&[
@@ -284,6 +319,30 @@ fn target_driver_and_arch_plan_for_another_machine() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["choice"]["spec"], "11.8+cudnn9.1");
     assert_eq!(v["target"]["driver"], "470.57.02");
+    // The table and the reason name the target, never "this machine".
+    let o = env.run(&[
+        "compat",
+        "torch==2.4",
+        "--target-driver",
+        "470.57.02",
+        "--target-arch",
+        "sm_80",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "planning for the target machine (driver 470.57.02, sm_80), not this one\n"
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&o.stdout), @r#"
+    torch 2.4 (linux) — Python >=3.8, <=3.12
+      CUDA   cuDNN       build         driver (linux)                                                   target
+      12.1   9.1.0.70    stable        ≥ 530.30.02 (≥ 525.60.13 with minor version compatibility)       no: needs driver ≥ 525.60.13, the target machine has 470.57.02
+      11.8   9.1.0.70    stable        ≥ 520.61.05 (≥ 450.80.02 with minor version compatibility)       runs
+      12.4   9.1.0.70    experimental  ≥ 550.54.14 (≥ 525.60.13 with minor version compatibility)       no: needs driver ≥ 525.60.13, the target machine has 470.57.02
+    stack: 11.8+cudnn9.1
+    why:   torch 2.4 has stable builds for CUDA 11.8, 12.1 (experimental: 12.4); picked CUDA 11.8, the newest one the target machine runs (CUDA 12.1: needs driver ≥ 525.60.13, the target machine has 470.57.02), with cuDNN 9.1.0.70; name another with `torch==2.4+cuXY`
+    use:   cudaenv install --for torch==2.4   or   cudaenv local --for torch==2.4
+    "#);
     let o = env
         .cmd()
         .env("CUDAENV_TARGET_DRIVER", "470.57.02")
@@ -306,6 +365,27 @@ fn target_driver_and_arch_plan_for_another_machine() {
         "{}",
         text(&o)
     );
+    // The guard's warnings are about the target.
+    let o = env.run(&[
+        "install",
+        "11.8",
+        "--source",
+        "nvidia",
+        "--dry-run",
+        "--json",
+        "--target-driver",
+        "470.57.02",
+        "--target-arch",
+        "sm_100",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    insta::assert_snapshot!(String::from_utf8_lossy(&o.stderr), @r#"
+    planning for the target machine (driver 470.57.02, sm_100), not this one
+    warning: the target machine's driver 470.57.02 runs CUDA 11.8 through minor version compatibility only; PTX JIT of code built for it needs ≥ 520.61.05
+    warning: the target machine's GPU (sm_100) needs CUDA ≥ 12.8; CUDA 11.8 has no native code for it (PTX JIT only; libraries without PTX fail)
+    hint: installing anyway; `--strict` refuses
+    11.8.0 installs no cuDNN; `cudaenv install 11.8.0+cudnn8` installs it with one (`cudaenv ls-remote 11.8` lists the cuDNN builds)
+    "#);
     // --strict refuses what the target cannot run, before anything is fetched.
     let o = env.run(&[
         "install",
@@ -315,11 +395,41 @@ fn target_driver_and_arch_plan_for_another_machine() {
         "--strict",
     ]);
     assert_eq!(o.status.code(), Some(11), "{}", text(&o));
+    insta::assert_snapshot!(String::from_utf8_lossy(&o.stderr), @r#"
+    planning for the target machine (driver 470.57.02, GPU architecture unknown), not this one
+    error: 12.4 would not run on the target machine (driver 470.57.02, GPU architecture unknown): CUDA 12.4 needs NVIDIA driver ≥ 525.60.13; the target machine has 470.57.02 (programs fail with "CUDA driver version is insufficient")
+    hint: upgrade the target machine's NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway
+    "#);
+    let o = env.run(&["install", "11.2", "--target-arch", "sm_90", "--strict"]);
+    assert_eq!(o.status.code(), Some(12), "{}", text(&o));
+    insta::assert_snapshot!(String::from_utf8_lossy(&o.stderr), @r#"
+    planning for the target machine (driver unknown, sm_90), not this one
+    error: 11.2 would not run on the target machine (driver unknown, sm_90): the target machine's GPU (sm_90) needs CUDA ≥ 11.8; CUDA 11.2 has no native code for it (PTX JIT only; libraries without PTX fail)
+    hint: pick a CUDA release that supports the target machine's GPU, or drop --strict to install anyway
+    "#);
     assert_eq!(
         env.ok(&["versions", "--bare"]).split_whitespace().count(),
         2,
         "nothing was installed"
     );
+
+    // ls-remote (through the variables only) marks what the target cannot run.
+    let o = env
+        .cmd()
+        .env("CUDAENV_TARGET_ARCH", "sm_90")
+        .args(["ls-remote", "11.4", "--source", "nvidia", "--offline"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines().next().is_some_and(
+            |l| l.ends_with("won't run on the target machine: sm_90 needs CUDA ≥ 11.8")
+        ),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.contains("here"), "{}", text(&o));
 
     let o = env.run(&["compat", "torch==2.4", "--target-arch", "hopper"]);
     assert_eq!(o.status.code(), Some(2));
@@ -541,6 +651,19 @@ fn docs_target_examples_run_as_written() {
         out.contains("planning for a target machine: driver 550.54.15"),
         "{out}"
     );
-    assert!(out.contains("driver 550.54.15 runs CUDA 12.4.1"), "{out}");
+    assert!(
+        out.contains("the target machine's driver 550.54.15 runs CUDA 12.4.1"),
+        "{out}"
+    );
+    // Every verdict is said of the target, none of this machine.
+    assert!(
+        out.contains("the newest one the target machine runs")
+            && out.contains("12.4 would not run on the target machine (driver 470.57.02"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("this machine has") && !out.contains("on this machine"),
+        "{out}"
+    );
     assert_eq!(env.ok(&["versions", "--bare"]).trim(), "12.4.1");
 }
