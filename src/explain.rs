@@ -359,7 +359,8 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             match cuda {
                 Some(c) => fix.push(format!("cudaenv install {c}+cudnn{need}")),
                 None => match newest_cuda_for_cudnn(&need) {
-                    Some(c) => fix.push(format!("cudaenv install {c}+cudnn{need}   (or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)")),
+                    Some((c, None)) => fix.push(format!("cudaenv install {c}+cudnn{need}   (or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)")),
+                    Some((c, Some(rule))) => fix.push(format!("cudaenv install {c}+cudnn{need}   (CUDA {c}: {rule} — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)")),
                     None => fix.push(format!("cudaenv install CUDA+cudnn{need}   (CUDA: the release your framework needs; `cudaenv compat FRAMEWORK` tells)")),
                 },
             }
@@ -381,14 +382,12 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
     });
 }
 
-/// The newest CUDA (as a spec prefix) the tables pair with this cuDNN.
-fn newest_cuda_for_cudnn(cudnn: &Version) -> Option<Version> {
-    compat::data::cudnn()
-        .release
-        .iter()
-        .filter(|r| r.cudnn.major() == cudnn.major() && r.cudnn <= cudnn.truncate(2))
-        .max_by(|a, b| a.cudnn.cmp(&b.cudnn))
-        .and_then(|r| r.cuda.iter().max().cloned())
+/// The newest CUDA (as a spec prefix) the tables pair with this cuDNN, and
+/// the family rule it comes from when the tables lack this release.
+fn newest_cuda_for_cudnn(cudnn: &Version) -> Option<(Version, Option<String>)> {
+    let s = compat::cudnn_support(cudnn)?;
+    let cuda = s.cuda.iter().max().cloned()?;
+    Some((cuda, s.rule_note()))
 }
 
 fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
@@ -1111,6 +1110,22 @@ mod tests {
         });
         let e = one(&i, "missing-library");
         assert!(e.fix[0].contains("--for tensorflow==2.10"), "{e:?}");
+    }
+
+    /// A cuDNN newer than the cuDNN table: the CUDA offered with it is the
+    /// family's rule, and the fix says so.
+    #[test]
+    fn a_cudnn_newer_than_the_table_is_paired_by_its_family_rule() {
+        let mut i = input(
+            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.28.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+        );
+        i.active = Some(stack("11.8.0+cudnn9.1.0.70", "11.8.0", Some("9.1.0.70")));
+        let e = one(&i, "cudnn-version-mismatch");
+        assert_eq!(
+            e.fix[0],
+            "cudaenv install 13+cudnn9.28   (CUDA 13: the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12 — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)",
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -116,16 +116,81 @@ impl Machine {
     }
 }
 
+/// The CUDA releases a cuDNN release is built for, by the cuDNN table
+/// (`registry/compat/cudnn.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CudnnSupport {
+    /// The table row the answer comes from (`9.12`).
+    #[serde(serialize_with = "ser_display")]
+    pub row: Version,
+    /// CUDA prefixes it is built for (`12`, `13`; `11.2` for one minor).
+    pub cuda: Vec<Version>,
+    /// Set when the release is newer than every row of its major (a cuDNN
+    /// 9.28 wheel from PyPI while the table stops at 9.12): the answer is the
+    /// rule of its family (`9.x`), the newest row of that major, not a
+    /// published row of its own.
+    pub family_rule: Option<String>,
+}
+
+impl CudnnSupport {
+    /// Does this cuDNN support this CUDA release?
+    pub fn supports(&self, cuda: &Version) -> bool {
+        self.cuda.iter().any(|p| cuda.matches(p))
+    }
+
+    /// The CUDA releases, as a reader would write them (`CUDA 12.x, 13.x`).
+    pub fn describe_cuda(&self) -> String {
+        let list: Vec<String> = self
+            .cuda
+            .iter()
+            .map(|c| match c.minor() {
+                Some(_) => c.to_string(),
+                None => format!("{c}.x"),
+            })
+            .collect();
+        format!("CUDA {}", list.join(", "))
+    }
+
+    /// Where the figure comes from, for a release the table lacks:
+    /// `the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12`.
+    pub fn rule_note(&self) -> Option<String> {
+        self.family_rule.as_ref().map(|f| {
+            format!(
+                "the rule of cuDNN {f}; cudaenv's cuDNN table stops at {}",
+                self.row
+            )
+        })
+    }
+}
+
+/// What the cuDNN table says about this cuDNN release. A release between two
+/// rows has the support of the older row (the table lists the releases whose
+/// support changed); one newer than every row of its major gets the rule of
+/// its family, marked in `family_rule`. `None` when the table has no row of
+/// its major at or below it (cuDNN before 8.1, or an unknown major).
+pub fn cudnn_support(cudnn: &Version) -> Option<CudnnSupport> {
+    let mm = cudnn.truncate(2);
+    let of_major = || {
+        data::cudnn()
+            .release
+            .iter()
+            .filter(|r| r.cudnn.major() == cudnn.major())
+    };
+    let row = of_major()
+        .filter(|r| r.cudnn <= mm)
+        .max_by(|a, b| a.cudnn.cmp(&b.cudnn))?;
+    let newest = of_major().all(|r| r.cudnn < mm);
+    Some(CudnnSupport {
+        row: row.cudnn.clone(),
+        cuda: row.cuda.clone(),
+        family_rule: newest.then(|| format!("{}.x", cudnn.major())),
+    })
+}
+
 /// Does this cuDNN release support this CUDA release? `None` when the tables
 /// do not say (cuDNN before 8.1, or a different major than any row).
 pub fn cudnn_supports(cudnn: &Version, cuda: &Version) -> Option<bool> {
-    let mm = cudnn.truncate(2);
-    let row = data::cudnn()
-        .release
-        .iter()
-        .filter(|r| r.cudnn.major() == cudnn.major() && r.cudnn <= mm)
-        .max_by(|a, b| a.cudnn.cmp(&b.cudnn))?;
-    Some(row.cuda.iter().any(|p| cuda.matches(p)))
+    cudnn_support(cudnn).map(|s| s.supports(cuda))
 }
 
 /// A problem the install-time guard found: the stack would not run here.
@@ -294,6 +359,53 @@ mod tests {
                 "cuDNN {cudnn} on CUDA {cuda}"
             );
         }
+    }
+
+    /// A cuDNN the table has is its own row (or the older row it sits
+    /// between); one newer than every row of its major takes the newest row
+    /// of that major and says it is the family's rule.
+    #[test]
+    fn cudnn_releases_newer_than_the_table_get_the_family_rule() {
+        let newest_9 = data::cudnn()
+            .release
+            .iter()
+            .filter(|r| r.cudnn.major() == 9)
+            .map(|r| r.cudnn.clone())
+            .max()
+            .unwrap();
+        assert_eq!(newest_9.to_string(), "9.12", "the table's newest 9.x row");
+
+        for listed in ["9.12", "9.12.0.46", "9.1.0.70", "8.9.7.29"] {
+            let s = cudnn_support(&v(listed)).unwrap();
+            assert_eq!(s.family_rule, None, "{listed} is in the table");
+            assert_eq!(s.rule_note(), None);
+        }
+        // Between two rows: the older row, a published figure.
+        let s = cudnn_support(&v("9.10.2.21")).unwrap();
+        assert_eq!(s.row, v("9.8"));
+        assert_eq!(s.family_rule, None);
+
+        let s = cudnn_support(&v("9.28.0.1")).unwrap();
+        assert_eq!(s.row, newest_9);
+        assert_eq!(s.family_rule.as_deref(), Some("9.x"));
+        assert_eq!(s.describe_cuda(), "CUDA 12.x, 13.x");
+        assert_eq!(
+            s.rule_note().unwrap(),
+            "the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12"
+        );
+        assert!(s.supports(&v("13.5.0")) && s.supports(&v("12.9")));
+        assert!(!s.supports(&v("11.8")));
+        assert_eq!(cudnn_supports(&v("9.28"), &v("13.0")), Some(true));
+        assert_eq!(cudnn_supports(&v("9.28"), &v("11.8")), Some(false));
+        // The newest 8.x row is 8.9: a later 8.x is the 8.x family's rule.
+        let s = cudnn_support(&v("8.10")).unwrap();
+        assert_eq!(
+            (s.row.to_string(), s.family_rule.as_deref()),
+            ("8.9".into(), Some("8.x"))
+        );
+        // A major the table has no row of: no answer, no rule.
+        assert_eq!(cudnn_support(&v("10.0")), None);
+        assert_eq!(cudnn_support(&v("7.6")), None);
     }
 
     #[test]

@@ -314,17 +314,35 @@ fn active_findings(f: &Facts, o: &mut Out) {
     }
     arch_findings(&cuda, &m, o);
     if let Some(cudnn) = a.cudnn.as_deref().and_then(v)
-        && compat::cudnn_supports(&cudnn, &cuda) == Some(false)
+        && let Some(support) = compat::cudnn_support(&cudnn)
     {
-        o.error(
-            "cudnn-cuda",
-            format!("cuDNN {cudnn} is not built for CUDA {cuda}"),
-            format!(
-                "install a matching pair, e.g. `cudaenv install {}+cudnn{}`",
-                cuda.truncate(2),
-                cudnn.truncate(2)
+        // A release newer than the cuDNN table is judged by its family's
+        // rule, and the line says so; a listed one speaks only when wrong.
+        let rule = support.rule_note();
+        match (support.supports(&cuda), &rule) {
+            (false, _) => o.error(
+                "cudnn-cuda",
+                format!(
+                    "cuDNN {cudnn} is not built for CUDA {cuda}{}",
+                    rule.as_ref()
+                        .map(|r| format!(", only for {} ({r})", support.describe_cuda()))
+                        .unwrap_or_default()
+                ),
+                format!(
+                    "install a matching pair, e.g. `cudaenv install {}+cudnn{}`",
+                    cuda.truncate(2),
+                    cudnn.truncate(2)
+                ),
             ),
-        );
+            (true, Some(r)) => o.ok(
+                "cudnn-cuda",
+                format!(
+                    "cuDNN {cudnn} goes with CUDA {cuda}: built for {} ({r})",
+                    support.describe_cuda()
+                ),
+            ),
+            (true, None) => {}
+        }
     }
 }
 
@@ -1436,6 +1454,38 @@ mod tests {
             "cudnn-cuda",
             Level::Error,
             "cuDNN 9.1.0.70",
+        ),
+        (
+            "cuDNN newer than the table, on its family's CUDA",
+            |f| {
+                active_stack(
+                    f,
+                    "x",
+                    "13.0.0",
+                    Some("9.28.0.1"),
+                    CUDA13,
+                    &["libcudart.so.13"],
+                )
+            },
+            "cudnn-cuda",
+            Level::Ok,
+            "cuDNN 9.28.0.1 goes with CUDA 13.0.0: built for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
+        ),
+        (
+            "cuDNN newer than the table, on a CUDA its family does not support",
+            |f| {
+                active_stack(
+                    f,
+                    "x",
+                    "11.8.0",
+                    Some("9.28.0.1"),
+                    CUDA13,
+                    &["libcudart.so.11.0"],
+                )
+            },
+            "cudnn-cuda",
+            Level::Error,
+            "cuDNN 9.28.0.1 is not built for CUDA 11.8.0, only for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
         ),
         (
             "stray CUDA before the active one",

@@ -673,3 +673,52 @@ fn a_bad_mirror_means_the_same_to_install_and_ls_remote() {
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
 }
+
+/// A cuDNN wheel newer than cudaenv's cuDNN table (it stops at 9.12) is
+/// planned with its family's rule, and the plan says the figure is that
+/// rule; a release the table has reads as before.
+#[test]
+fn a_cudnn_newer_than_the_table_is_planned_by_its_family_rule() {
+    let env = TestEnv::new();
+    let idx = LoopIndex::start();
+    fixture(&idx);
+    let (this, _) = arches();
+    let files: Vec<serde_json::Value> = ["9.12.0.46", "9.28.0.1"]
+        .iter()
+        .map(|v| {
+            let name = format!("nvidia_cudnn_cu13-{v}-py3-none-manylinux_2_27_{this}.whl");
+            serde_json::json!({
+                "filename": name,
+                "url": format!("/files/{name}"),
+                "hashes": {"sha256": "cd".repeat(32)},
+                "size": 4096,
+            })
+        })
+        .collect();
+    idx.put(
+        "/simple/nvidia-cudnn-cu13/",
+        JSON,
+        serde_json::to_vec(&serde_json::json!({ "files": files })).unwrap(),
+    );
+    let dry_run = |spec: &str| {
+        let o = cmd(&env, &idx)
+            .args(["install", spec, ONLY_CUDART_CUBLAS, "--dry-run"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        o
+    };
+    let o = dry_run("13.9+cudnn9.28");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let rule: Vec<&str> = stderr.lines().filter(|l| l.contains("cuDNN")).collect();
+    insta::assert_snapshot!("install_cudnn_newer_than_the_table", rule.join("\n"));
+    assert!(listing(&o).contains("9.28.0.1"), "{}", text(&o));
+
+    let o = dry_run("13.9+cudnn9.12");
+    assert!(listing(&o).contains("9.12.0.46"), "{}", text(&o));
+    assert!(
+        !text(&o).contains("cuDNN table") && !text(&o).contains("rule of cuDNN"),
+        "a release the table has is its own row: {}",
+        text(&o)
+    );
+}
