@@ -27,6 +27,7 @@ pub mod explain;
 pub mod failpoint;
 pub mod fetch;
 pub mod install;
+pub mod lockfile;
 pub mod registry;
 pub mod select;
 pub mod shell;

@@ -73,11 +73,27 @@ pub struct Args {
     /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
     #[arg(long)]
     pub strict: bool,
+    /// Install exactly what cuda.lock (beside .cuda-version) pins, re-resolved
+    /// through the configured sources; fail, naming the difference, when
+    /// .cuda-version, the lock or the index disagree. Without a SPEC,
+    /// `install` uses the lock anyway when it matches .cuda-version.
+    #[arg(long, conflicts_with_all = ["spec", "for_framework", "with", "without", "source"])]
+    pub locked: bool,
+    /// Install cuda.lock's files as the lock names them, resolving nothing
+    /// (no index request); only URLs on the configured sources are fetched.
+    #[arg(long, conflicts_with_all = ["spec", "for_framework", "with", "without", "source", "refresh"])]
+    pub frozen: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let machine = super::compat::this_machine(&env.ctx);
+    let explicit = args.spec.is_some()
+        || args.for_framework.is_some()
+        || !args.with.is_empty()
+        || !args.without.is_empty();
+    let lock = super::lock::for_install(env, args.locked, args.frozen, explicit)?;
     let stack = match (&args.spec, &args.for_framework) {
+        _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
         (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
         (None, None) => {
@@ -99,7 +115,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
     let result = runtime.block_on(async {
         tokio::select! {
-            r = install_async(env, &args, stack) => r,
+            r = install_async(env, &args, stack, lock.as_ref()) => r,
             // Dropping the install future drops its staging directory (deleted).
             _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
         }
@@ -132,47 +148,70 @@ fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     }
 }
 
-async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
+async fn install_async(
+    env: &Env,
+    args: &Args,
+    stack: StackSpec,
+    lock: Option<&super::lock::ForInstall>,
+) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
-    let remote = Remote::open(
-        &env.ctx,
-        remote::Options {
-            choice: args.source,
-            refresh: if args.refresh {
-                Refresh::Always
-            } else {
-                Refresh::WhenStale
-            },
-            offline: args.offline,
-            allow_unverified: args.allow_unverified,
-        },
-    )
-    .await?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
-    for (path, why) in &remote.catalog.skipped {
-        env.printer.warn(format!(
-            "ignoring the cached manifest {}: {why}",
-            path.display()
-        ));
+    // `--frozen` resolves nothing: no source is opened.
+    let remote = match lock {
+        Some(l) if l.frozen() => None,
+        _ => Some(
+            Remote::open(
+                &env.ctx,
+                remote::Options {
+                    choice: lock.map_or(args.source, |l| l.lock.choice()),
+                    refresh: if args.refresh {
+                        Refresh::Always
+                    } else {
+                        Refresh::WhenStale
+                    },
+                    offline: args.offline,
+                    allow_unverified: args.allow_unverified,
+                },
+            )
+            .await?,
+        ),
+    };
+    if let Some(remote) = &remote {
+        for n in &remote.notices {
+            env.printer.warn(n);
+        }
+        for (path, why) in &remote.catalog.skipped {
+            env.printer.warn(format!(
+                "ignoring the cached manifest {}: {why}",
+                path.display()
+            ));
+        }
     }
     // Already there? Decided without the network.
     if !args.force && !args.dry_run {
-        let release = remote.release_for(&stack)?;
+        let release = match (lock, &remote) {
+            (Some(l), _) => l.lock.stack.cuda.clone(),
+            (None, Some(r)) => r.release_for(&stack)?,
+            (None, None) => unreachable!("a source is open without a lock"),
+        };
         if let Some(v) = installed_release(&store, &stack, &release)? {
             refresh_shims(env, &store);
             return report(env, args, &v, true, started);
         }
     }
-    let req = Request {
-        spec: stack.clone(),
-        profile: args.profile,
-        with: args.with.clone(),
-        without: args.without.clone(),
+    let plan = match (lock, &remote) {
+        (Some(l), r) => super::lock::plan_for_install(env, l, r.as_ref()).await?,
+        (None, Some(remote)) => {
+            let req = Request {
+                spec: stack.clone(),
+                profile: args.profile,
+                with: args.with.clone(),
+                without: args.without.clone(),
+            };
+            remote.plan(&req).await?
+        }
+        (None, None) => unreachable!("a source is open without a lock"),
     };
-    let plan = remote.plan(&req).await?;
     for n in &plan.notes {
         env.printer.warn(n);
     }
@@ -191,14 +230,12 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             ),
         })?,
     };
-    let fetcher = Fetcher::new(
-        remote.client.clone(),
-        remote.cache.clone(),
-        args.offline,
-        args.jobs,
-        progress,
-    )
-    .with_parallel_min(parallel_min);
+    let (client, cache) = match &remote {
+        Some(r) => (r.client.clone(), r.cache.clone()),
+        None => (fetch::client()?, fetch::Cache::new(env.ctx.cache_dir())),
+    };
+    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
+        .with_parallel_min(parallel_min);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }

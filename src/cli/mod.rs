@@ -16,12 +16,14 @@ mod doctor;
 mod env;
 mod exec;
 mod explain;
+mod export;
 mod global;
 mod hook_env;
 mod init;
 mod install;
 mod link;
 mod local;
+mod lock;
 mod ls_remote;
 mod prefix;
 mod rehash;
@@ -108,6 +110,10 @@ pub enum Command {
     /// Runs verify's checks in the activated environment (internal).
     #[command(name = "__verify-child", hide = true)]
     VerifyChild(verify::ChildArgs),
+    /// Resolve the pinned stack to exact files and write cuda.lock beside .cuda-version.
+    Lock(lock::Args),
+    /// Print the locked stack's Python pins (pip constraints, uv constraint-dependencies).
+    Export(export::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -199,6 +205,8 @@ fn run_cli() -> Result<ExitCode> {
         Command::Explain(a) => explain::run(&env, a),
         Command::Verify(a) => verify::run(&env, a),
         Command::VerifyChild(a) => verify::run_child(&env, a),
+        Command::Lock(a) => lock::run(&env, a),
+        Command::Export(a) => export::run(&env, a),
     }
 }
 
