@@ -91,7 +91,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         || args.for_framework.is_some()
         || !args.with.is_empty()
         || !args.without.is_empty();
-    let lock = super::lock::for_install(env, args.locked, args.frozen, explicit)?;
+    let lock = super::lock::for_install(env, args.locked, args.frozen, args.offline, explicit)?;
     let stack = match (&args.spec, &args.for_framework) {
         _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,

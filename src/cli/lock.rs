@@ -324,8 +324,16 @@ pub(super) fn for_install(
     env: &Env,
     locked: bool,
     frozen: bool,
+    offline: bool,
     explicit: bool,
 ) -> Result<Option<ForInstall>> {
+    // Offline there is no index to re-resolve against: the lock's files come
+    // from the cache, checked against its sha256s, as with `--frozen`.
+    let follow = if frozen || offline {
+        Mode::Frozen
+    } else {
+        Mode::Locked
+    };
     let (path, lock, mode) = if locked || frozen {
         let cwd = env.ctx.cwd();
         let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
@@ -354,8 +362,7 @@ pub(super) fn for_install(
                 )],
             });
         }
-        let mode = if frozen { Mode::Frozen } else { Mode::Locked };
-        (path, lock, mode)
+        (path, lock, follow)
     } else {
         if explicit {
             return Ok(None);
@@ -382,7 +389,7 @@ pub(super) fn for_install(
                 .hint("run `cudaenv lock` to lock the new pin, and commit cuda.lock");
             return Ok(None);
         }
-        (path, lock, Mode::Locked)
+        (path, lock, follow)
     };
     let platform = LockPlatform::current().ok_or_else(|| Error::LockPlatform {
         path: path.clone(),

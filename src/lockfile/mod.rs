@@ -287,8 +287,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock> {
         return Err(bad(format!("larger than {} KiB", MAX_BYTES >> 10)));
     }
     let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
-    let table: toml::Table =
-        toml::from_str(text).map_err(|e| bad(format!("not valid TOML: {}", e.message())))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|r| text[..r.start.min(text.len())].lines().count().max(1));
+        bad(format!(
+            "not valid TOML{}: {}",
+            line.map(|l| format!(" (line {l})")).unwrap_or_default(),
+            e.message()
+        ))
+    })?;
     // The schema first: a newer cudaenv's lock is refused as such, not as
     // "unknown key".
     match table.get("version") {

@@ -7,6 +7,7 @@ mod catalogue;
 mod common;
 mod core;
 mod doctor;
+mod lock;
 mod nvidia;
 mod pypi;
 mod reliability;
