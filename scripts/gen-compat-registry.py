@@ -66,12 +66,26 @@ def table3_version(label):
     raise SystemExit(f"unrecognised Table 3 label: {label!r}")
 
 
+LATER_RELEASES = [
+    ("13.3.0", "CUDA 13.3 GA", "610.43.02",
+     "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.3.0.json (2026-05-26): "
+     "cuda_compat 610.43.02, the driver it was published with; "
+     "redistrib_610.57.04.json of /compute/nvidia-driver/redist/ pairs the 610 branch with cuda_variant 13.3"),
+]
+
+
 def gen_driver():
     out = [HEADER]
     out.append('source = "CUDA Toolkit release notes: Table 3 (toolkit and minimum driver, x86_64) and Table 2 '
                '(minor version compatibility); copies in ../shared/reference/compat/cuda_toolkit_driver_table3.csv '
                'and cuda_minor_version_compat.csv"\n')
     out.append("\n# The driver each toolkit release was published with: the minimum for full support.\n")
+    # Releases newer than the reference copy of Table 3, each with the NVIDIA
+    # file that gives its driver (a row of `evidence` is not checked against
+    # the CSV). Releases with neither (13.4, 13.5) get their family's rule.
+    for cuda, label, linux, evidence in LATER_RELEASES:
+        out.append("\n[[release]]\n")
+        out.append(f"cuda = {q(cuda)}\nlabel = {q(label)}\nlinux = {q(linux)}\nevidence = {q(evidence)}\n")
     with open(os.path.join(COMPAT, "cuda_toolkit_driver_table3.csv")) as f:
         for row in csv.DictReader(f):
             out.append("\n[[release]]\n")

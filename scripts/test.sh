@@ -30,6 +30,7 @@ REQUIREMENTS=(
   /etc/ssl/certs/ca-certificates.crt:ca-certificates
   xz:xz-utils
   file:file
+  cmake:cmake
 )
 
 present() {

@@ -1,10 +1,12 @@
-//! `cudaenv install [SPEC]`: resolve a stack with a source, then hand the plan
-//! to the install engine (`crate::install`).
+//! `cudaenv install [SPEC]`: ask `sources::remote` for a plan, then hand it to
+//! the install engine (`crate::install`).
 //!
 //! Without SPEC it installs what the current selection pins (`.cuda-version`,
 //! `CUDAENV_VERSION`, the global file). `--dry-run` prints the plan (URL, size,
-//! sha256 of every file) and changes nothing. Ctrl-C stops the install, removes
-//! its staging directory and exits 130.
+//! sha256 of every file, then the download and disk totals) and changes
+//! nothing. A version installed with a smaller profile than asked for is
+//! reinstalled with what is missing. Ctrl-C stops the install, removes its
+//! staging directory and exits 130.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,6 +17,7 @@ use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
 use crate::install::{self, Outcome};
 use crate::select;
+use crate::sources::measure::{PlanSize, human_bytes};
 use crate::sources::pypi::Request;
 use crate::sources::remote::{self, Refresh, Remote};
 use crate::sources::resolve::SourceChoice;
@@ -138,6 +141,24 @@ fn installed_release(
     }))
 }
 
+/// Does an installed version hold what this profile (and `--with`) asks for?
+fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> bool {
+    let rank = |p: Profile| match p {
+        Profile::Runtime => 0,
+        Profile::Devel => 1,
+        Profile::Full => 2,
+    };
+    let had = match v.meta.profile.as_deref() {
+        Some("full") => Profile::Full,
+        Some("devel") => Profile::Devel,
+        _ => Profile::Runtime,
+    };
+    rank(had) >= rank(profile)
+        && with
+            .iter()
+            .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
+}
+
 fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     match spec {
         Spec::Stack(s) => Ok(s),
@@ -187,7 +208,16 @@ async fn install_async(
             ));
         }
     }
-    // Already there? Decided without the network.
+    // Already there? Decided without the network. Installed with a smaller
+    // profile (or without a component now asked for): reinstalled with what
+    // is missing, the packages it has coming from the package store.
+    let mut grow = None;
+    // A lock's own profile and components decide, not the defaults of the
+    // command line.
+    let (profile, with) = match lock {
+        Some(l) => (l.lock.stack.profile, l.lock.stack.with.clone()),
+        None => (args.profile, args.with.clone()),
+    };
     if !args.force && !args.dry_run {
         let release = match (lock, &remote) {
             (Some(l), _) => l.lock.stack.cuda.clone(),
@@ -195,28 +225,67 @@ async fn install_async(
             (None, None) => unreachable!("a source is open without a lock"),
         };
         if let Some(v) = installed_release(&store, &stack, &release)? {
-            refresh_shims(env, &store);
-            return report(env, args, &v, true, started);
+            if covers(&v, profile, &with) {
+                refresh_shims(env, &store);
+                return report(env, args, &v, true, started);
+            }
+            grow = Some(v);
         }
     }
+    let req = Request {
+        spec: StackSpec {
+            cuda: stack.cuda.clone(),
+            // Growing a version keeps its cuDNN.
+            cudnn: stack
+                .cudnn
+                .clone()
+                .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
+        },
+        profile,
+        with: with.clone(),
+        without: args.without.clone(),
+    };
     let plan = match (lock, &remote) {
         (Some(l), r) => super::lock::plan_for_install(env, l, r.as_ref()).await?,
-        (None, Some(remote)) => {
-            let req = Request {
-                spec: stack.clone(),
-                profile: args.profile,
-                with: args.with.clone(),
-                without: args.without.clone(),
-            };
-            remote.plan(&req).await?
-        }
+        (None, Some(remote)) => remote.plan(&req).await?,
         (None, None) => unreachable!("a source is open without a lock"),
     };
+    if let Some(v) = &grow {
+        let added: Vec<&str> = plan
+            .artifacts
+            .iter()
+            .map(|a| a.component.as_str())
+            .filter(|c| !v.meta.components.iter().any(|h| h.name == *c))
+            .collect();
+        if added.is_empty() {
+            env.printer.info(format!(
+                "no source has more of the {} profile for {} than it holds",
+                profile.name(),
+                v.name
+            ));
+            refresh_shims(env, &store);
+            return report(env, args, v, true, started);
+        }
+        env.printer.info(format!(
+            "adding {} to {} (installed with the {} profile)",
+            added.join(", "),
+            v.name,
+            v.meta.profile.as_deref().unwrap_or("runtime")
+        ));
+    }
     for n in &plan.notes {
         env.printer.warn(n);
     }
+    for n in &plan.info {
+        env.printer.info(n);
+    }
+    let (client, cache) = match &remote {
+        Some(r) => (r.client.clone(), r.cache.clone()),
+        None => (fetch::client()?, fetch::Cache::new(env.ctx.cache_dir())),
+    };
     if args.dry_run {
-        return print_plan(args, &plan);
+        let size = crate::sources::measure::measure(&plan, &cache, &client).await;
+        return print_plan(args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
@@ -230,17 +299,13 @@ async fn install_async(
             ),
         })?,
     };
-    let (client, cache) = match &remote {
-        Some(r) => (r.client.clone(), r.cache.clone()),
-        None => (fetch::client()?, fetch::Cache::new(env.ctx.cache_dir())),
-    };
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
         .with_parallel_min(parallel_min);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
     let opts = install::Options {
-        force: args.force,
+        force: args.force || grow.is_some(),
         threads: 0,
     };
     let outcome = install::install(&store, &fetcher, &plan, &opts).await;
@@ -304,9 +369,15 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
+fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
-        ui::out_json(plan)?;
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(flatten)]
+            plan: &'a Plan,
+            size: &'a PlanSize,
+        }
+        ui::out_json(&Out { plan, size })?;
         return Ok(ExitCode::Success);
     }
     let mut text = format!(
@@ -348,6 +419,37 @@ fn print_plan(args: &Args, plan: &Plan) -> Result<ExitCode> {
         ));
         text.push_str(&takes);
     }
+    text.push_str(&format!(
+        "download {}{}{}\ndisk {}{}{}\n",
+        human_bytes(size.download_bytes),
+        if size.download_unknown > 0 {
+            format!(" + {} files of unknown size", size.download_unknown)
+        } else {
+            String::new()
+        },
+        if size.cached > 0 {
+            format!(" ({} files already in the download cache)", size.cached)
+        } else {
+            String::new()
+        },
+        human_bytes(size.unpacked_bytes),
+        if size.unpacked_unknown > 0 {
+            format!(
+                " + {} archives whose unpacked size is unknown",
+                size.unpacked_unknown
+            )
+        } else {
+            String::new()
+        },
+        if size.in_package_store > 0 {
+            format!(
+                " ({} packages already unpacked, shared by hard links)",
+                size.in_package_store
+            )
+        } else {
+            String::new()
+        },
+    ));
     ui::out(text.as_bytes())?;
     Ok(ExitCode::Success)
 }

@@ -1,11 +1,12 @@
-//! `cudaenv ls-remote [SPEC]`: what the sources can install, and which source
-//! serves each version.
+//! `cudaenv ls-remote [SPEC]`: what the sources can install, which source
+//! serves each version, and for which platforms PyPI has it.
 //!
-//! CUDA releases come from the embedded registries and the manifests
-//! `cudaenv update` fetched (no network): PyPI's, NVIDIA's redist manifests,
-//! the legacy runfiles. cuDNN builds of the NVIDIA and legacy sources are
-//! listed the same way; PyPI's cuDNN versions need its index, so they are
-//! listed only with a SPEC (for the matching CUDA majors).
+//! Everything comes from `sources::remote`: the embedded registries, the
+//! manifests `cudaenv update` fetched, and PyPI's live catalogue (read again
+//! when older than `catalogue-max-age`; `--refresh` reads it now, `--offline`
+//! never). PyPI's cuDNN versions need its index, so they are listed only
+//! with a SPEC (for the matching CUDA majors). This file parses, calls and
+//! prints.
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};

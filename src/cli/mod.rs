@@ -93,11 +93,11 @@ pub enum Command {
     Which(which::Args),
     /// Install a CUDA stack (default: the selected version).
     Install(install::Args),
-    /// List the CUDA releases and cuDNN versions a source can install.
+    /// List the CUDA releases and cuDNN versions the sources can install, and where from.
     LsRemote(ls_remote::Args),
     /// Show or clean the download cache.
     Cache(cache::Args),
-    /// Fetch NVIDIA's newest redist manifests (from the mirror, if one is set).
+    /// Refresh the release list from PyPI and fetch NVIDIA's newest redist manifests.
     Update(update::Args),
     /// Check the machine and the active stack: driver, GPUs, library paths, frameworks.
     Doctor(doctor::Args),

@@ -360,6 +360,33 @@ mod tests {
         assert_eq!(fit(&d("430.1"), &v("99.0"), l), DriverFit::Unknown);
     }
 
+    /// The 590–610 driver series: 590 runs 13.1, 595 13.2, 610 13.3 (from
+    /// NVIDIA's 13.3.0 manifest); 13.4 and 13.5 have no row yet and take the
+    /// family's rule.
+    #[test]
+    fn the_590_to_610_series() {
+        assert_eq!(max_cuda(&d("590.48.01"), DriverOs::Linux), Some(v("13.1")));
+        assert_eq!(max_cuda(&d("595.45.04"), DriverOs::Linux), Some(v("13.2")));
+        assert_eq!(max_cuda(&d("610.57.04"), DriverOs::Linux), Some(v("13.3")));
+        let r = requirement(&v("13.3"), DriverOs::Linux).unwrap();
+        assert_eq!(r.release_min, Some(d("610.43.02")));
+        assert_eq!(r.family_rule, None);
+        assert_eq!(
+            fit(&d("610.57.04"), &v("13.3.0"), DriverOs::Linux),
+            DriverFit::Full
+        );
+        assert!(matches!(
+            fit(&d("595.45.04"), &v("13.3.0"), DriverOs::Linux),
+            DriverFit::MinorCompat { .. }
+        ));
+        assert!(
+            requirement(&v("13.4.1"), DriverOs::Linux)
+                .unwrap()
+                .family_rule
+                .is_some()
+        );
+    }
+
     #[test]
     fn max_cuda_and_api_numbers() {
         assert_eq!(max_cuda(&d("580.159.04"), DriverOs::Linux), Some(v("13.0")));

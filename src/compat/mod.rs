@@ -13,6 +13,7 @@ pub mod data;
 pub mod driver;
 pub mod framework;
 pub mod libraries;
+pub mod smi;
 
 use serde::Serialize;
 

@@ -338,11 +338,26 @@ fn nvidia_smi(ctx: &Context, f: &mut Facts) {
     cmd.env_clear().envs(ctx.vars().iter());
     match command::run(cmd, Duration::from_secs(20)) {
         Ok(out) if out.ok() => {
-            info.cuda_version = header_value(&out.stdout, "CUDA Version:");
-            info.driver_version = header_value(&out.stdout, "Driver Version:");
+            // Both banners (`Driver Version:`, and from 610 `KMD Version:` /
+            // `CUDA UMD Version:`); the query's answer is preferred below.
+            let banner = crate::compat::smi::parse_banner(&out.stdout);
+            info.cuda_version = banner.cuda;
+            info.driver_version = banner.driver;
         }
         Ok(out) => info.error = Some(format!("{}{}", out.stdout.trim(), out.stderr.trim())),
         Err(e) => info.error = Some(e),
+    }
+    if info.error.is_none() {
+        let mut cmd = Command::new(&smi);
+        cmd.args(crate::compat::smi::QUERY_DRIVER)
+            .env_clear()
+            .envs(ctx.vars().iter());
+        if let Ok(out) = command::run(cmd, Duration::from_secs(20))
+            && out.ok()
+            && let Some(v) = crate::compat::smi::parse_query(&out.stdout)
+        {
+            info.driver_version = Some(v);
+        }
     }
     if f.gpus.is_empty() && info.error.is_none() {
         let mut cmd = Command::new(&smi);
@@ -368,14 +383,6 @@ fn nvidia_smi(ctx: &Context, f: &mut Facts) {
         });
     }
     f.nvidia_smi = Some(info);
-}
-
-fn header_value(text: &str, key: &str) -> Option<String> {
-    let i = text.find(key)?;
-    text[i + key.len()..]
-        .split_whitespace()
-        .next()
-        .map(str::to_string)
 }
 
 pub fn parse_smi_gpus(text: &str) -> Vec<Gpu> {
@@ -591,10 +598,10 @@ mod tests {
         assert_eq!(g[0].compute_capability.as_deref(), Some("9.0"));
         assert_eq!(g[1].memory_mib, Some(15360));
         assert_eq!(
-            header_value(
-                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |",
-                "CUDA Version:"
+            crate::compat::smi::parse_banner(
+                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |"
             )
+            .cuda
             .as_deref(),
             Some("13.0")
         );

@@ -602,6 +602,7 @@ pub fn frozen_plan(
         profile: lock.stack.profile,
         artifacts,
         notes: Vec::new(),
+        info: Vec::new(),
     })
 }
 

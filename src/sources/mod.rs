@@ -13,6 +13,7 @@ use crate::spec::{Version, VersionName};
 
 pub mod catalogue;
 pub mod legacy;
+pub mod measure;
 pub mod nvidia;
 pub mod remote;
 pub mod resolve;
@@ -186,4 +187,7 @@ pub struct Plan {
     pub artifacts: Vec<Artifact>,
     /// Things the user should know (e.g. "PyPI has no nvcc for 12.x").
     pub notes: Vec<String>,
+    /// Things worth a line that are not a concern (no cuDNN asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub info: Vec<String>,
 }

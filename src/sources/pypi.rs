@@ -552,6 +552,13 @@ pub struct Request {
     pub without: Vec<String>,
 }
 
+/// What a component without a wheel does to a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    Fail,
+    Skip,
+}
+
 /// How a component's wheel version was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Match {
@@ -752,8 +759,22 @@ impl PypiSource {
             })
     }
 
-    /// Resolves a request to exact wheels.
+    /// Resolves a request to exact wheels; a component without a wheel is
+    /// an error (`--source pypi`: PyPI alone must serve the stack).
     pub async fn plan(&self, req: &Request) -> Result<Plan> {
+        self.plan_with(req, Missing::Fail).await
+    }
+
+    /// What PyPI can serve of a request, per component: a component (or the
+    /// cuDNN) without a wheel is left out of the plan rather than failing
+    /// it, so `--source auto` takes only that component from elsewhere.
+    /// Network trouble still fails.
+    pub async fn offer(&self, req: &Request) -> Result<Plan> {
+        self.plan_with(req, Missing::Skip).await
+    }
+
+    async fn plan_with(&self, req: &Request, missing: Missing) -> Result<Plan> {
+        let skip = missing == Missing::Skip;
         let releases = registry::cuda_releases();
         let pypi = registry::pypi();
         let release = &self.release(&req.spec)?;
@@ -788,7 +809,7 @@ impl PypiSource {
             let explicit = req.with.contains(c);
             let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major))
             else {
-                if explicit {
+                if explicit && !skip {
                     return Err(Error::NotAvailable {
                         what: format!("{c} for CUDA {}", release.version),
                         source_name: Some("PyPI".into()),
@@ -826,8 +847,15 @@ impl PypiSource {
         let mut pages = pages.into_iter();
         let mut artifacts = Vec::new();
         for (c, version, project) in &wanted {
-            let wheels = pages.next().expect("one page per project")?;
-            let (w, how) = pick_component(&wheels, version, &release.version).ok_or_else(|| {
+            let wheels = match pages.next().expect("one page per project") {
+                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => continue,
+                other => other?,
+            };
+            let picked = pick_component(&wheels, version, &release.version);
+            if picked.is_none() && skip {
+                continue;
+            }
+            let (w, how) = picked.ok_or_else(|| {
                 Error::NotAvailable {
                     what: format!("{project} {version} (CUDA {}) for {}", release.version, self.arch),
                     source_name: Some(self.index.base().to_string()),
@@ -848,8 +876,28 @@ impl PypiSource {
         }
         let mut cudnn_version = None;
         if let (Some(spec), Some(project)) = (&req.spec.cudnn, cudnn_project) {
-            let wheels = pages.next().expect("cudnn page")?;
-            let w = pick_cudnn(&wheels, spec).ok_or_else(|| {
+            let wheels = match pages.next().expect("cudnn page") {
+                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => {
+                    Vec::new()
+                }
+                other => other?,
+            };
+            let picked = pick_cudnn(&wheels, spec);
+            let w = match picked {
+                None if skip => {
+                    return Ok(Plan {
+                        name: VersionName::for_stack(&release.version, None),
+                        cuda: release.version.clone(),
+                        cudnn: None,
+                        profile: req.profile,
+                        artifacts,
+                        notes,
+                        info: Vec::new(),
+                    });
+                }
+                other => other,
+            };
+            let w = w.ok_or_else(|| {
                 let mut have: Vec<&PyVersion> = wheels
                     .iter()
                     .filter(|w| !w.file.yanked)
@@ -879,6 +927,7 @@ impl PypiSource {
             profile: req.profile,
             artifacts,
             notes,
+            info: Vec::new(),
         })
     }
 

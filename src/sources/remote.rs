@@ -222,6 +222,16 @@ impl Remote {
                 r.describe()
             ));
         }
+        if req.spec.cudnn.is_none() && !req.without.iter().any(|c| c == "cudnn") {
+            let major = plan.cuda.major();
+            plan.info.push(format!(
+                "{} installs no cuDNN; `cudaenv install {}+cudnn{}` installs it with one (`cudaenv ls-remote {}` lists the cuDNN builds)",
+                plan.cuda,
+                plan.cuda,
+                if major >= 12 { "9" } else { "8" },
+                plan.cuda.truncate(2)
+            ));
+        }
         Ok(plan)
     }
 
@@ -242,16 +252,13 @@ impl Remote {
         if self.resolver(platform, &offer)?.allows(SourceKind::Pypi)
             && offer.releases.contains(&release)
         {
-            let mut pypi_req = Request {
+            let pypi_req = Request {
                 spec: exact.clone(),
                 ..req.clone()
             };
-            let mut answer = self.pypi.plan(&pypi_req).await;
-            if answer.is_err() && exact.cudnn.is_some() {
-                // PyPI may lack that cuDNN; its toolkit parts can still serve.
-                pypi_req.spec.cudnn = None;
-                answer = self.pypi.plan(&pypi_req).await;
-            }
+            // Per component: what PyPI lacks comes from the next source, the
+            // rest stays on PyPI.
+            let answer = self.pypi.offer(&pypi_req).await;
             match answer {
                 Ok(p) => offer.plan = Some(p),
                 Err(e) => notes.push(format!("PyPI: {e}; using the other sources")),
@@ -336,6 +343,11 @@ impl Remote {
         self.resolver(platform, &offer)
             .map(|r| r.remote_cudnn())
             .unwrap_or_default()
+    }
+
+    /// What the plan will download and the disk the version will take.
+    pub async fn measure(&self, plan: &Plan) -> super::measure::PlanSize {
+        super::measure::measure(plan, &self.cache, &self.client).await
     }
 
     /// May any component come from `kind`?

@@ -27,7 +27,19 @@ use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
 use crate::spec::{StackSpec, Version, VersionName};
 
-const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to fetch NVIDIA's newest manifests";
+const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's)";
+
+/// The components without which a profile's stack does not work: the
+/// runtime always; for `devel`/`full` the compiler too (from CUDA 13 its
+/// front end `crt` and `nvvm` are components of their own). Others (a
+/// library, a tool) can be left out with a note.
+pub fn required_for(profile: Profile, cuda: &Version) -> &'static [&'static str] {
+    match (profile, cuda.major() >= 13) {
+        (Profile::Runtime, _) => &["cudart"],
+        (_, false) => &["cudart", "nvcc"],
+        (_, true) => &["cudart", "nvcc", "crt", "nvvm"],
+    }
+}
 
 /// What the user asked for with `--source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -374,17 +386,29 @@ impl Resolver<'_> {
                 hint: Some(LS_REMOTE_HINT.into()),
             });
         }
-        if (missing.iter().any(|m| m == "cudart") && !without.iter().any(|w| w == "cudart"))
-            || artifacts.is_empty()
-        {
+        // What the profile cannot do without fails the plan before anything
+        // is downloaded; the rest is left out with one line.
+        let required: Vec<&String> = missing
+            .iter()
+            .filter(|m| required_for(profile, &cuda).contains(&m.as_str()))
+            .collect();
+        if !required.is_empty() || artifacts.is_empty() {
+            let names: Vec<&str> = if required.is_empty() {
+                missing.iter().map(String::as_str).collect()
+            } else {
+                required.iter().map(|s| s.as_str()).collect()
+            };
             return Err(Error::NotAvailable {
                 what: format!(
-                    "CUDA {cuda} ({} profile: {})",
+                    "CUDA {cuda} ({} profile needs {})",
                     profile.name(),
-                    missing.join(", ")
+                    names.join(", ")
                 ),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(LS_REMOTE_HINT.into()),
+                hint: Some(format!(
+                    "{LS_REMOTE_HINT}; `--without {}` installs the rest",
+                    names.join(",")
+                )),
             });
         }
         let mut notes = Vec::new();
@@ -431,6 +455,7 @@ impl Resolver<'_> {
             profile,
             artifacts,
             notes,
+            info: Vec::new(),
         })
     }
 

@@ -366,12 +366,122 @@ fn a_release_only_the_catalogue_knows_is_planned_from_pypi() {
     assert_eq!(a[0]["source"], "pypi");
     // cuBLAS has a wheel only for the other architecture: said, not guessed.
     assert!(text(&o).contains("left out: cublas"), "{}", text(&o));
+    // The totals: the index gave the size; the unpacked size needs the wheel's
+    // central directory, which this index does not serve.
+    assert_eq!(plan["size"]["download_bytes"], 1234, "{plan}");
+    assert_eq!(plan["size"]["unpacked_unknown"], 1, "{plan}");
+    // A bare CUDA spec says it installs no cuDNN, and how to get one.
+    assert!(
+        text(&o).contains("13.9.0 installs no cuDNN; `cudaenv install 13.9.0+cudnn9`"),
+        "{}",
+        text(&o)
+    );
+    let o = cmd(&env, &idx)
+        .args(["install", "13.9", ONLY_CUDART_CUBLAS, "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        listing(&o)
+            .contains("\ndownload 1 KB\ndisk 0 B + 1 archives whose unpacked size is unknown\n"),
+        "{}",
+        text(&o)
+    );
+
+    // The devel profile needs the compiler: 13.9 names nvcc but the index has
+    // no wheel of it, and crt/nvvm not at all. Refused before any download.
+    let wheel_hits = || {
+        idx.hits
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|h| h.starts_with("/files/nvidia_"))
+            .count()
+    };
+    // (The dry runs above asked for the wheel's last bytes.)
+    let before = wheel_hits();
+    let o = cmd(&env, &idx)
+        .args(["install", "13.9", "--profile", "devel", ONLY_CUDART_CUBLAS])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 7, "{}", text(&o));
+    assert!(
+        text(&o).contains("devel profile needs crt, nvcc, nvvm"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("`--without crt,nvcc,nvvm` installs the rest"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(wheel_hits(), before);
+    assert!(!env.root.join("versions").exists());
     // A release the catalogue left out is not installable.
     let o = cmd(&env, &idx)
         .args(["install", "13.7", "--dry-run", "--source", "pypi"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 7, "{}", text(&o));
+}
+
+/// A component PyPI lacks comes from the next source; the rest stays on
+/// PyPI (the whole stack used to move to NVIDIA's archives).
+#[test]
+fn one_component_missing_from_pypi_moves_only_that_component() {
+    let env = TestEnv::new();
+    let idx = LoopIndex::start();
+    let (this, _) = arches();
+    let cudart = format!("nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_{this}.whl");
+    idx.put(
+        "/simple/nvidia-cuda-runtime-cu12/",
+        JSON,
+        serde_json::to_vec(&serde_json::json!({"files": [{
+            "filename": cudart,
+            "url": format!("/files/{cudart}"),
+            "hashes": {"sha256": "cd".repeat(32)},
+            "size": 1000,
+        }]}))
+        .unwrap(),
+    );
+    // cuBLAS: the project exists, without the 12.4 build.
+    idx.put(
+        "/simple/nvidia-cublas-cu12/",
+        JSON,
+        serde_json::to_vec(&serde_json::json!({"files": [{
+            "filename": format!("nvidia_cublas_cu12-12.1.3.1-py3-none-manylinux1_{this}.whl"),
+            "url": "/files/old.whl",
+            "hashes": {"sha256": "ef".repeat(32)},
+        }]}))
+        .unwrap(),
+    );
+    let o = cmd(&env, &idx)
+        .args([
+            "install",
+            "12.4.1",
+            ONLY_CUDART_CUBLAS,
+            "--dry-run",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let from: BTreeMap<String, String> = plan["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["component"].as_str().unwrap().to_string(),
+                a["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(from["cudart"], "pypi", "{plan}");
+    assert_eq!(from["cublas"], "nvidia", "{plan}");
+    // The index lacks the metapackage: the embedded list, said once.
+    assert!(text(&o).contains("embedded list"), "{}", text(&o));
 }
 
 #[test]

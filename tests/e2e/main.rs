@@ -6,6 +6,7 @@
 mod catalogue;
 mod common;
 mod core;
+mod devel;
 mod doctor;
 mod lock;
 mod nvidia;
