@@ -7,6 +7,10 @@
 //! nothing. A version installed with a smaller profile than asked for is
 //! reinstalled with what is missing. Ctrl-C stops the install, removes its
 //! staging directory and exits 130.
+//!
+//! With `--locked` / `--frozen`, or without SPEC beside a matching `cuda.lock`,
+//! the plan comes from the lock instead (`cli::lock`): re-resolved and
+//! compared, or taken as the lock names it.
 
 use std::sync::Arc;
 use std::time::Instant;

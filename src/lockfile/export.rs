@@ -193,7 +193,70 @@ fn toml_string(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Locked, Stack};
     use super::*;
+
+    fn artifact(platform: LockPlatform, file: &str, source: SourceKind, version: &str) -> Locked {
+        Locked {
+            platform,
+            component: "cudart".into(),
+            version: version.into(),
+            source,
+            file: file.into(),
+            url: format!("https://files.pythonhosted.org/{file}"),
+            size: Some(1),
+            sha256: "0".repeat(64),
+        }
+    }
+
+    #[test]
+    fn pins_follow_the_locked_wheels_and_mark_platforms_that_differ() {
+        let mut lock = Lock {
+            version: 1,
+            spec: "12.4".into(),
+            stack: Stack {
+                cuda: "12.4.1".parse().unwrap(),
+                cudnn: None,
+                profile: crate::sources::Profile::Runtime,
+                with: vec![],
+                without: vec![],
+                source: "auto".into(),
+            },
+            artifacts: vec![
+                artifact(
+                    LockPlatform::LinuxX86_64,
+                    "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
+                    SourceKind::Pypi,
+                    "12.4.127",
+                ),
+                artifact(
+                    LockPlatform::LinuxAarch64,
+                    "nvidia_cuda_runtime_cu12-12.4.127.post1-py3-none-manylinux2014_aarch64.whl",
+                    SourceKind::Pypi,
+                    "12.4.127.post1",
+                ),
+            ],
+        };
+        assert_eq!(
+            pip_constraints(&lock)
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .collect::<Vec<_>>(),
+            [
+                "cuda-toolkit==12.4.1",
+                "nvidia-cuda-runtime-cu12==12.4.127 ; platform_machine == 'x86_64'",
+                "nvidia-cuda-runtime-cu12==12.4.127.post1 ; platform_machine == 'aarch64'",
+            ]
+        );
+        // From NVIDIA's redist: the registry's project at the component's version.
+        lock.artifacts = vec![artifact(
+            LockPlatform::LinuxX86_64,
+            "cuda_cudart-linux-x86_64-12.4.127-archive.tar.xz",
+            SourceKind::Nvidia,
+            "12.4.127",
+        )];
+        assert!(pip_constraints(&lock).contains("\nnvidia-cuda-runtime-cu12==12.4.127\n"));
+    }
 
     #[test]
     fn wheel_names_give_the_distribution_and_its_exact_version() {

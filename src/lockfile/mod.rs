@@ -555,7 +555,10 @@ pub fn frozen_plan(
         })?;
         let layout = match (l.source, format) {
             (SourceKind::Pypi, ArchiveFormat::Wheel) => Layout::Wheel,
-            (SourceKind::Nvidia, ArchiveFormat::TarXz | ArchiveFormat::Zip) => Layout::StripTop,
+            (
+                SourceKind::Nvidia,
+                ArchiveFormat::TarXz | ArchiveFormat::TarGz | ArchiveFormat::Zip,
+            ) => Layout::StripTop,
             (
                 SourceKind::Legacy,
                 ArchiveFormat::TarGz | ArchiveFormat::TarXz | ArchiveFormat::Zip,
@@ -691,6 +694,57 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
                 &GOOD[GOOD.find("[[artifact]]").unwrap()..]
             ))
             .contains("twice")
+        );
+    }
+
+    #[test]
+    fn frozen_plans_take_the_layout_of_their_source_and_refuse_foreign_urls() {
+        let nv = GOOD
+            .replace("source = \"pypi\"", "source = \"nvidia\"")
+            .replace(
+                "https://files.pythonhosted.org/packages/x/nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
+                "https://developer.download.nvidia.com/compute/cuda/redist/cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.4.127-archive.tar.xz",
+            )
+            .replace(
+                "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
+                "cuda_cudart-linux-x86_64-12.4.127-archive.tar.xz",
+            );
+        let lock = parse(nv.as_bytes(), Path::new("cuda.lock")).unwrap();
+        let o = Origins {
+            pypi: vec!["https://pypi.org".into()],
+            nvidia: "https://developer.download.nvidia.com/compute".into(),
+        };
+        let plan =
+            frozen_plan(&lock, Path::new("cuda.lock"), LockPlatform::LinuxX86_64, &o).unwrap();
+        assert_eq!(plan.artifacts[0].layout, Layout::StripTop);
+        assert_eq!(plan.artifacts[0].format, ArchiveFormat::TarXz);
+        let mirror = Origins {
+            pypi: vec![],
+            nvidia: "https://mirror.example/nvidia".into(),
+        };
+        let e = frozen_plan(
+            &lock,
+            Path::new("cuda.lock"),
+            LockPlatform::LinuxX86_64,
+            &mirror,
+        )
+        .unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::ExitCode::InvalidLock);
+        // A wheel that claims to come from NVIDIA's redist is no redist archive.
+        let odd = GOOD.replace("source = \"pypi\"", "source = \"nvidia\"");
+        let lock = parse(odd.as_bytes(), Path::new("cuda.lock")).unwrap();
+        let o2 = Origins {
+            pypi: vec![],
+            nvidia: "https://files.pythonhosted.org".into(),
+        };
+        assert!(
+            frozen_plan(
+                &lock,
+                Path::new("cuda.lock"),
+                LockPlatform::LinuxX86_64,
+                &o2
+            )
+            .is_err()
         );
     }
 
