@@ -164,6 +164,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
     if pin {
         version_file::write(&version_file, &Spec::Stack(spec.clone()))?;
+        env.printer
+            .info(format!("pinned {spec} in {}", version_file.display()));
     }
     write_atomically(&path, text.as_bytes())?;
     let files = lock.artifacts.len();
@@ -411,6 +413,16 @@ pub(super) fn for_install(
                 .collect(),
         });
     }
+    env.printer.info(format!(
+        "following {} ({}{})",
+        path.display(),
+        lock.name(),
+        if mode == Mode::Frozen {
+            ", as locked"
+        } else {
+            ", checked against the sources"
+        }
+    ));
     Ok(Some(ForInstall {
         path,
         lock,

@@ -189,6 +189,7 @@ fn lock_is_byte_identical_and_frozen_installs_ask_no_index() {
     let o = run(&env, &idx, &proj, &["lock", ONLY_CUDART]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     let first = std::fs::read(proj.join("cuda.lock")).unwrap();
+    insta::assert_snapshot!("lock_loopback", shown(&o, &env, &[idx.port]));
     insta::assert_snapshot!(
         "lock_file_loopback",
         shown(
@@ -270,6 +271,17 @@ fn a_lock_whose_hash_the_index_no_longer_has_is_refused() {
     assert_eq!(code(&o), 25, "{}", text(&o));
     insta::assert_snapshot!("locked_hash_changed", shown(&o, &env, &[idx.port]));
     assert_eq!(idx.downloads(), 0);
+    // `lock --check` sees the same difference and writes nothing.
+    let before = std::fs::read(proj.join("cuda.lock")).unwrap();
+    let o = run(&env, &idx, &proj, &["lock", "--check"]);
+    assert_eq!(code(&o), 25, "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("the locked sha256"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read(proj.join("cuda.lock")).unwrap(), before);
+    idx.clear();
     // The default install follows the lock and refuses the same way.
     let o = run(&env, &idx, &proj, &["install"]);
     assert_eq!(code(&o), 25, "{}", text(&o));
