@@ -550,4 +550,24 @@ fn live_pypi_lock_two_roots_identical_and_pip_takes_the_locked_versions() {
     );
     // Without the constraints pip takes a newer build: the pin is what decided.
     assert_ne!(free, pinned);
+
+    // Both Linux platforms from pypi.org's own index pages and markers (no
+    // download), one release, byte-identical when locked again.
+    let multi = env.home.join("multi");
+    std::fs::create_dir_all(&multi).unwrap();
+    let args = [
+        "lock",
+        "12.4",
+        ONLY_CUDART,
+        "--platform",
+        "linux-x86_64,linux-aarch64",
+    ];
+    let o = env.run_in(&multi, &args);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let lock = std::fs::read_to_string(multi.join("cuda.lock")).unwrap();
+    for arch in ["x86_64", "aarch64"] {
+        assert!(lock.contains(&wheel(arch)), "{lock}");
+    }
+    let o = env.run_in(&multi, &["lock", "--check"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
 }
