@@ -1,10 +1,16 @@
-//! `cudaenv cache dir|clean`: the download cache and package store.
+//! `cudaenv cache dir|size|prune|clean`: the download cache and package store.
 //!
 //! Installed versions hold hard links to the package store's files, so
-//! cleaning the cache frees only what no version uses and never breaks one.
+//! cleaning the cache frees only what no version uses and never breaks one;
+//! `prune` keeps what installed versions were installed from, `clean`
+//! deletes everything. Each says how much it freed (`fetch::usage`).
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
+use crate::fetch::Cache;
+use crate::fetch::usage::{self, CacheUsage, Usage};
+use crate::sources::measure::human_bytes;
+use crate::store::Store;
 use crate::ui;
 
 #[derive(Debug, clap::Args)]
@@ -17,6 +23,14 @@ pub struct Args {
 pub enum CacheCommand {
     /// Print the cache directory.
     Dir,
+    /// How much disk the cache takes, and how much of it deleting would free.
+    Size {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the downloads and unpacked packages no installed version was installed from.
+    Prune,
     /// Delete downloads, unpacked packages and remembered index pages.
     Clean,
 }
@@ -25,7 +39,37 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let dir = env.ctx.cache_dir();
     match args.command {
         CacheCommand::Dir => ui::outln(dir.display())?,
+        CacheCommand::Size { json } => {
+            let u = CacheUsage::of(&Cache::new(&dir));
+            if json {
+                ui::out_json(&u)?;
+            } else {
+                let line = |what: &str, u: &Usage| {
+                    format!(
+                        "{what:<10} {:>10}  ({} freeable: not linked from any installed version)\n",
+                        human_bytes(u.bytes),
+                        human_bytes(u.freeable)
+                    )
+                };
+                let mut t = String::new();
+                t.push_str(&line("downloads", &u.downloads));
+                t.push_str(&line("packages", &u.pkgs));
+                t.push_str(&line("index", &u.index));
+                t.push_str(&line("total", &u.total()));
+                ui::out(t.as_bytes())?;
+            }
+        }
+        CacheCommand::Prune => {
+            let keep = usage::installed_keys(&Store::new(env.ctx.root()))?;
+            let freed = usage::prune(&Cache::new(&dir), &keep)?;
+            env.printer.success(format!(
+                "freed {} ({} files); kept what the installed versions were installed from",
+                human_bytes(freed.freeable),
+                freed.files
+            ));
+        }
         CacheCommand::Clean => {
+            let before = CacheUsage::of(&Cache::new(&dir)).total();
             let mut removed = 0;
             for sub in ["downloads", "pkgs", "index"] {
                 let p = dir.join(sub);
@@ -39,7 +83,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 env.printer
                     .info(format!("{} is already empty", dir.display()));
             } else {
-                env.printer.success(format!("cleaned {}", dir.display()));
+                env.printer.success(format!(
+                    "cleaned {}: freed {} ({} more were hard links of installed versions)",
+                    dir.display(),
+                    human_bytes(before.freeable),
+                    human_bytes(before.bytes - before.freeable)
+                ));
             }
         }
     }

@@ -76,6 +76,19 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     store.remove(&name)?;
     super::rehash_after_change(env, &store);
     env.printer.success(format!("removed {what}"));
+    // The cache still holds what it was installed from: say how much.
+    let cache = crate::fetch::Cache::new(env.ctx.cache_dir());
+    let keep = crate::fetch::usage::installed_keys(&store)?;
+    let bytes: u64 = crate::fetch::usage::prunable(&cache, &keep)
+        .iter()
+        .map(|(_, u)| u.bytes)
+        .sum();
+    if bytes > 0 {
+        env.printer.info(format!(
+            "the download cache holds {} that no installed version was installed from; `cudaenv cache prune` frees it",
+            crate::sources::measure::human_bytes(bytes)
+        ));
+    }
     Ok(ExitCode::Success)
 }
 

@@ -43,6 +43,7 @@ use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
 mod slots;
+pub mod usage;
 
 use crate::error::{Error, Result};
 use crate::sources::Artifact;
@@ -156,9 +157,15 @@ impl Cache {
     /// The cache key of an artifact: its sha256, or for an unverified one a
     /// hash of its URL (so it is still found again, never trusted as content).
     pub fn key(a: &Artifact) -> String {
-        match &a.sha256 {
+        Self::key_of(a.sha256.as_deref(), &a.url)
+    }
+
+    /// The key from an artifact's sha256 and URL (as a version's metadata
+    /// records its components).
+    pub fn key_of(sha256: Option<&str>, url: &str) -> String {
+        match sha256 {
             Some(h) => h.to_ascii_lowercase(),
-            None => format!("url-{}", hex(&Sha256::digest(a.url.as_bytes()))),
+            None => format!("url-{}", hex(&Sha256::digest(url.as_bytes()))),
         }
     }
 

@@ -645,3 +645,31 @@ fn live_catalogue_knows_releases_newer_than_the_registry() {
         "{plan}"
     );
 }
+
+/// `install` and `ls-remote` build their sources in one place: a malformed
+/// mirror is the same error (exit 2) for both, and no error when only PyPI
+/// is asked for.
+#[test]
+fn a_bad_mirror_means_the_same_to_install_and_ls_remote() {
+    let env = TestEnv::new();
+    let idx = LoopIndex::start();
+    fixture(&idx);
+    for args in [
+        &["ls-remote", "13"][..],
+        &["install", "13.9", "--dry-run"][..],
+    ] {
+        let o = cmd(&env, &idx)
+            .env("CUDAENV_NVIDIA_MIRROR", "ftp://mirror.example")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 2, "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("CUDAENV_NVIDIA_MIRROR"), "{}", text(&o));
+    }
+    let o = cmd(&env, &idx)
+        .env("CUDAENV_NVIDIA_MIRROR", "ftp://mirror.example")
+        .args(["ls-remote", "13.9", "--source", "pypi"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+}

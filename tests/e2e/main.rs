@@ -7,6 +7,7 @@ mod catalogue;
 mod common;
 mod core;
 mod devel;
+mod disk;
 mod doctor;
 mod lock;
 mod nvidia;
