@@ -127,9 +127,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             return Ok(ExitCode::Success);
         }
         let Some(old) = existing else {
-            return Err(Error::NoLock {
-                file: lockfile::FILE_NAME.into(),
-                where_: format!("usable beside {}", version_file.display()),
+            return Err(Error::LockMismatch {
+                path,
+                against: "a fresh resolution".into(),
+                differences: vec!["it is missing or unreadable".into()],
             });
         };
         let mut differences = Vec::new();

@@ -446,8 +446,12 @@ fn a_lock_that_disagrees_with_cuda_version_is_refused_by_locked() {
     assert_eq!(idx.hits(), Vec::<String>::new());
     let o = run(&env, &idx, &proj, &["lock", "--check"]);
     assert_eq!(code(&o), 25, "{}", text(&o));
-    // No lock at all: `--locked` says so (usage).
+    // No lock at all: `--locked` says so (usage); `lock --check` finds it out of date.
     std::fs::remove_file(proj.join("cuda.lock")).unwrap();
+    std::fs::write(proj.join(".cuda-version"), "12.4.1\n").unwrap();
+    let o = run(&env, &idx, &proj, &["lock", "--check"]);
+    assert_eq!(code(&o), 25, "{}", text(&o));
+    assert!(!proj.join("cuda.lock").exists());
     let o = run(&env, &idx, &proj, &["install", "--locked"]);
     assert_eq!(code(&o), 2, "{}", text(&o));
     assert_nothing_installed(&env);
