@@ -13,7 +13,7 @@
 //!
 //! Errors name the file and the line.
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -44,46 +44,49 @@ fn invalid(path: &Path, line: usize, reason: impl Into<String>) -> Error {
 
 /// Reads and parses a version file.
 pub fn read(path: &Path) -> Result<Pinned> {
+    let bytes = read_small_regular(path, MAX_BYTES, |n| {
+        format!("it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)")
+    })
+    .map_err(|reason| invalid(path, 0, reason))?;
+    parse(&bytes, path)
+}
+
+/// Reads a small file that arrived with a repository (`.cuda-version`,
+/// `cuda.lock`): opened without blocking, so a FIFO never hangs, and without
+/// becoming a controlling terminal; refused, with the reason, when it is not
+/// a regular file or holds more than `max` bytes (`too_big` words that).
+pub fn read_small_regular(
+    path: &Path,
+    max: u64,
+    too_big: impl Fn(u64) -> String,
+) -> std::result::Result<Vec<u8>, String> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| invalid(path, 0, format!("cannot open it: {e}")))?;
+        .map_err(|e| format!("cannot open it: {e}"))?;
     let meta = file
         .metadata()
-        .map_err(|e| invalid(path, 0, format!("cannot stat it: {e}")))?;
+        .map_err(|e| format!("cannot stat it: {e}"))?;
     if !meta.is_file() {
         let what = if meta.is_dir() {
             "a directory"
         } else {
             "not a regular file"
         };
-        return Err(invalid(path, 0, format!("it is {what}")));
+        return Err(format!("it is {what}"));
     }
-    if meta.len() > MAX_BYTES {
-        return Err(invalid(
-            path,
-            0,
-            format!(
-                "it is {} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)",
-                meta.len()
-            ),
-        ));
+    if meta.len() > max {
+        return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::new();
-    read_capped(file, &mut bytes).map_err(|e| invalid(path, 0, format!("cannot read it: {e}")))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(invalid(
-            path,
-            0,
-            format!("it is larger than {MAX_BYTES} bytes"),
-        ));
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("it is larger than {max} bytes"));
     }
-    parse(&bytes, path)
-}
-
-fn read_capped(file: File, out: &mut Vec<u8>) -> std::io::Result<()> {
-    file.take(MAX_BYTES + 1).read_to_end(out).map(|_| ())
+    Ok(bytes)
 }
 
 /// Parses the content of a version file; `path` is only used in messages.

@@ -266,14 +266,19 @@ pub fn beside(version_file: &Path) -> PathBuf {
         .join(FILE_NAME)
 }
 
-/// Reads and checks the lock at `path`.
+/// Reads and checks the lock at `path` (a FIFO, a device or a huge file is
+/// refused before anything is parsed).
 pub fn read(path: &Path) -> Result<Lock> {
-    use std::io::Read;
-    let f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Error::io("cannot read", path))?;
+    let bytes = crate::version_file::read_small_regular(path, MAX_BYTES, |n| {
+        format!(
+            "it is {n} bytes; a lock is a few KB (at most {} KiB)",
+            MAX_BYTES >> 10
+        )
+    })
+    .map_err(|reason| Error::InvalidLock {
+        path: path.to_path_buf(),
+        reason,
+    })?;
     parse(&bytes, path)
 }
 

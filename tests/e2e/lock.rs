@@ -371,6 +371,42 @@ fn hostile_locks_download_nothing_and_install_nothing() {
     }
     insta::assert_snapshot!("hostile_locks", all);
 
+    // Not a regular file: a FIFO (which would block a plain open), a directory,
+    // a symlink to a device. Refused at once, nothing requested.
+    let lock = proj.join("cuda.lock");
+    for (what, make) in [
+        ("a FIFO", "mkfifo"),
+        ("a directory", "mkdir"),
+        ("a link to /dev/zero", "ln"),
+    ] {
+        let _ = std::fs::remove_file(&lock);
+        let _ = std::fs::remove_dir(&lock);
+        let mut c = std::process::Command::new(make);
+        if make == "ln" {
+            c.args(["-s", "/dev/zero"]);
+        }
+        assert!(c.arg(&lock).status().unwrap().success(), "{what}");
+        idx.clear();
+        let mut cmd = env.cmd();
+        cmd.current_dir(&proj)
+            .env("CUDAENV_PYPI_INDEX", idx.url())
+            .args(["install", "--frozen"]);
+        let o = crate::reliability::support::run_with_deadline(
+            &mut cmd,
+            std::time::Duration::from_secs(20),
+        );
+        assert_eq!(code(&o), 24, "{what}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("cuda.lock"),
+            "{what}: {}",
+            text(&o)
+        );
+        assert_eq!(idx.hits(), Vec::<String>::new(), "{what}");
+        assert_nothing_installed(&env);
+    }
+    let _ = std::fs::remove_file(&lock);
+    let _ = std::fs::remove_dir(&lock);
+
     // `--locked` never uses the lock's URLs: the pinned file comes from the
     // configured index, the other host hears nothing.
     std::fs::write(proj.join("cuda.lock"), &foreign).unwrap();
