@@ -168,6 +168,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env.printer
             .info(format!("pinned {spec} in {}", version_file.display()));
     }
+    // Re-locking: say what changed, for the review of the commit.
+    if let Some(old) = &existing {
+        for (p, plan) in &plans {
+            for d in lockfile::differences(old, *p, plan) {
+                env.printer.info(format!("{}: {d}", p.name()));
+            }
+        }
+    }
     write_atomically(&path, text.as_bytes())?;
     let files = lock.artifacts.len();
     let bytes: u64 = lock.artifacts.iter().filter_map(|a| a.size).sum();
