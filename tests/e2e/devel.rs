@@ -163,3 +163,56 @@ fn pypi_13_devel_stack_compiles_links_and_builds_with_cmake() {
     let o = exec(&env, &work, "13.5.0", &["ldd", "build/add"]);
     assert!(text(&o).contains(&want), "{}", text(&o));
 }
+
+/// CUDA 12's PyPI compiler wheel (`nvidia-cuda-nvcc-cu12`) has `ptxas`,
+/// libdevice, libNVVM and the `crt` headers but no `nvcc` and no `cicc`
+/// (NVIDIA's redist has those). What it has is laid out where the tools
+/// look, and works: `ptxas` assembles PTX into a cubin. (~45 MB from PyPI.)
+#[test]
+fn pypi_12_devel_stack_has_a_working_ptxas_and_says_nvcc_is_missing() {
+    let env = TestEnv::new();
+    let o = env.run(&[
+        "install",
+        "12.9.1",
+        "--source",
+        "pypi",
+        "--profile",
+        "devel",
+        RUNTIME_BUT_CUDART,
+        "--without=culibos,profiler_api,nvtx,nvml_dev,cuobjdump,nvdisasm,nvprune,cuxxfilt,nvptxcompiler,nvfatbin",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        text(&o).contains("ship only ptxas and NVVM, not the nvcc driver"),
+        "{}",
+        text(&o)
+    );
+    let v = env.root.join("versions/12.9.1");
+    for f in [
+        "bin/ptxas",
+        "nvvm/libdevice/libdevice.10.bc",
+        "nvvm/lib64/libnvvm.so",
+        "include/crt/host_config.h",
+        "include/cuda_runtime.h",
+        "lib64/libcudart.so.12",
+    ] {
+        assert!(v.join(f).exists(), "{f} missing in {}", v.display());
+    }
+    assert!(!v.join("bin/nvcc").exists());
+    let work = env.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join("noop.ptx"),
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry noop()\n{\n\tret;\n}\n",
+    )
+    .unwrap();
+    let o = exec(
+        &env,
+        &work,
+        "12.9.1",
+        &["ptxas", "-arch=sm_80", "noop.ptx", "-o", "noop.cubin"],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let cubin = std::fs::read(work.join("noop.cubin")).unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
+}
