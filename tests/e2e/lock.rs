@@ -46,8 +46,9 @@ fn wheel(arch: &str) -> String {
 
 type Wheels = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 
-/// A PEP 691 index on 127.0.0.1 for `nvidia-cuda-runtime-cu12`, with its
-/// files under `/files/`; every request path is recorded.
+/// A PEP 691 index on 127.0.0.1 for the projects of its wheels (named by
+/// their file names), with the files under `/files/`; every request path is
+/// recorded.
 struct Index {
     port: u16,
     wheels: Wheels,
@@ -66,9 +67,17 @@ impl Index {
                 let url = req.url().to_string();
                 h.lock().unwrap().push(url.clone());
                 let wheels = w.lock().unwrap().clone();
-                let resp = if url == "/simple/nvidia-cuda-runtime-cu12/" {
+                let project = url
+                    .strip_prefix("/simple/")
+                    .and_then(|p| p.strip_suffix('/'))
+                    .map(str::to_string);
+                let of = |name: &str| name.split('-').next().unwrap().replace('_', "-");
+                let resp = if let Some(project) =
+                    project.filter(|p| wheels.iter().any(|(n, _)| of(n) == *p))
+                {
                     let files: Vec<_> = wheels
                         .iter()
+                        .filter(|(name, _)| of(name) == project)
                         .map(|(name, body)| {
                             serde_json::json!({
                                 "filename": name,
@@ -80,7 +89,7 @@ impl Index {
                         .collect();
                     let json = serde_json::json!({
                         "meta": {"api-version": "1.1"},
-                        "name": "nvidia-cuda-runtime-cu12",
+                        "name": project,
                         "files": files,
                     });
                     tiny_http::Response::from_data(json.to_string().into_bytes()).with_header(
@@ -508,6 +517,65 @@ fn a_lock_that_disagrees_with_cuda_version_is_refused_by_locked() {
     let o = run(&env, &idx, &proj, &["install", "--locked"]);
     assert_eq!(code(&o), 2, "{}", text(&o));
     assert_nothing_installed(&env);
+}
+
+/// A cuDNN 9.1.0.70 wheel for CUDA 12, as NVIDIA lays it out.
+fn cudnn_wheel() -> Vec<u8> {
+    let lib: Vec<u8> = (0..50_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    zip(&[
+        file("nvidia/cudnn/lib/libcudnn.so.9", &lib),
+        file(
+            "nvidia/cudnn/include/cudnn_version.h",
+            b"#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n",
+        ),
+        file("nvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD", b""),
+    ])
+}
+
+#[test]
+fn a_stack_with_cudnn_locks_both_releases_and_exports_both_pins() {
+    let (this, _) = arches();
+    let mut wheels = vec![(wheel(this), good_wheel())];
+    wheels.push((
+        format!("nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_{this}.whl"),
+        cudnn_wheel(),
+    ));
+    let idx = Index::start(wheels);
+    let env = TestEnv::new();
+    let proj = env.home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let o = run(&env, &idx, &proj, &["lock", "12.4.1+cudnn9", ONLY_CUDART]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let lock = std::fs::read_to_string(proj.join("cuda.lock")).unwrap();
+    assert!(
+        lock.contains("spec = \"12.4.1+cudnn9\"")
+            && lock.contains("cudnn = \"9.1.0.70\"")
+            && lock.contains("component = \"cudnn\""),
+        "{lock}"
+    );
+    // Re-resolved through the index (the exact cuDNN upload), then installed.
+    let o = run(&env, &idx, &proj, &["install", "--locked"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(
+        env.root
+            .join("versions/12.4.1+cudnn9.1.0.70/lib64/libcudnn.so.9")
+            .is_file()
+    );
+    let o = run(&env, &idx, &proj, &["export", "pip-constraints"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let pins: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        pins,
+        [
+            "cuda-toolkit==12.4.1",
+            "nvidia-cuda-runtime-cu12==12.4.127",
+            "nvidia-cudnn-cu12==9.1.0.70"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------
