@@ -108,6 +108,10 @@ impl Index {
                         None => tiny_http::Response::from_data(Vec::new()).with_status_code(404),
                     }
                 };
+                // One request per connection: a kept-alive socket never
+                // holds up the next client of this single-threaded server.
+                let resp =
+                    resp.with_header(tiny_http::Header::from_bytes("Connection", "close").unwrap());
                 let _ = req.respond(resp);
             }
         });
