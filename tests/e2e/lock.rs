@@ -515,7 +515,7 @@ fn a_lock_that_disagrees_with_cuda_version_is_refused_by_locked() {
     // No lock at all: `--locked` says so (usage); `lock --check` finds it out of date.
     std::fs::remove_file(proj.join("cuda.lock")).unwrap();
     std::fs::write(proj.join(".cuda-version"), "12.4.1\n").unwrap();
-    let o = run(&env, &idx, &proj, &["lock", "--check"]);
+    let o = run(&env, &idx, &proj, &["lock", ONLY_CUDART, "--check"]);
     assert_eq!(code(&o), 25, "{}", text(&o));
     assert!(!proj.join("cuda.lock").exists());
     let o = run(&env, &idx, &proj, &["install", "--locked"]);
