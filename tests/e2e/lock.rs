@@ -627,7 +627,7 @@ fn pip_picks(dir: &Path, requirement: &str, constraints: Option<&Path>) -> Vec<(
 }
 
 #[test]
-fn live_pypi_lock_two_roots_identical_and_pip_takes_the_locked_versions() {
+fn live_pypi_lock_two_roots_identical_and_pip_and_uv_take_the_locked_versions() {
     let env = TestEnv::new();
     let proj = env.home.join("proj");
     std::fs::create_dir_all(&proj).unwrap();
@@ -679,6 +679,73 @@ fn live_pypi_lock_two_roots_identical_and_pip_takes_the_locked_versions() {
     );
     // Without the constraints pip takes a newer build: the pin is what decided.
     assert_ne!(free, pinned);
+
+    // uv (from PyPI, into the same virtual environment): `uv pip compile`
+    // with the constraints file, and `uv lock` of a project whose
+    // pyproject.toml carries the exported `[tool.uv]` table.
+    let venv = env.tmp.path().join("venv");
+    let o = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "uv",
+        ])
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "pip install uv: {}", text(&o));
+    let uv = |dir: &Path, args: &[&str]| {
+        let o = std::process::Command::new(venv.join("bin/uv"))
+            .current_dir(dir)
+            .env("UV_CACHE_DIR", env.tmp.path().join("uv-cache"))
+            .env_remove("UV_INDEX_URL")
+            .env_remove("UV_CONSTRAINT")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "uv {args:?}: {}", text(&o));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let req = env.tmp.path().join("req.in");
+    std::fs::write(&req, "nvidia-cuda-runtime-cu12\n").unwrap();
+    let compiled = uv(
+        env.tmp.path(),
+        &[
+            "pip",
+            "compile",
+            "req.in",
+            "-c",
+            constraints.to_str().unwrap(),
+            "--python",
+            venv.join("bin/python").to_str().unwrap(),
+            "--no-header",
+            "--no-annotate",
+            "--quiet",
+        ],
+    );
+    assert_eq!(compiled.trim(), "nvidia-cuda-runtime-cu12==12.4.127");
+    let uv_project = env.tmp.path().join("uvproj");
+    std::fs::create_dir_all(&uv_project).unwrap();
+    let o = env.run_in(&proj, &["export", "uv"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let table = String::from_utf8_lossy(&o.stdout).to_string();
+    std::fs::write(
+        uv_project.join("pyproject.toml"),
+        format!(
+            "[project]\nname = \"demo\"\nversion = \"0\"\nrequires-python = \">=3.9\"\ndependencies = [\"nvidia-cuda-runtime-cu12\"]\n\n{table}"
+        ),
+    )
+    .unwrap();
+    uv(&uv_project, &["lock", "--quiet"]);
+    let uv_lock = std::fs::read_to_string(uv_project.join("uv.lock")).unwrap();
+    assert!(
+        uv_lock
+            .contains("[[package]]\nname = \"nvidia-cuda-runtime-cu12\"\nversion = \"12.4.127\"\n"),
+        "{uv_lock}"
+    );
 
     // Both Linux platforms from pypi.org's own index pages and markers (no
     // download), one release, byte-identical when locked again.
