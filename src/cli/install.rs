@@ -226,7 +226,7 @@ async fn install_async(
         let release = match (lock, &remote) {
             (Some(l), _) => l.lock.stack.cuda.clone(),
             (None, Some(r)) => r.release_for(&stack)?,
-            (None, None) => unreachable!("a source is open without a lock"),
+            (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
         };
         if let Some(v) = installed_release(&store, &stack, &release)? {
             if covers(&v, profile, &with) {
@@ -252,7 +252,7 @@ async fn install_async(
     let plan = match (lock, &remote) {
         (Some(l), r) => super::lock::plan_for_install(env, l, r.as_ref()).await?,
         (None, Some(remote)) => remote.plan(&req).await?,
-        (None, None) => unreachable!("a source is open without a lock"),
+        (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
     };
     if let Some(v) = &grow {
         let added: Vec<&str> = plan
