@@ -53,6 +53,12 @@ pub enum ExitCode {
     PtxJitOnly = 18,
     /// `trace`: the command could not be started or the loader's log not read.
     TraceFailed = 20,
+    /// A `cuda.lock` was rejected as malformed, of an unknown schema, hostile,
+    /// or naming a URL outside the configured sources.
+    InvalidLock = 24,
+    /// A `cuda.lock` disagrees with `.cuda-version`, with the index, or has
+    /// nothing for this platform (or `lock --check` found it out of date).
+    LockMismatch = 25,
     /// The command to run or look up does not exist in the active version
     /// (`which`, `exec`): 127, as shells report "command not found".
     CommandNotFound = 127,
@@ -62,7 +68,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 22] = [
+    pub const ALL: [ExitCode; 24] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -85,6 +91,8 @@ impl ExitCode {
         ExitCode::CommandNotFound,
         ExitCode::Interrupted,
         ExitCode::PtxJitOnly,
+        ExitCode::InvalidLock,
+        ExitCode::LockMismatch,
     ];
 
     pub fn code(self) -> u8 {
@@ -402,6 +410,41 @@ pub enum Error {
         /// (`TensorFlow 2.12 (CUDA 11.8)`).
         frameworks: Vec<String>,
     },
+    /// A `cuda.lock` that cannot be used as it is (untrusted input).
+    #[error("invalid lock file {}: {reason}", path.display())]
+    InvalidLock { path: PathBuf, reason: String },
+
+    /// A lock's artifact whose URL is on no configured source (`--frozen`).
+    #[error("{} names {url}, which is not on a configured source ({})", path.display(), allowed.join(", "))]
+    LockForeignUrl {
+        path: PathBuf,
+        url: String,
+        allowed: Vec<String>,
+    },
+
+    /// A lock that disagrees with what it is checked against.
+    #[error("{} does not match {against}: {}", path.display(), differences.join("; "))]
+    LockMismatch {
+        path: PathBuf,
+        against: String,
+        differences: Vec<String>,
+    },
+
+    /// A lock made for other platforms only.
+    #[error("{} has no artifacts for {platform} (it is locked for {})", path.display(), locked.join(", "))]
+    LockPlatform {
+        path: PathBuf,
+        platform: String,
+        locked: Vec<String>,
+    },
+
+    /// `--locked` / `--frozen` / `export` without a lock to use.
+    #[error("no {file} {where_}")]
+    NoLock { file: String, where_: String },
+
+    /// `lock` without a SPEC where no `.cuda-version` applies.
+    #[error("no .cuda-version in {} or its parents", dir.display())]
+    NoVersionFile { dir: PathBuf },
 }
 
 impl Error {
@@ -477,6 +520,9 @@ impl Error {
             Error::BadMirror { .. } => ExitCode::Integrity,
             Error::InvalidTarget { .. } => ExitCode::Usage,
             Error::TraceFailed { .. } => ExitCode::TraceFailed,
+            Error::InvalidLock { .. } | Error::LockForeignUrl { .. } => ExitCode::InvalidLock,
+            Error::LockMismatch { .. } | Error::LockPlatform { .. } => ExitCode::LockMismatch,
+            Error::NoLock { .. } | Error::NoVersionFile { .. } => ExitCode::Usage,
         }
     }
 
@@ -568,6 +614,28 @@ impl Error {
             Error::InvalidFacts { .. } => {
                 Some("pass the output of `cudaenv doctor --json` (or its `facts` object)".into())
             }
+            Error::InvalidLock { path, .. } => Some(format!(
+                "nothing was downloaded or installed; regenerate it with `cudaenv lock` (or restore {} from version control)",
+                path.display()
+            )),
+            Error::LockForeignUrl { .. } => Some(
+                "a lock pins versions and hashes; the bytes come from your own sources (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, config.toml). Use `--locked` to fetch the pinned files from them, or `cudaenv lock` to re-lock against them"
+                    .into(),
+            ),
+            Error::LockMismatch { .. } => Some(
+                "nothing was installed; run `cudaenv lock` to re-resolve, review the change and commit cuda.lock"
+                    .into(),
+            ),
+            Error::LockPlatform { platform, locked, .. } => Some(format!(
+                "nothing was installed; add this platform with `cudaenv lock --platform {},{platform}` and commit cuda.lock",
+                locked.join(",")
+            )),
+            Error::NoLock { .. } => Some(
+                "create one with `cudaenv lock` (next to .cuda-version) and commit it".into(),
+            ),
+            Error::NoVersionFile { .. } => Some(
+                "pass a SPEC: `cudaenv lock 12.4+cudnn9` pins it in ./.cuda-version and locks it".into(),
+            ),
             Error::InvalidFramework { .. } => Some(
                 "write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)"
                     .into(),
@@ -848,7 +916,9 @@ mod tests {
             | ExitCode::TraceFailed
             | ExitCode::CommandNotFound
             | ExitCode::Interrupted
-            | ExitCode::PtxJitOnly => {}
+            | ExitCode::PtxJitOnly
+            | ExitCode::InvalidLock
+            | ExitCode::LockMismatch => {}
         }
     }
 

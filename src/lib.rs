@@ -28,6 +28,7 @@ pub mod explain;
 pub mod failpoint;
 pub mod fetch;
 pub mod install;
+pub mod lockfile;
 pub mod mirror;
 pub mod modulefile;
 pub mod registry;

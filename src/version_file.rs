@@ -22,7 +22,7 @@
 //! is an error, as a broken `.cuda-version` is, since it might pin a version.
 //! In one directory `.cuda-version` is looked at first.
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -59,58 +59,61 @@ fn invalid(path: &Path, line: usize, reason: impl Into<String>) -> Error {
 
 /// Reads and parses a version file.
 pub fn read(path: &Path) -> Result<Pinned> {
-    let bytes = read_regular(path, MAX_BYTES, "a version file holds one short line")?;
+    let bytes = read_small_regular(path, MAX_BYTES, |n| {
+        format!("it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)")
+    })
+    .map_err(|reason| invalid(path, 0, reason))?;
     parse(&bytes, path)
 }
 
 /// Reads a `.tool-versions` file: its `cuda` pin, or `None` when it has no
 /// `cuda` line.
 pub fn read_tool_versions(path: &Path) -> Result<Option<Pinned>> {
-    let bytes = read_regular(
-        path,
-        TOOL_VERSIONS_MAX_BYTES,
-        "a .tool-versions file holds one short line per tool",
-    )?;
+    let bytes = read_small_regular(path, TOOL_VERSIONS_MAX_BYTES, |n| {
+        format!(
+            "it is {n} bytes; a .tool-versions file holds one short line per tool (at most {TOOL_VERSIONS_MAX_BYTES} bytes)"
+        )
+    })
+    .map_err(|reason| invalid(path, 0, reason))?;
     parse_tool_versions(&bytes, path)
 }
 
-/// The bytes of a regular file of at most `cap` bytes, without ever blocking
-/// on a FIFO or device; `what` says in an error why the size is capped.
-fn read_regular(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>> {
+/// Reads a small file that arrived with a repository (`.cuda-version`,
+/// `cuda.lock`): opened without blocking, so a FIFO never hangs, and without
+/// becoming a controlling terminal; refused, with the reason, when it is not
+/// a regular file or holds more than `max` bytes (`too_big` words that).
+pub fn read_small_regular(
+    path: &Path,
+    max: u64,
+    too_big: impl Fn(u64) -> String,
+) -> std::result::Result<Vec<u8>, String> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| invalid(path, 0, format!("cannot open it: {e}")))?;
+        .map_err(|e| format!("cannot open it: {e}"))?;
     let meta = file
         .metadata()
-        .map_err(|e| invalid(path, 0, format!("cannot stat it: {e}")))?;
+        .map_err(|e| format!("cannot stat it: {e}"))?;
     if !meta.is_file() {
         let what = if meta.is_dir() {
             "a directory"
         } else {
             "not a regular file"
         };
-        return Err(invalid(path, 0, format!("it is {what}")));
+        return Err(format!("it is {what}"));
     }
-    if meta.len() > cap {
-        return Err(invalid(
-            path,
-            0,
-            format!("it is {} bytes; {what} (at most {cap} bytes)", meta.len()),
-        ));
+    if meta.len() > max {
+        return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::new();
-    read_capped(file, cap, &mut bytes)
-        .map_err(|e| invalid(path, 0, format!("cannot read it: {e}")))?;
-    if bytes.len() as u64 > cap {
-        return Err(invalid(path, 0, format!("it is larger than {cap} bytes")));
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("it is larger than {max} bytes"));
     }
     Ok(bytes)
-}
-
-fn read_capped(file: File, cap: u64, out: &mut Vec<u8>) -> std::io::Result<()> {
-    file.take(cap + 1).read_to_end(out).map(|_| ())
 }
 
 /// Parses the content of a version file; `path` is only used in messages.

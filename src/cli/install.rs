@@ -7,6 +7,10 @@
 //! nothing. A version installed with a smaller profile than asked for is
 //! reinstalled with what is missing. Ctrl-C stops the install, removes its
 //! staging directory and exits 130.
+//!
+//! With `--locked` / `--frozen`, or without SPEC beside a matching `cuda.lock`,
+//! the plan comes from the lock instead (`cli::lock`): re-resolved and
+//! compared, or taken as the lock names it.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -82,6 +86,16 @@ pub struct Args {
     pub system: bool,
     #[command(flatten)]
     pub target: super::compat::TargetArgs,
+    /// Install exactly what cuda.lock (beside .cuda-version) pins, re-resolved
+    /// through the configured sources; fail, naming the difference, when
+    /// .cuda-version, the lock or the index disagree. Without a SPEC,
+    /// `install` uses the lock anyway when it matches .cuda-version.
+    #[arg(long, conflicts_with_all = ["spec", "for_framework", "with", "without", "source"])]
+    pub locked: bool,
+    /// Install cuda.lock's files as the lock names them, resolving nothing
+    /// (no index request); only URLs on the configured sources are fetched.
+    #[arg(long, conflicts_with_all = ["spec", "for_framework", "with", "without", "source", "refresh"])]
+    pub frozen: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -93,7 +107,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env
     };
     let machine = super::compat::this_machine(env, &args.target)?;
+    let explicit = args.spec.is_some()
+        || args.for_framework.is_some()
+        || !args.with.is_empty()
+        || !args.without.is_empty();
+    let lock = super::lock::for_install(env, args.locked, args.frozen, args.offline, explicit)?;
     let stack = match (&args.spec, &args.for_framework) {
+        _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
         (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
         (None, None) => {
@@ -115,7 +135,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
     let result = runtime.block_on(async {
         tokio::select! {
-            r = install_async(env, &args, stack) => r,
+            r = install_async(env, &args, stack, lock.as_ref()) => r,
             // Dropping the install future drops its staging directory (deleted).
             _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
         }
@@ -182,19 +202,32 @@ pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
     }
 }
 
-async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitCode> {
+async fn install_async(
+    env: &Env,
+    args: &Args,
+    stack: StackSpec,
+    lock: Option<&super::lock::ForInstall>,
+) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
-    let remote = open_remote(env, args).await?;
-    let (plan, grow) = match resolve(env, args, &stack, &remote).await? {
+    // `--frozen` resolves nothing: no source is opened.
+    let remote = match lock {
+        Some(l) if l.frozen() => None,
+        _ => Some(open_remote(env, args, lock.map(|l| l.lock.choice())).await?),
+    };
+    let (plan, grow) = match resolve(env, args, &stack, remote.as_ref(), lock).await? {
         Resolved::Plan { plan, grow } => (plan, grow),
         Resolved::Installed(v) => {
             refresh_shims(env, &store);
             return report(env, args, &v, true, started);
         }
     };
+    let (client, cache) = match &remote {
+        Some(r) => (r.client.clone(), r.cache.clone()),
+        None => (fetch::client()?, fetch::Cache::new(env.ctx.cache_dir())),
+    };
     if args.dry_run {
-        let size = remote.measure(&plan).await;
+        let size = crate::sources::measure::measure(&plan, &cache, &client).await;
         return print_plan(args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
@@ -209,14 +242,8 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
             ),
         })?,
     };
-    let fetcher = Fetcher::new(
-        remote.client.clone(),
-        remote.cache.clone(),
-        args.offline,
-        args.jobs,
-        progress,
-    )
-    .with_parallel_min(parallel_min);
+    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
+        .with_parallel_min(parallel_min);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
@@ -234,12 +261,17 @@ async fn install_async(env: &Env, args: &Args, stack: StackSpec) -> Result<ExitC
     report(env, args, &v, already, started)
 }
 
-/// The sources as `args` configure them, with their notices printed.
-pub(crate) async fn open_remote(env: &Env, args: &Args) -> Result<Remote> {
+/// The sources as `args` configure them (`choice`, a lock's, overrides
+/// `--source`), with their notices printed.
+pub(crate) async fn open_remote(
+    env: &Env,
+    args: &Args,
+    choice: Option<SourceChoice>,
+) -> Result<Remote> {
     let remote = Remote::open(
         &env.ctx,
         remote::Options {
-            choice: args.source,
+            choice: choice.unwrap_or(args.source),
             refresh: if args.refresh {
                 Refresh::Always
             } else {
@@ -278,12 +310,21 @@ pub(crate) enum Resolved {
 /// Resolves a stack as `install` does, from `args`' profile and components
 /// through `remote`; prints the plan's notes. `mirror` resolves through this
 /// too, so a mirror holds exactly what `install` will ask for.
+///
+/// With a lock, its own profile and components decide (not the command
+/// line's defaults), and the plan comes from the lock (`cli::lock`); only
+/// `--frozen` resolves without `remote`.
 pub(crate) async fn resolve(
     env: &Env,
     args: &Args,
     stack: &StackSpec,
-    remote: &Remote,
+    remote: Option<&Remote>,
+    lock: Option<&super::lock::ForInstall>,
 ) -> Result<Resolved> {
+    let (profile, with) = match lock {
+        Some(l) => (l.lock.stack.profile, l.lock.stack.with.clone()),
+        None => (args.profile, args.with.clone()),
+    };
     // Already there (in the user's root or the system root)? Decided without
     // the network. Installed in the user's root with a smaller profile (or
     // without a component now asked for): reinstalled with what is missing,
@@ -291,9 +332,13 @@ pub(crate) async fn resolve(
     let mut grow = None;
     if !args.force && !args.dry_run {
         let seen = crate::config::store(&env.ctx)?;
-        let release = remote.release_for(stack)?;
+        let release = match (lock, remote) {
+            (Some(l), _) => l.lock.stack.cuda.clone(),
+            (None, Some(r)) => r.release_for(stack)?,
+            (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
+        };
         if let Some(v) = installed_release(&seen, stack, &release)? {
-            if covers(&v, args.profile, &args.with) {
+            if covers(&v, profile, &with) {
                 return Ok(Resolved::Installed(v));
             }
             if v.dir.starts_with(env.ctx.root()) {
@@ -310,11 +355,15 @@ pub(crate) async fn resolve(
                 .clone()
                 .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
         },
-        profile: args.profile,
-        with: args.with.clone(),
+        profile,
+        with,
         without: args.without.clone(),
     };
-    let plan = remote.plan(&req).await?;
+    let plan = match (lock, remote) {
+        (Some(l), r) => super::lock::plan_for_install(env, l, r).await?,
+        (None, Some(remote)) => remote.plan(&req).await?,
+        (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
+    };
     if let Some(v) = &grow {
         let added: Vec<&str> = plan
             .artifacts
@@ -325,7 +374,7 @@ pub(crate) async fn resolve(
         if added.is_empty() {
             env.printer.info(format!(
                 "no source has more of the {} profile for {} than it holds",
-                args.profile.name(),
+                profile.name(),
                 v.name
             ));
             return Ok(Resolved::Installed(v.clone()));

@@ -99,6 +99,8 @@ fn install_args(args: &Args, spec: String) -> install_cli::Args {
         strict: false,
         system: false,
         target: args.target.clone(),
+        locked: false,
+        frozen: false,
     }
 }
 
@@ -118,11 +120,12 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         }
     }
     // One set of sources for every spec (the options are the same for all).
-    let remote = install_cli::open_remote(env, &install_args(args, String::new())).await?;
+    let remote = install_cli::open_remote(env, &install_args(args, String::new()), None).await?;
     let mut plans: Vec<Plan> = Vec::new();
     for stack in stacks {
         let a = install_args(args, stack.to_string());
-        let Resolved::Plan { plan, .. } = install_cli::resolve(env, &a, &stack, &remote).await?
+        let Resolved::Plan { plan, .. } =
+            install_cli::resolve(env, &a, &stack, Some(&remote), None).await?
         else {
             unreachable!("--force resolves even what is installed");
         };

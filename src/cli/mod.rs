@@ -19,6 +19,7 @@ mod env;
 mod examples;
 mod exec;
 mod explain;
+mod export;
 mod global;
 mod help;
 mod hook_env;
@@ -26,6 +27,7 @@ mod init;
 mod install;
 mod link;
 mod local;
+mod lock;
 mod ls_remote;
 mod man;
 mod mirror;
@@ -134,6 +136,10 @@ pub enum Command {
     /// Run a command and report which CUDA libraries it loaded, from where and why.
     #[command(disable_version_flag = true)]
     Trace(trace::Args),
+    /// Resolve the pinned stack to exact files and write cuda.lock beside .cuda-version.
+    Lock(lock::Args),
+    /// Print the locked stack's Python pins (pip constraints, uv constraint-dependencies).
+    Export(export::Args),
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
@@ -235,6 +241,8 @@ fn run_cli() -> Result<ExitCode> {
         Command::Module(a) => module::run(&env, a),
         Command::Mirror(a) => mirror::run(&env, a),
         Command::Trace(a) => trace::run(&env, a),
+        Command::Lock(a) => lock::run(&env, a),
+        Command::Export(a) => export::run(&env, a),
     }
 }
 

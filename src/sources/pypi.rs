@@ -683,6 +683,17 @@ impl PypiSource {
         self.catalogue.as_ref()
     }
 
+    /// Resolves for another Linux machine than this one (`cudaenv lock
+    /// --platform`): its wheels' architecture and its catalogue markers.
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.platform = Some(platform);
+        self.arch = match platform {
+            Platform::LinuxSbsa => "aarch64",
+            _ => "x86_64",
+        }
+        .to_string();
+    }
+
     /// Every CUDA release PyPI serves for this machine, oldest first: the
     /// registry's (PyPI-served majors) merged with the catalogue's. For a
     /// release both know, the registry's component versions win (they are

@@ -159,6 +159,12 @@ impl Remote {
         })
     }
 
+    /// Plans for another platform than this machine's (`cudaenv lock`).
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.platform = Some(platform);
+        self.pypi.set_platform(platform);
+    }
+
     fn offer(&self) -> PlanOfferer {
         PlanOfferer {
             kind: SourceKind::Pypi,

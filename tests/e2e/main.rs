@@ -15,6 +15,7 @@ mod disk;
 mod doctor;
 mod frameworks;
 mod install_script;
+mod lock;
 mod messages;
 mod mirror;
 mod nvidia;

@@ -1,0 +1,59 @@
+//! `cudaenv export pip-constraints|uv`: the Python pins of the locked stack
+//! (`lockfile::export`), printed on stdout for `pip install -c` or
+//! pyproject.toml's `[tool.uv]`.
+
+use super::Env;
+use crate::error::{Error, ExitCode, Result};
+use crate::lockfile::{self, export};
+use crate::ui;
+use crate::version_file;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// `name==version` lines for `pip install -c FILE` / `uv pip install -c FILE`.
+    PipConstraints,
+    /// A `[tool.uv]` table with `constraint-dependencies` for pyproject.toml.
+    Uv,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to print.
+    #[arg(value_enum)]
+    pub format: Format,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let cwd = env.ctx.cwd();
+    let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
+        file: lockfile::FILE_NAME.into(),
+        where_: format!(
+            "to export: no {} in {} or its parents",
+            version_file::FILE_NAME,
+            cwd.display()
+        ),
+    })?;
+    let path = lockfile::beside(&pinned.path);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(Error::NoLock {
+            file: lockfile::FILE_NAME.into(),
+            where_: format!("beside {}", pinned.path.display()),
+        });
+    }
+    let lock = lockfile::read(&path)?;
+    if crate::spec::Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
+        env.printer.warn(format!(
+            "{} was made for {}, but {} pins {}; run `cudaenv lock`",
+            path.display(),
+            lock.spec,
+            pinned.path.display(),
+            pinned.spec
+        ));
+    }
+    let text = match args.format {
+        Format::PipConstraints => export::pip_constraints(&lock),
+        Format::Uv => export::uv(&lock),
+    };
+    ui::out(text.as_bytes())?;
+    Ok(ExitCode::Success)
+}

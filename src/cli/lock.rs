@@ -1,0 +1,488 @@
+//! `cudaenv lock [SPEC]`: resolve a stack for every platform asked for and
+//! write `cuda.lock` beside `.cuda-version` (schema: docs/lock.md); and the
+//! lock's part in `install` (`--locked`, `--frozen`, and by default in a
+//! directory that has one).
+//!
+//! The platforms are resolved in a fixed order; the first fixes the exact
+//! CUDA and cuDNN releases and every other platform must resolve the same
+//! ones, so one lock never mixes releases. Re-locking keeps the existing
+//! lock's platforms, profile and component choices unless they are given.
+
+use std::path::{Path, PathBuf};
+
+use super::Env;
+use crate::config::Config;
+use crate::error::{Error, ExitCode, Result};
+use crate::lockfile::{self, Lock, LockPlatform, Origins};
+use crate::select;
+use crate::sources::pypi::Request;
+use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::resolve::SourceChoice;
+use crate::sources::{Plan, Profile};
+use crate::spec::{Spec, StackSpec};
+use crate::version_file;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The stack to lock (`12.4+cudnn9`); it is also pinned in ./.cuda-version.
+    /// Default: the .cuda-version that applies here.
+    pub spec: Option<String>,
+    /// Platforms to lock, comma-separated. Default: the existing lock's, else this machine's.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "P1,P2")]
+    pub platform: Vec<LockPlatform>,
+    /// Which part of the toolkit. Default: the existing lock's, else `runtime`.
+    #[arg(long, value_enum)]
+    pub profile: Option<Profile>,
+    /// Components to add to the profile (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
+    pub with: Vec<String>,
+    /// Components to leave out (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "C")]
+    pub without: Vec<String>,
+    /// Where the bits come from (see `install --source`). Default: the existing lock's, else `auto`.
+    #[arg(long, value_enum, value_name = "S")]
+    pub source: Option<SourceChoice>,
+    /// Read the release list from the package index now.
+    #[arg(long)]
+    pub refresh: bool,
+    /// Use only the stored release list and cached index pages.
+    #[arg(long, conflicts_with = "refresh")]
+    pub offline: bool,
+    /// Write nothing; exit 25 when cuda.lock is missing or differs from a
+    /// fresh resolution (for CI).
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let cwd = env.ctx.cwd();
+    let (version_file, spec, pin) = match &args.spec {
+        Some(s) => (
+            cwd.join(version_file::FILE_NAME),
+            stack_of(Spec::parse(s)?, s)?,
+            true,
+        ),
+        None => {
+            let p = version_file::find(cwd)?.ok_or_else(|| Error::NoVersionFile {
+                dir: cwd.to_path_buf(),
+            })?;
+            let text = p.spec.to_string();
+            (p.path, stack_of(p.spec, &text)?, false)
+        }
+    };
+    let path = lockfile::beside(&version_file);
+    let existing = match std::fs::symlink_metadata(&path) {
+        Ok(_) => match lockfile::read(&path) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                // Re-locking is how a broken lock is repaired.
+                env.printer.warn(format!("replacing it: {e}"));
+                None
+            }
+        },
+        Err(_) => None,
+    };
+    let mut platforms = match (&args.platform, &existing) {
+        (p, _) if !p.is_empty() => p.clone(),
+        (_, Some(l)) => l.platforms(),
+        _ => vec![this_platform()?],
+    };
+    platforms.sort();
+    platforms.dedup();
+    let profile = args
+        .profile
+        .or(existing.as_ref().map(|l| l.stack.profile))
+        .unwrap_or_default();
+    let (with, without) = match &existing {
+        Some(l) if args.with.is_empty() && args.without.is_empty() => {
+            (l.stack.with.clone(), l.stack.without.clone())
+        }
+        _ => (args.with.clone(), args.without.clone()),
+    };
+    let choice = args
+        .source
+        .or(existing.as_ref().map(|l| l.choice()))
+        .unwrap_or_default();
+    let opts = remote::Options {
+        choice,
+        refresh: if args.refresh {
+            Refresh::Always
+        } else {
+            Refresh::WhenStale
+        },
+        offline: args.offline,
+        allow_unverified: false,
+    };
+    let plans = block_on(resolve(
+        env, opts, &spec, &platforms, profile, &with, &without,
+    ))?;
+    let lock = Lock::from_plans(&spec, choice, &with, &without, &plans)?;
+    let text = lock.render();
+
+    if args.check {
+        let on_disk = std::fs::read(&path).ok();
+        if on_disk.as_deref() == Some(text.as_bytes()) {
+            env.printer
+                .success(format!("{} is up to date", path.display()));
+            return Ok(ExitCode::Success);
+        }
+        let Some(old) = existing else {
+            return Err(Error::LockMismatch {
+                path,
+                against: "a fresh resolution".into(),
+                differences: vec!["it is missing or unreadable".into()],
+            });
+        };
+        let mut differences = Vec::new();
+        if old.spec != lock.spec {
+            differences.push(format!(
+                "locked for {}, the spec is {}",
+                old.spec, lock.spec
+            ));
+        }
+        for (p, plan) in &plans {
+            differences.extend(
+                lockfile::differences(&old, *p, plan)
+                    .into_iter()
+                    .map(|d| format!("{}: {d}", p.name())),
+            );
+        }
+        if old.platforms() != platforms {
+            differences.push("another set of platforms".into());
+        }
+        if old.stack != lock.stack && differences.is_empty() {
+            differences.push("other profile or component choices".into());
+        }
+        if differences.is_empty() {
+            differences.push("its text is not what `cudaenv lock` writes".into());
+        }
+        return Err(Error::LockMismatch {
+            path,
+            against: "a fresh resolution".into(),
+            differences,
+        });
+    }
+
+    if pin {
+        version_file::write(&version_file, &Spec::Stack(spec.clone()))?;
+        env.printer
+            .info(format!("pinned {spec} in {}", version_file.display()));
+    }
+    // Re-locking: say what changed, for the review of the commit.
+    if let Some(old) = &existing {
+        for (p, plan) in &plans {
+            for d in lockfile::differences(old, *p, plan) {
+                env.printer.info(format!("{}: {d}", p.name()));
+            }
+        }
+    }
+    write_atomically(&path, text.as_bytes())?;
+    let files = lock.artifacts.len();
+    let bytes: u64 = lock.artifacts.iter().filter_map(|a| a.size).sum();
+    env.printer.success(format!(
+        "locked {} for {} ({files} file{}, {}) in {}",
+        lock.name(),
+        platforms
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if files == 1 { "" } else { "s" },
+        human_bytes(bytes),
+        path.display()
+    ));
+    Ok(ExitCode::Success)
+}
+
+/// One plan per platform, all of the same exact releases.
+async fn resolve(
+    env: &Env,
+    opts: remote::Options,
+    spec: &StackSpec,
+    platforms: &[LockPlatform],
+    profile: Profile,
+    with: &[String],
+    without: &[String],
+) -> Result<Vec<(LockPlatform, Plan)>> {
+    let mut remote = Remote::open(&env.ctx, opts).await?;
+    for n in &remote.notices {
+        env.printer.warn(n);
+    }
+    let mut exact = spec.clone();
+    let mut plans: Vec<(LockPlatform, Plan)> = Vec::new();
+    for p in platforms {
+        remote.set_platform(p.platform());
+        let plan = remote
+            .plan(&Request {
+                spec: exact.clone(),
+                profile,
+                with: with.to_vec(),
+                without: without.to_vec(),
+            })
+            .await?;
+        for n in &plan.notes {
+            env.printer.warn(format!("{}: {n}", p.name()));
+        }
+        if plans.is_empty() {
+            exact = StackSpec {
+                cuda: plan.cuda.clone(),
+                cudnn: plan.cudnn.clone(),
+            };
+        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn {
+            return Err(Error::NotAvailable {
+                what: format!("{exact} for {}", p.name()),
+                source_name: None,
+                hint: Some(format!(
+                    "{} resolves {}; lock the platforms separately or name an exact release available on all of them",
+                    p.name(),
+                    plan.name
+                )),
+            });
+        }
+        plans.push((*p, plan));
+    }
+    Ok(plans)
+}
+
+fn this_platform() -> Result<LockPlatform> {
+    LockPlatform::current().ok_or_else(|| Error::NotAvailable {
+        what: format!(
+            "a lock for {}-{}",
+            std::env::consts::OS,
+            std::env::consts::ARCH
+        ),
+        source_name: None,
+        hint: Some("pass `--platform linux-x86_64` or `--platform linux-aarch64`".into()),
+    })
+}
+
+fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
+    match spec {
+        Spec::Stack(s) => Ok(s),
+        _ => Err(Error::InvalidSpec {
+            input: text.escape_debug().to_string(),
+            reason: "a lock needs a CUDA version such as `12.4` or `12.4+cudnn9.1`".into(),
+        }),
+    }
+}
+
+fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::io("cannot start the async runtime for", "cudaenv"))?;
+    let r = runtime.block_on(async {
+        tokio::select! {
+            r = f => r,
+            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        }
+    });
+    runtime.shutdown_background();
+    r
+}
+
+/// Temporary file + rename: a reader never sees half a lock.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".cuda.lock.")
+        .tempfile_in(dir)
+        .map_err(Error::io("cannot create a temporary file in", dir))?;
+    tmp.write_all(bytes)
+        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot write", path)(e.error))?;
+    Ok(())
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n => format!("{:.1} KiB", n as f64 / 1024.0),
+    }
+}
+
+/// How an install uses a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// `--frozen`: the lock's files, nothing resolved.
+    Frozen,
+    /// `--locked`, or by default: re-resolved, and every difference refused.
+    Locked,
+}
+
+/// The lock an install follows.
+pub(super) struct ForInstall {
+    pub path: PathBuf,
+    pub lock: Lock,
+    pub mode: Mode,
+    pub platform: LockPlatform,
+}
+
+impl ForInstall {
+    pub fn frozen(&self) -> bool {
+        self.mode == Mode::Frozen
+    }
+}
+
+/// The lock `install` follows, if any: the one beside `.cuda-version` when
+/// `--locked`/`--frozen` ask for it (an error when it is missing or
+/// disagrees), or by default when nothing on the command line says what to
+/// install and the lock matches the selecting `.cuda-version`.
+pub(super) fn for_install(
+    env: &Env,
+    locked: bool,
+    frozen: bool,
+    offline: bool,
+    explicit: bool,
+) -> Result<Option<ForInstall>> {
+    // Offline there is no index to re-resolve against: the lock's files come
+    // from the cache, checked against its sha256s, as with `--frozen`.
+    let follow = if frozen || offline {
+        Mode::Frozen
+    } else {
+        Mode::Locked
+    };
+    let (path, lock, mode) = if locked || frozen {
+        let cwd = env.ctx.cwd();
+        let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
+            file: lockfile::FILE_NAME.into(),
+            where_: format!(
+                "to follow: no {} in {} or its parents",
+                version_file::FILE_NAME,
+                cwd.display()
+            ),
+        })?;
+        let path = lockfile::beside(&pinned.path);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Err(Error::NoLock {
+                file: lockfile::FILE_NAME.into(),
+                where_: format!("beside {}", pinned.path.display()),
+            });
+        }
+        let lock = lockfile::read(&path)?;
+        if Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
+            return Err(Error::LockMismatch {
+                path,
+                against: pinned.path.display().to_string(),
+                differences: vec![format!(
+                    "it pins {}, the lock was made for {}",
+                    pinned.spec, lock.spec
+                )],
+            });
+        }
+        (path, lock, follow)
+    } else {
+        if explicit {
+            return Ok(None);
+        }
+        let sel = select::select(&env.ctx)?;
+        let select::Origin::File(vf) = &sel.origin else {
+            return Ok(None);
+        };
+        let path = lockfile::beside(vf);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        let lock = lockfile::read(&path)?;
+        if Spec::Stack(lock.spec()).to_string() != sel.spec.to_string() {
+            env.printer.warn(format!(
+                "{} was made for {}, but {} pins {}: installing {} without the lock",
+                path.display(),
+                lock.spec,
+                vf.display(),
+                sel.spec,
+                sel.spec
+            ));
+            env.printer
+                .hint("run `cudaenv lock` to lock the new pin, and commit cuda.lock");
+            return Ok(None);
+        }
+        (path, lock, follow)
+    };
+    let platform = LockPlatform::current().ok_or_else(|| Error::LockPlatform {
+        path: path.clone(),
+        platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        locked: lock
+            .platforms()
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect(),
+    })?;
+    if lock.for_platform(platform).next().is_none() {
+        return Err(Error::LockPlatform {
+            path,
+            platform: platform.name().into(),
+            locked: lock
+                .platforms()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect(),
+        });
+    }
+    env.printer.info(format!(
+        "following {} ({}{})",
+        path.display(),
+        lock.name(),
+        if mode == Mode::Frozen {
+            ", as locked"
+        } else {
+            ", checked against the sources"
+        }
+    ));
+    Ok(Some(ForInstall {
+        path,
+        lock,
+        mode,
+        platform,
+    }))
+}
+
+/// The plan of a locked install: for `--frozen` the lock's own files (only
+/// from configured sources); otherwise a fresh resolution through the
+/// configured sources that must agree with the lock in every version, size,
+/// hash and source.
+pub(super) async fn plan_for_install(
+    env: &Env,
+    l: &ForInstall,
+    remote: Option<&Remote>,
+) -> Result<Plan> {
+    let config = Config::load(&env.ctx)?;
+    let origins = Origins::from_config(&config, &env.ctx)?;
+    let Some(remote) = remote else {
+        return lockfile::frozen_plan(&l.lock, &l.path, l.platform, &origins);
+    };
+    let foreign: Vec<&str> = l
+        .lock
+        .for_platform(l.platform)
+        .filter(|a| !origins.allows(a.source, &a.url))
+        .map(|a| a.component.as_str())
+        .collect();
+    if !foreign.is_empty() {
+        env.printer.warn(format!(
+            "{} names URLs outside the configured sources for {}; they are not used: the pinned files come from {}",
+            l.path.display(),
+            foreign.join(", "),
+            origins.shown().join(", ")
+        ));
+    }
+    let plan = remote
+        .plan(&Request {
+            spec: l.lock.exact(),
+            profile: l.lock.stack.profile,
+            with: l.lock.stack.with.clone(),
+            without: l.lock.stack.without.clone(),
+        })
+        .await?;
+    let differences = lockfile::differences(&l.lock, l.platform, &plan);
+    if !differences.is_empty() {
+        return Err(Error::LockMismatch {
+            path: l.path.clone(),
+            against: format!("what the sources serve now ({})", remote.index_shown),
+            differences,
+        });
+    }
+    Ok(plan)
+}
