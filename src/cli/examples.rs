@@ -143,6 +143,17 @@ const EXAMPLES: &[(&str, &str)] = &[
         "cudaenv trace -- python -c 'import torch; torch.zeros(1).cuda()'\n\
          cudaenv trace --version 12.4 --json -- ./my_program > libs.json",
     ),
+    (
+        "lock",
+        "cudaenv lock                    # resolve .cuda-version's stack to exact files: cuda.lock\n\
+         cudaenv lock --platform linux-x86_64,linux-aarch64\n\
+         cudaenv lock --check            # exit 25 when cuda.lock is out of date",
+    ),
+    (
+        "export",
+        "cudaenv export pip-constraints > constraints.txt && pip install torch -c constraints.txt\n\
+         cudaenv export uv               # [tool.uv] constraint-dependencies for pyproject.toml",
+    ),
 ];
 
 /// The command-line definition with every subcommand's examples.
