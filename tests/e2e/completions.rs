@@ -117,7 +117,8 @@ fn complete_interactively(shell: &str, setup: &str) {
     pane.send(setup, &["Enter"]);
     pane.send("echo loaded-$((6*7))", &["Enter"]);
     pane.expect("loaded-42");
-    pane.send("cudaenv lo", &["Tab"]);
+    // `loca`: `lo` alone is also `lock`.
+    pane.send("cudaenv loca", &["Tab"]);
     pane.expect("cudaenv local ");
     // An empty word is offered the options too; one digit picks the version.
     pane.send("1", &["Tab"]);
