@@ -619,7 +619,7 @@ impl Error {
                 path.display()
             )),
             Error::LockForeignUrl { .. } => Some(
-                "a lock pins versions and hashes; the bytes come from your own sources (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, config.toml). Use `--locked` to fetch the pinned files from them, or `cudaenv lock` to re-lock against them"
+                "a lock pins versions and hashes; the bytes come from your own sources (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml). Use `--locked` to fetch the pinned files from them, or `cudaenv lock` to re-lock against them"
                     .into(),
             ),
             Error::LockMismatch { .. } => Some(
