@@ -87,6 +87,17 @@ fn finding(level: Level, code: &str, message: String, fix: Option<String>) -> Fi
     }
 }
 
+/// `NVIDIA_REQUIRE_CUDA` as a finding shows it: NVIDIA's images append dozens
+/// of `brand=…,driver…` constraints, which are counted, not listed.
+fn require_shown(v: &str) -> String {
+    let mut words = v.split_whitespace();
+    let first = words.next().unwrap_or("");
+    match words.count() {
+        0 => first.to_string(),
+        n => format!("{first} (and {n} more constraints)"),
+    }
+}
+
 /// The first `cuda>=X.Y` of an `NVIDIA_REQUIRE_CUDA` value (its other
 /// alternatives, `brand=…,driver>=…`, are about forward-compatibility drivers).
 pub fn required_cuda(value: &str) -> Option<Version> {
@@ -172,19 +183,20 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
             .filter(|a| a.name != "system")
             .and_then(|a| Some((a.name.as_str(), a.cuda.as_deref()?.parse::<Version>().ok()?)));
         let disabled = var(env_vars::NVIDIA_DISABLE_REQUIRE).is_some_and(|d| !d.is_empty());
+        let shown = require_shown(v);
         match (required_cuda(v), active) {
             (Some(req), Some((name, cuda))) if cuda.truncate(2) > req.truncate(2) => {
                 out.push(finding(
                     Level::Warning,
                     "nvidia-require-cuda",
-                    format!("NVIDIA_REQUIRE_CUDA={v} asks less than the active {name} (CUDA {cuda}) needs: the container runtime admits hosts whose driver cannot run it"),
+                    format!("NVIDIA_REQUIRE_CUDA={shown} asks less than the active {name} (CUDA {cuda}) needs: the container runtime admits hosts whose driver cannot run it"),
                     Some(format!("declare NVIDIA_REQUIRE_CUDA=cuda>={}.{} (`cudaenv env --format dockerfile {name}` prints it)", cuda.major(), cuda.minor().unwrap_or(0))),
                 ));
             }
             (Some(_), Some((name, _))) => out.push(finding(
                 Level::Ok,
                 "nvidia-require-cuda",
-                format!("NVIDIA_REQUIRE_CUDA={v} covers the active {name}"),
+                format!("NVIDIA_REQUIRE_CUDA={shown} covers the active {name}"),
                 None,
             )),
             _ => {}
@@ -205,6 +217,17 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
 mod tests {
     use super::*;
     use crate::doctor::facts::ActiveFacts;
+
+    #[test]
+    fn nvidia_images_brand_constraints_are_counted_not_listed() {
+        assert_eq!(require_shown("cuda>=12.4"), "cuda>=12.4");
+        assert_eq!(
+            require_shown(
+                "cuda>=13.0 brand=tesla,driver>=535,driver<536 brand=grid,driver>=535,driver<536"
+            ),
+            "cuda>=13.0 (and 2 more constraints)"
+        );
+    }
 
     fn ctx(vars: &[(&str, &str)]) -> Context {
         let mut env: BTreeMap<std::ffi::OsString, std::ffi::OsString> =
