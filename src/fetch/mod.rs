@@ -42,6 +42,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
+mod dns;
 mod slots;
 pub mod usage;
 
@@ -218,6 +219,7 @@ pub fn client() -> Result<reqwest::Client> {
         .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(20))
         .read_timeout(Duration::from_secs(60))
+        .dns_resolver(Arc::new(dns::SharedLookups::default()))
         .build()
         .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
 }
