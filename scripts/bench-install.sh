@@ -10,6 +10,9 @@
 # Usage: scripts/bench-install.sh [uv-first|cudaenv-first]
 # Needs: a dist build (cargo build --profile dist; CUDAENV_BIN overrides the path), uv on PATH.
 # With /usr/bin/time present, the CPU time (user + system) of each cold install is reported too.
+# Also reported, from the same run: the network floor (the same files by parallel curl to
+# /dev/null) and the inflate floor (unzip of every wheel at once, on all cores).
+# Needs curl and unzip for the floors.
 # Every cold run downloads ~2 GB in all; run it sparingly.
 set -euo pipefail
 
@@ -69,6 +72,30 @@ else
 fi
 
 export CUDAENV_ROOT="$work/root"
+
+# The two floors a cold install works between, measured in the same run:
+# the network (the same wheels fetched in parallel by curl, to /dev/null) and
+# inflating them (every wheel unzipped at once, on all cores, into $work).
+mapfile -t urls < <("$bin" -q install "$spec" "${only[@]}" --dry-run --json --force |
+  python3 -c 'import json,sys; [print(a["url"]) for a in json.load(sys.stdin)["artifacts"]]')
+settle
+t0=$(now)
+for u in "${urls[@]}"; do curl -sf -o /dev/null "$u" & done
+wait
+t1=$(now)
+floor_net=$(secs "$t0" "$t1")
+settle
+t0=$(now)
+i=0
+for w in "$CUDAENV_ROOT"/cache/downloads/*.whl; do
+  mkdir -p "$work/inflate/$i"
+  unzip -q -o "$w" -d "$work/inflate/$i" & i=$((i + 1))
+done
+wait
+t1=$(now)
+floor_inflate=$(secs "$t0" "$t1")
+rm -rf "$work/inflate"
+
 # After a sync (not a cache drop: a reinstall is measured warm): a commit
 # syncs its marker, and on ext4 that waits for the writeback of whatever the
 # previous cold install left dirty (~2 s measured).
@@ -88,5 +115,6 @@ done
 
 echo "machine: $(nproc) cores, $(uname -m); order: $order"
 echo "cold install   uv: ${uv_cold}s   cudaenv: ${ce_cold}s   ratio uv/cudaenv: $(awk -v a="$uv_cold" -v b="$ce_cold" 'BEGIN { printf "%.2f", a / b }')"
+echo "floors   network (${#urls[@]} files by parallel curl): ${floor_net}s   inflate (unzip of every wheel at once): ${floor_inflate}s"
 echo "cold install CPU time   uv: $(cpu "$work/uv.cpu")   cudaenv: $(cpu "$work/ce.cpu")"
 echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"
