@@ -38,6 +38,7 @@ pub mod shims;
 pub mod sources;
 pub mod spec;
 pub mod store;
+pub mod sys;
 pub mod toolkit;
 pub mod trace;
 pub mod ui;

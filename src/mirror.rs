@@ -147,7 +147,8 @@ impl Mirror {
         &self.dir
     }
 
-    /// Removes what a run that died mid-write left (`NAME.tmpPID` files).
+    /// Removes what a run that died mid-write left (`NAME.tmpPID` files and
+    /// `write_atomically`'s temporary files).
     /// Only under the mirror's lock: then no other run is writing.
     pub fn remove_leftovers(&self) -> Result<usize> {
         fn walk(dir: &Path, removed: &mut usize) -> Result<()> {
@@ -278,10 +279,10 @@ impl Mirror {
                     ));
                 }
                 page.push_str("</body>\n</html>\n");
-                write_atomic(&simple.join(project).join("index.html"), page.as_bytes())?;
+                write_shared(&simple.join(project).join("index.html"), page.as_bytes())?;
             }
             root.push_str("</body>\n</html>\n");
-            write_atomic(&simple.join("index.html"), root.as_bytes())?;
+            write_shared(&simple.join("index.html"), root.as_bytes())?;
         }
         let sums: String = self
             .record
@@ -289,7 +290,7 @@ impl Mirror {
             .iter()
             .map(|(rel, f)| format!("{}  {rel}\n", f.sha256))
             .collect();
-        write_atomic(&self.dir.join(SUMS), sums.as_bytes())?;
+        write_shared(&self.dir.join(SUMS), sums.as_bytes())?;
         self.write_record()
     }
 
@@ -297,7 +298,7 @@ impl Mirror {
         let mut text =
             serde_json::to_vec_pretty(&self.record).expect("maps of strings always encode");
         text.push(b'\n');
-        write_atomic(&self.dir.join(RECORD), &text)
+        write_shared(&self.dir.join(RECORD), &text)
     }
 }
 
@@ -360,10 +361,12 @@ fn check_relative(rel: &str) -> std::result::Result<(), String> {
     }
 }
 
-/// `NAME.tmp1234`, as `temporary` names them.
+/// `NAME.tmp1234`, as `temporary` names them, or a `write_atomically` leftover.
 fn is_temporary(name: &str) -> bool {
-    name.rsplit_once(".tmp")
-        .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    name.starts_with(crate::sys::TEMP_PREFIX)
+        || name
+            .rsplit_once(".tmp")
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn temporary(dest: &Path) -> PathBuf {
@@ -372,12 +375,10 @@ fn temporary(dest: &Path) -> PathBuf {
     dest.with_file_name(name)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
-    let tmp = temporary(path);
-    std::fs::write(&tmp, bytes).map_err(Error::io("cannot write", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(Error::io("cannot write", path))
+/// Mirror files are read by whoever installs from the mirror (mode 0644, as
+/// the files linked in from the download cache).
+fn write_shared(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::sys::write_atomically(path, bytes, Some(0o644))
 }
 
 #[cfg(test)]

@@ -283,25 +283,8 @@ pub fn check_replaceable(path: &Path) -> Result<()> {
 /// Writes `text` at `path` atomically, unless a file cudaenv did not write is there.
 pub fn write(path: &Path, text: &[u8]) -> Result<()> {
     check_replaceable(path)?;
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(Error::io("cannot create directory", parent))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".cudaenv-module.")
-        .tempfile_in(parent)
-        .map_err(Error::io("cannot create a temporary file in", parent))?;
-    std::io::Write::write_all(&mut tmp, text)
-        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
     // Modulefiles are read by every user of the site.
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(Error::io(
-            "cannot set the mode of",
-            tmp.path().to_path_buf(),
-        ))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io("cannot write", path)(e.error))?;
-    Ok(())
+    crate::sys::write_atomically(path, text, Some(0o644))
 }
 
 /// Does the file carry the marker in its first lines?

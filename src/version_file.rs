@@ -281,17 +281,7 @@ fn exists(path: &Path) -> Result<bool> {
 /// Writes `spec` to `path` atomically (temporary file + rename), so a reader
 /// never sees a half-written file.
 pub fn write(path: &Path, spec: &Spec) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(Error::io("cannot create directory", dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".cuda-version.")
-        .tempfile_in(dir)
-        .map_err(Error::io("cannot create a temporary file in", dir))?;
-    use std::io::Write;
-    writeln!(tmp, "{spec}").map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io("cannot write", path)(e.error))?;
-    Ok(())
+    crate::sys::write_atomically(path, format!("{spec}\n").as_bytes(), None)
 }
 
 #[cfg(test)]

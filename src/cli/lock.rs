@@ -8,7 +8,7 @@
 //! ones, so one lock never mixes releases. Re-locking keeps the existing
 //! lock's platforms, profile and component choices unless they are given.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::Env;
 use crate::config::Config;
@@ -176,7 +176,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             }
         }
     }
-    write_atomically(&path, text.as_bytes())?;
+    crate::sys::write_atomically(&path, text.as_bytes(), None)?;
     let files = lock.artifacts.len();
     let bytes: u64 = lock.artifacts.iter().filter_map(|a| a.size).sum();
     env.printer.success(format!(
@@ -279,21 +279,6 @@ fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
     });
     runtime.shutdown_background();
     r
-}
-
-/// Temporary file + rename: a reader never sees half a lock.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".cuda.lock.")
-        .tempfile_in(dir)
-        .map_err(Error::io("cannot create a temporary file in", dir))?;
-    tmp.write_all(bytes)
-        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io("cannot write", path)(e.error))?;
-    Ok(())
 }
 
 fn human_bytes(n: u64) -> String {

@@ -322,15 +322,7 @@ async fn one(
 }
 
 fn store(dest: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = dest.parent().expect("a file in a directory");
-    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).map_err(Error::io("cannot write in", dir))?;
-    std::io::Write::write_all(&mut tmp, bytes)
-        .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    tmp.persist(dest)
-        .map_err(|e| Error::io("cannot write", dest)(e.error))?;
-    Ok(())
+    crate::sys::write_atomically(dest, bytes, None)
 }
 
 /// `redistrib_X.Y.Z.json` names in a directory listing (HTML or plain), deduplicated.

@@ -132,16 +132,8 @@ impl Catalogue {
 
     /// Stores it atomically (a temporary file renamed over the old one).
     pub fn save(&self, path: &Path) -> Result<()> {
-        let dir = path.parent().expect("a file in a directory");
-        std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-        let mut tmp =
-            tempfile::NamedTempFile::new_in(dir).map_err(Error::io("cannot write in", dir))?;
         let text = serde_json::to_vec_pretty(self).expect("a catalogue serializes");
-        std::io::Write::write_all(&mut tmp, &text)
-            .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-        tmp.persist(path)
-            .map_err(|e| Error::io("cannot write", path)(e.error))?;
-        Ok(())
+        crate::sys::write_atomically(path, &text, None)
     }
 }
 
