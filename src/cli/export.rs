@@ -3,10 +3,9 @@
 //! pyproject.toml's `[tool.uv]`.
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
-use crate::lockfile::{self, export};
+use crate::error::{ExitCode, Result};
+use crate::lockfile::export;
 use crate::ui;
-use crate::version_file;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -24,23 +23,7 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let cwd = env.ctx.cwd();
-    let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
-        file: lockfile::FILE_NAME.into(),
-        where_: format!(
-            "to export: no {} in {} or its parents",
-            version_file::FILE_NAME,
-            cwd.display()
-        ),
-    })?;
-    let path = lockfile::beside(&pinned.path);
-    if std::fs::symlink_metadata(&path).is_err() {
-        return Err(Error::NoLock {
-            file: lockfile::FILE_NAME.into(),
-            where_: format!("beside {}", pinned.path.display()),
-        });
-    }
-    let lock = lockfile::read(&path)?;
+    let (pinned, path, lock) = super::lock::pinned_lock(env, "export")?;
     if crate::spec::Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
         env.printer.warn(format!(
             "{} was made for {}, but {} pins {}; run `cudaenv lock`",

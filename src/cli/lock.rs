@@ -289,6 +289,29 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+/// The `.cuda-version` that applies in the working directory, the lock beside
+/// it and its content; `to` words what the lock was wanted for in the error.
+pub(super) fn pinned_lock(env: &Env, to: &str) -> Result<(version_file::Pinned, PathBuf, Lock)> {
+    let cwd = env.ctx.cwd();
+    let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
+        file: lockfile::FILE_NAME.into(),
+        where_: format!(
+            "to {to}: no {} in {} or its parents",
+            version_file::FILE_NAME,
+            cwd.display()
+        ),
+    })?;
+    let path = lockfile::beside(&pinned.path);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(Error::NoLock {
+            file: lockfile::FILE_NAME.into(),
+            where_: format!("beside {}", pinned.path.display()),
+        });
+    }
+    let lock = lockfile::read(&path)?;
+    Ok((pinned, path, lock))
+}
+
 /// How an install uses a lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
@@ -331,23 +354,7 @@ pub(super) fn for_install(
         Mode::Locked
     };
     let (path, lock, mode) = if locked || frozen {
-        let cwd = env.ctx.cwd();
-        let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
-            file: lockfile::FILE_NAME.into(),
-            where_: format!(
-                "to follow: no {} in {} or its parents",
-                version_file::FILE_NAME,
-                cwd.display()
-            ),
-        })?;
-        let path = lockfile::beside(&pinned.path);
-        if std::fs::symlink_metadata(&path).is_err() {
-            return Err(Error::NoLock {
-                file: lockfile::FILE_NAME.into(),
-                where_: format!("beside {}", pinned.path.display()),
-            });
-        }
-        let lock = lockfile::read(&path)?;
+        let (pinned, path, lock) = pinned_lock(env, "follow")?;
         if Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
             return Err(Error::LockMismatch {
                 path,
