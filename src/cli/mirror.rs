@@ -21,6 +21,7 @@ use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
 use crate::mirror::{FileEntry, Mirror, wheel_project};
+use crate::sources::catalogue;
 use crate::sources::nvidia::{self, Product};
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{Artifact, Plan, Profile, SourceKind};
@@ -131,9 +132,22 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         };
         plans.push(plan);
     }
+    // The `cuda-toolkit` metapackage of each release taken from PyPI, so that
+    // a machine reading the mirror knows the release from its own catalogue
+    // (a release newer than cudaenv's embedded list is unknown without it).
+    let mut metapackages = Vec::new();
+    if remote.pypi.catalogue().is_some() {
+        for p in &plans {
+            if p.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
+                && let Some(a) = catalogue::metapackage(remote.pypi.index(), &p.cuda).await?
+            {
+                metapackages.push(a);
+            }
+        }
+    }
     // One entry per file, wherever several stacks share it.
     let mut wanted: Vec<(String, Artifact)> = Vec::new();
-    for a in plans.iter().flat_map(|p| &p.artifacts) {
+    for a in plans.iter().flat_map(|p| &p.artifacts).chain(&metapackages) {
         let rel = Mirror::place(a, &nvidia_base, &debian_base)?;
         if !wanted.iter().any(|(r, _)| *r == rel) {
             wanted.push((rel, a.clone()));

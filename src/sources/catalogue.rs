@@ -32,8 +32,8 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use super::Platform;
 use super::pypi::{Index, IndexFile, PyVersion, normalize};
+use super::{ArchiveFormat, Artifact, Layout, Platform, SourceKind};
 use crate::error::{Error, Result};
 use crate::registry::Pypi;
 use crate::spec::Version;
@@ -237,8 +237,37 @@ pub async fn fetch(
     })
 }
 
+/// The metapackage wheel of the CUDA release `cuda` on the index, as an
+/// artifact (`mirror` copies it, so that a machine reading the mirror knows
+/// the release from its own catalogue). `None` when the index has none, or
+/// only a yanked one.
+pub async fn metapackage(index: &Index, cuda: &Version) -> Result<Option<Artifact>> {
+    let Some(files) = index.files(PROJECT).await? else {
+        return Ok(None);
+    };
+    Ok(files
+        .into_iter()
+        .filter(|f| !f.yanked && f.sha256.is_some())
+        .find(|f| {
+            metapackage_version(&f.filename)
+                .and_then(|v| v.parse::<Version>().ok())
+                .is_some_and(|v| v == *cuda)
+        })
+        .map(|f| Artifact {
+            component: PROJECT.to_string(),
+            version: cuda.to_string(),
+            url: f.url,
+            sha256: f.sha256,
+            size: f.size,
+            format: ArchiveFormat::Wheel,
+            layout: Layout::Wheel,
+            source: SourceKind::Pypi,
+            file_name: f.filename,
+        }))
+}
+
 /// `cuda_toolkit-13.5.0-py2.py3-none-any.whl` → `13.5.0`.
-fn metapackage_version(filename: &str) -> Option<String> {
+pub fn metapackage_version(filename: &str) -> Option<String> {
     let stem = filename.strip_suffix(".whl")?;
     let mut parts = stem.split('-');
     let name = parts.next()?;

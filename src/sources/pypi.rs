@@ -345,6 +345,9 @@ impl Index {
             url: url.into(),
             reason: format!("invalid URL: {e}"),
         })?;
+        if parsed.scheme() == "file" {
+            return read_local_file(&parsed, url, max);
+        }
         retrying(url, 4, std::time::Duration::from_millis(300), || async {
             let resp = self
                 .client
@@ -480,6 +483,32 @@ impl Index {
         };
         Ok(Some(files))
     }
+}
+
+/// A small file of an index on disk (a metadata file, a metapackage wheel),
+/// at most `max` bytes. No such file means none.
+fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
+    let unreadable = |reason: String| Error::Network {
+        url: url.to_string(),
+        reason,
+    };
+    let path = file
+        .to_file_path()
+        .map_err(|()| unreadable("not a local path".into()))?;
+    let f = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", path.display()))),
+    };
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(f, max as u64 + 1), &mut bytes)
+        .map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))?;
+    if bytes.len() > max {
+        return Err(unreadable(format!(
+            "larger than the {max} bytes such a file may have"
+        )));
+    }
+    Ok(Some(bytes))
 }
 
 /// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as

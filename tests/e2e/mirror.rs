@@ -60,13 +60,26 @@ fn live_pypi_stacks_are_mirrored_and_installed_offline_from_the_directory() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(out["resolved"], serde_json::json!(["12.4.1", "12.6.3"]));
-    assert_eq!(out["added"], 2);
+    // Each stack's cudart wheel, and the `cuda-toolkit` metapackage of each
+    // release, so that the site's own catalogue knows both releases.
+    assert_eq!(out["added"], 4);
     let files = out["files"].as_array().unwrap();
-    assert_eq!(files.len(), 2, "{out}");
+    assert_eq!(files.len(), 4, "{out}");
+    let metapackages = files
+        .iter()
+        .filter(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("pypi/files/cuda_toolkit-12.")
+        })
+        .count();
+    assert_eq!(metapackages, 2, "{out}");
     for f in files {
         let path = f["path"].as_str().unwrap();
         assert!(
-            path.starts_with("pypi/files/nvidia_cuda_runtime_cu12-12."),
+            path.starts_with("pypi/files/nvidia_cuda_runtime_cu12-12.")
+                || path.starts_with("pypi/files/cuda_toolkit-12."),
             "{path}"
         );
         assert_eq!(
@@ -83,7 +96,7 @@ fn live_pypi_stacks_are_mirrored_and_installed_offline_from_the_directory() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout).matches(": OK").count(),
-        2
+        4
     );
     let page = std::fs::read_to_string(dir.join("pypi/simple/nvidia-cuda-runtime-cu12/index.html"))
         .unwrap();
@@ -149,7 +162,12 @@ fn live_pypi_stacks_are_mirrored_and_installed_offline_from_the_directory() {
     assert_eq!(site.ok(&["versions", "--bare"]).lines().count(), 2);
 
     // A tampered file is caught by the install, not only by `sha256sum -c`.
-    let wheel = dir.join(files[0]["path"].as_str().unwrap());
+    let cudart = files
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .find(|p| p.starts_with("pypi/files/nvidia_cuda_runtime_cu12-12.4."))
+        .unwrap();
+    let wheel = dir.join(cudart);
     let mut bytes = std::fs::read(&wheel).unwrap();
     let n = bytes.len();
     bytes[n / 2] ^= 0xff;
@@ -400,10 +418,10 @@ fn a_framework_release_is_mirrored_for_the_target_machine_and_installed_from_it(
     // Driver 470 runs no CUDA 12 build of torch 2.4: its CUDA 11.8 build is the one.
     assert_eq!(out["resolved"], serde_json::json!(["11.8.0"]));
     assert!(
-        out["files"][0]["path"]
+        out["files"].as_array().unwrap().iter().any(|f| f["path"]
             .as_str()
             .unwrap()
-            .starts_with("pypi/files/nvidia_cuda_runtime_cu11-11.8."),
+            .starts_with("pypi/files/nvidia_cuda_runtime_cu11-11.8.")),
         "{out}"
     );
     let site = TestEnv::new();
@@ -414,4 +432,41 @@ fn a_framework_release_is_mirrored_for_the_target_machine_and_installed_from_it(
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(site.ok(&["versions", "--bare"]).trim(), "11.8.0");
+}
+
+/// A release only PyPI's live catalogue knows (newer than cudaenv's embedded
+/// list) installs on the air-gapped machine: the mirror carries its
+/// `cuda-toolkit` metapackage, which that machine's catalogue reads from the
+/// `file://` index.
+#[test]
+fn a_release_known_only_to_the_live_catalogue_installs_from_the_mirror() {
+    let online = TestEnv::new();
+    let dir = online.path("mirror");
+    let o = online
+        .cmd()
+        .args(["mirror"])
+        .arg(&dir)
+        .args(["13.5.0", ONLY_CUDART, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        dir.join("pypi/simple/cuda-toolkit/index.html").is_file(),
+        "{}",
+        text(&o)
+    );
+
+    let site = TestEnv::new();
+    let o = offline(&site, &dir)
+        .args(["install", "13.5", ONLY_CUDART])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("embedded list"), "{stderr}");
+    assert!(
+        site.root
+            .join("versions/13.5.0/lib64/libcudart.so.13")
+            .exists()
+    );
 }
