@@ -474,7 +474,7 @@ fn metadata(plan: &Plan, tree: &Path) -> Metadata {
             name: a.component.clone(),
             version: a.version.clone(),
             source: a.source.name().to_string(),
-            url: Some(a.url.clone()),
+            url: Some(a.url.without_credentials()),
             sha256: a.sha256.clone(),
         })
         .collect();

@@ -32,6 +32,7 @@ pub mod lockfile;
 pub mod mirror;
 pub mod modulefile;
 pub mod registry;
+pub mod safe_url;
 pub mod select;
 pub mod shell;
 pub mod shims;

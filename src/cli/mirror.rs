@@ -158,7 +158,8 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         false,
         args.jobs,
         progress,
-    );
+    )
+    .with_timeouts(remote.timeouts);
     let fetcher = &fetcher;
     let mut added = 0usize;
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
@@ -253,7 +254,7 @@ async fn fetch_verified(
             Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
                 if refetched {
                     return Err(Error::HashMismatch {
-                        url: a.url.clone(),
+                        url: a.url.to_string(),
                         expected: want.clone(),
                         actual: sha256,
                     });

@@ -572,7 +572,8 @@ pub fn artifact(
             base.trim_end_matches('/'),
             product.redist_dir(),
             a.relative_path.as_str()
-        ),
+        )
+        .into(),
         sha256: Some(a.sha256.clone()),
         size: Some(a.size),
         format,
@@ -725,7 +726,7 @@ mod tests {
                 for a in arts.values() {
                     assert_eq!(a.format, ArchiveFormat::TarXz, "{}", a.url);
                     assert!(
-                        a.url.starts_with(
+                        a.url.expose().starts_with(
                             "https://developer.download.nvidia.com/compute/cuda/redist/"
                         )
                     );
@@ -828,7 +829,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(cv.to_string(), "8.9.7.29");
-        assert!(a.url.ends_with("_cuda11-archive.tar.xz"));
+        assert!(a.url.expose().ends_with("_cuda11-archive.tar.xz"));
         // cuDNN 9.12 has no CUDA 11 build.
         assert!(
             src.cudnn_artifact(&"9.12".parse().unwrap(), &"11.8.0".parse().unwrap())
