@@ -27,6 +27,7 @@ pub mod error;
 pub mod explain;
 pub mod failpoint;
 pub mod fetch;
+pub mod hash;
 pub mod install;
 pub mod lockfile;
 pub mod mirror;

@@ -29,7 +29,6 @@
 use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
-use sha2::Digest;
 
 use super::Env;
 use crate::config::Config;
@@ -302,7 +301,7 @@ async fn one(
         }
         Err(Fetch::Failed(reason)) => return Status::Failed { reason },
     };
-    let actual = format!("{:x}", sha2::Sha256::digest(&bytes));
+    let actual = crate::hash::sha256(&bytes);
     let mut status = Status::New;
     if let Some(expected) = pin {
         if actual == expected {

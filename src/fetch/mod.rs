@@ -40,14 +40,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-
 mod dns;
 mod slots;
 pub mod timeouts;
 pub mod usage;
 
 use crate::error::{Error, Result};
+use crate::hash::{self, Hasher};
 use crate::sources::Artifact;
 use slots::{Slots, Urgency};
 use timeouts::{Breaker, Paced, STALL_ATTEMPTS, Timeouts};
@@ -168,7 +167,7 @@ impl Cache {
     pub fn key_of(sha256: Option<&str>, url: &str) -> String {
         match sha256 {
             Some(h) => h.to_ascii_lowercase(),
-            None => format!("url-{}", hex(&Sha256::digest(url.as_bytes()))),
+            None => format!("url-{}", hash::sha256(url.as_bytes())),
         }
     }
 
@@ -192,10 +191,6 @@ fn safe_file_name(name: &str) -> String {
         })
         .collect();
     s.trim_start_matches('.').chars().take(150).collect()
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Downloads artifacts into the cache.
@@ -719,7 +714,7 @@ impl Fetcher {
         let mut from = File::open(src).map_err(unreadable)?;
         let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
         self.progress.reset(line);
-        let mut hasher = Sha256::new();
+        let mut hasher = Hasher::new();
         let mut buf = vec![0u8; 1 << 20];
         let mut got: u64 = 0;
         loop {
@@ -754,7 +749,7 @@ impl Fetcher {
                 reason: format!("got {got} bytes, the index announced {want}"),
             });
         }
-        Ok(hex(&hasher.finalize()))
+        Ok(hasher.finish())
     }
 
     /// One stream, appended to `part`, hashed as it arrives.
@@ -803,18 +798,12 @@ impl Fetcher {
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
-        let mut hasher = Sha256::new();
+        let mut hasher = Hasher::new();
         let mut file = if resumed {
             // Hash what we already have, then append.
-            let mut f = File::open(part).map_err(io)?;
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = f.read(&mut buf).map_err(io)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
+            hasher
+                .read_from(File::open(part).map_err(io)?)
+                .map_err(io)?;
             std::fs::OpenOptions::new()
                 .append(true)
                 .open(part)
@@ -899,7 +888,7 @@ impl Fetcher {
                 "got {got} bytes, the index announced {want}"
             )));
         }
-        Ok(hex(&hasher.finalize()))
+        Ok(hasher.finish())
     }
 
     /// Several ranges at once into a preallocated `part`; a thread hashes the
@@ -1264,7 +1253,7 @@ fn hash_following(
         }),
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(&[]);
-    let mut hasher = Sha256::new();
+    let mut hasher = Hasher::new();
     for (i, &(start, end)) in spans.iter().enumerate() {
         {
             let mut g = state.done.lock().ok()?;
@@ -1278,7 +1267,7 @@ fn hash_following(
         hasher.update(bytes.get(start as usize..end as usize)?);
         hashed(end);
     }
-    Some(hex(&hasher.finalize()))
+    Some(hasher.finish())
 }
 
 /// The next range to start and its urgency: the first not started that
@@ -1554,6 +1543,6 @@ mod part_file_tests {
             cv: Condvar::new(),
         };
         let got = hash_following(&file, &[(0, CHUNK_MAX), (CHUNK_MAX, size)], &state, &|_| {});
-        assert_eq!(got, Some(hex(&Sha256::digest(&data))));
+        assert_eq!(got, Some(hash::sha256(&data)));
     }
 }

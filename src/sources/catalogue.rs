@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use super::Platform;
 use super::pypi::{Index, IndexFile, PyVersion, normalize};
@@ -261,7 +260,7 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
             .clone()
             .unwrap_or_else(|| f.url.without_credentials())
     );
-    let key = crate::fetch::hex(&sha2::Sha256::digest(id.as_bytes()));
+    let key = crate::hash::sha256(id.as_bytes());
     let cached = dir.join(format!("{key}.metadata"));
     if let Ok(text) = std::fs::read_to_string(&cached) {
         return Ok(Some(text));
@@ -299,7 +298,7 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
 
 fn check_sha(bytes: &[u8], expected: Option<&str>, url: &DisplaySafeUrl) -> Result<()> {
     if let Some(expected) = expected {
-        let actual = crate::fetch::hex(&sha2::Sha256::digest(bytes));
+        let actual = crate::hash::sha256(bytes);
         if actual != expected {
             return Err(Error::HashMismatch {
                 url: url.to_string(),

@@ -773,8 +773,7 @@ mod tests {
                 .find(|r| r.product == *product && r.manifest == name)
                 .unwrap_or_else(|| panic!("{name} is not embedded"));
             let bytes = std::fs::read(p).unwrap();
-            use sha2::Digest;
-            let sha = format!("{:x}", sha2::Sha256::digest(&bytes));
+            let sha = crate::hash::sha256(&bytes);
             assert_eq!(emb.manifest_sha256.as_deref(), Some(sha.as_str()), "{name}");
             assert_eq!(emb.label, parsed.label);
             let mut a = emb.components.clone();

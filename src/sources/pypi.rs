@@ -285,9 +285,7 @@ impl Index {
     /// The pages are the index's whatever its credentials (they name none:
     /// see `files`).
     pub fn with_cache(mut self, cache_dir: &std::path::Path, offline: bool) -> Index {
-        use sha2::Digest;
-        let key = self.base.without_credentials();
-        let h = crate::fetch::hex(&sha2::Sha256::digest(key.as_bytes()));
+        let h = crate::hash::sha256(self.base.without_credentials().as_bytes());
         self.cache = Some(cache_dir.join("index").join(&h[..16]));
         self.offline = offline;
         self
