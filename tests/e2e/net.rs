@@ -375,3 +375,35 @@ fn a_bad_http_timeout_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("CUDAENV_HTTP_TIMEOUT"), "{}", text(&o));
 }
+
+/// Defect 1 for mirrors: the NVIDIA mirror's credentials are masked in the
+/// plan (`--json`) and in the error of a download that fails.
+#[test]
+fn mirror_credentials_never_reach_output() {
+    let env = TestEnv::new();
+    let mirror = format!("http://{USER}:{SECRET}@127.0.0.1:9/nv");
+    let run = |args: &[&str]| {
+        let mut c = env.cmd();
+        c.env("CUDAENV_NVIDIA_MIRROR", &mirror)
+            .args(["install", "12.4.1", "--source", "nvidia", ONLY_CUDART])
+            .args(args);
+        c.output().unwrap()
+    };
+    let dry = run(&["--dry-run", "--json"]);
+    assert_eq!(dry.status.code(), Some(0), "{}", text(&dry));
+    let plan: serde_json::Value = serde_json::from_slice(&dry.stdout).unwrap();
+    let url = plan["artifacts"][0]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with(&format!("http://{USER}:****@127.0.0.1:9/nv/")),
+        "{url}"
+    );
+    // Nothing listens on port 9: the download fails, naming the masked URL.
+    let failed = run(&[]);
+    assert_eq!(failed.status.code(), Some(5), "{}", text(&failed));
+    assert!(
+        text(&failed).contains(&format!("http://{USER}:****@127.0.0.1:9/nv/")),
+        "{}",
+        text(&failed)
+    );
+    assert_secret_nowhere(&env, &[&dry, &failed]);
+}
