@@ -28,8 +28,9 @@
 //!
 //! Connection errors, truncated bodies and 5xx answers are retried with
 //! exponential backoff; a server that stalls or trickles is given up on
-//! after one retry, and then by the whole command (`timeouts`); a hash mismatch is never retried (the `.part` is
-//! deleted and the error says what was expected and what arrived). A per-file
+//! after one retry, and then by the whole command (`timeouts`); a hash
+//! mismatch is never retried (the `.part` is deleted and the error says what
+//! was expected and what arrived). A per-file
 //! lock (`….lock`, an OS advisory lock) makes concurrent installs of the same
 //! artifact download it once: the second waits, then finds it in the cache.
 
