@@ -312,7 +312,9 @@ fn check_base(s: &str) -> std::result::Result<(), String> {
     if !ok {
         return Err(format!(
             "`{}` is not an http(s):// or file:/// URL",
-            s.escape_debug()
+            crate::safe_url::DisplaySafeUrl::new(s)
+                .to_string()
+                .escape_debug()
         ));
     }
     // A directory's path may hold spaces; a URL's may not.
@@ -320,7 +322,9 @@ fn check_base(s: &str) -> std::result::Result<(), String> {
     if spaces || s.contains(['\n', '\r', '\t', '?', '#']) {
         return Err(format!(
             "`{}` has characters a base URL may not have",
-            s.escape_debug()
+            crate::safe_url::DisplaySafeUrl::new(s)
+                .to_string()
+                .escape_debug()
         ));
     }
     Ok(())

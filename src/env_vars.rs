@@ -123,6 +123,10 @@ pub const TRITON_PTXAS_PATH: &str = "TRITON_PTXAS_PATH";
 pub const LD_DEBUG: &str = "LD_DEBUG";
 pub const LD_DEBUG_OUTPUT: &str = "LD_DEBUG_OUTPUT";
 
+/// Seconds a server may go without answering, or below the minimum rate,
+/// before a request counts as stalled (default 30; see `fetch::timeouts`).
+pub const CUDAENV_HTTP_TIMEOUT: &str = "CUDAENV_HTTP_TIMEOUT";
+
 #[cfg(test)]
 mod tests {
     /// docs/environment.md must name every variable defined here.

@@ -445,6 +445,19 @@ pub enum Error {
     /// `lock` without a SPEC where no `.cuda-version` applies.
     #[error("no .cuda-version in {} or its parents", dir.display())]
     NoVersionFile { dir: PathBuf },
+
+    /// A server accepted the request but sent nothing, or less than the
+    /// minimum rate, for the HTTP timeout (after the retries, or because an
+    /// earlier request of this command already gave up on a stall).
+    #[error("download stalled: {url}: {reason}")]
+    NetworkStalled { url: String, reason: String },
+
+    /// `CUDAENV_HTTP_TIMEOUT` is not a number of seconds.
+    #[error("{variable}=`{value}` is not a number of seconds (1 or more)")]
+    InvalidHttpTimeout {
+        variable: &'static str,
+        value: String,
+    },
 }
 
 impl Error {
@@ -523,6 +536,8 @@ impl Error {
             Error::InvalidLock { .. } | Error::LockForeignUrl { .. } => ExitCode::InvalidLock,
             Error::LockMismatch { .. } | Error::LockPlatform { .. } => ExitCode::LockMismatch,
             Error::NoLock { .. } | Error::NoVersionFile { .. } => ExitCode::Usage,
+            Error::NetworkStalled { .. } => ExitCode::Network,
+            Error::InvalidHttpTimeout { .. } => ExitCode::Usage,
         }
     }
 
@@ -829,6 +844,16 @@ impl Error {
                 "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
                     .into(),
             ),
+            Error::NetworkStalled { .. } => Some(format!(
+                "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {})",
+                crate::env_vars::CUDAENV_HTTP_TIMEOUT,
+                crate::fetch::timeouts::DEFAULT_SECS
+            )),
+            Error::InvalidHttpTimeout { .. } => Some(format!(
+                "set it to whole seconds, e.g. {}=60, or unset it for the default ({} s)",
+                crate::env_vars::CUDAENV_HTTP_TIMEOUT,
+                crate::fetch::timeouts::DEFAULT_SECS
+            )),
             _ => None,
         }
     }

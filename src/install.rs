@@ -146,10 +146,9 @@ fn label(a: &Artifact) -> String {
 /// plus, for a runfile, which of its directories were taken (one runfile
 /// unpacked for `runtime` is not the same package as for `devel`).
 fn package_key(a: &Artifact) -> String {
-    use sha2::Digest;
     match &a.layout {
         crate::sources::Layout::Runfile { members, optional } => {
-            let mut h = sha2::Sha256::new();
+            let mut h = crate::hash::Hasher::new();
             for m in members {
                 h.update(m.as_bytes());
                 h.update(b"\0");
@@ -159,7 +158,7 @@ fn package_key(a: &Artifact) -> String {
                 h.update(m.as_bytes());
                 h.update(b"\0");
             }
-            format!("{}-{}", Cache::key(a), &fetch::hex(&h.finalize())[..16])
+            format!("{}-{}", Cache::key(a), &h.finish()[..16])
         }
         _ => Cache::key(a),
     }
@@ -300,7 +299,7 @@ async fn ensure_unpacked(
         // Unpack beside the final name, then rename: a half-unpacked package
         // is never mistaken for a whole one.
         if verify && let Some(expected) = &a.sha256 {
-            let actual = sha256_file(&file)?;
+            let actual = crate::hash::sha256_file(&file)?;
             if !actual.eq_ignore_ascii_case(expected) {
                 let _ = std::fs::remove_file(&file);
                 return Err(Error::HashMismatch {
@@ -474,7 +473,7 @@ fn metadata(plan: &Plan, tree: &Path) -> Metadata {
             name: a.component.clone(),
             version: a.version.clone(),
             source: a.source.name().to_string(),
-            url: Some(a.url.clone()),
+            url: Some(a.url.without_credentials()),
             sha256: a.sha256.clone(),
         })
         .collect();
@@ -494,20 +493,3 @@ fn source_names(plan: &Plan) -> String {
 
 /// Shared handle type for progress reporters.
 pub type ProgressRef = Arc<dyn fetch::Progress>;
-
-/// The sha256 of a file, as lower-case hex.
-pub fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::Digest;
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
-    let mut h = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf).map_err(Error::io("cannot read", path))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}

@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::safe_url::DisplaySafeUrl;
 use crate::sources::pypi::normalize;
 use crate::sources::{Artifact, SourceKind};
 
@@ -190,7 +191,7 @@ impl Mirror {
     /// host or the configured mirror).
     pub fn place(a: &Artifact, nvidia_base: &str, debian_base: &str) -> Result<String> {
         let bad = |reason: String| Error::BadManifest {
-            what: a.url.clone(),
+            what: a.url.to_string(),
             reason,
         };
         let rel = match a.source {
@@ -202,18 +203,30 @@ impl Mirror {
                 let base = nvidia_base.trim_end_matches('/');
                 let path = a
                     .url
+                    .expose()
                     .strip_prefix(base)
                     .and_then(|p| p.strip_prefix('/'))
-                    .ok_or_else(|| bad(format!("not under the NVIDIA base {base}")))?;
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "not under the NVIDIA base {}",
+                            DisplaySafeUrl::new(base)
+                        ))
+                    })?;
                 format!("nvidia/{path}")
             }
             SourceKind::Debian => {
                 let base = debian_base.trim_end_matches('/');
                 let path = a
                     .url
+                    .expose()
                     .strip_prefix(base)
                     .and_then(|p| p.strip_prefix('/'))
-                    .ok_or_else(|| bad(format!("not under the Debian mirror {base}")))?;
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "not under the Debian mirror {}",
+                            DisplaySafeUrl::new(base)
+                        ))
+                    })?;
                 format!("debian/{path}")
             }
         };

@@ -222,12 +222,16 @@ async fn install_async(
             return report(env, args, &v, true, started);
         }
     };
+    let timeouts = fetch::timeouts::Timeouts::from_ctx(&env.ctx)?;
     let (client, cache) = match &remote {
         Some(r) => (r.client.clone(), r.cache.clone()),
-        None => (fetch::client()?, fetch::Cache::new(env.ctx.cache_dir())),
+        None => (
+            fetch::client(timeouts)?,
+            fetch::Cache::new(env.ctx.cache_dir()),
+        ),
     };
     if args.dry_run {
-        let size = crate::sources::measure::measure(&plan, &cache, &client).await;
+        let size = crate::sources::measure::measure(&plan, &cache, &client, timeouts).await;
         return print_plan(args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
@@ -243,7 +247,8 @@ async fn install_async(
         })?,
     };
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min);
+        .with_parallel_min(parallel_min)
+        .with_timeouts(timeouts);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }

@@ -172,7 +172,8 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         false,
         args.jobs,
         progress,
-    );
+    )
+    .with_timeouts(remote.timeouts);
     let fetcher = &fetcher;
     let mut added = 0usize;
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
@@ -203,7 +204,7 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     bars.clear();
     let manifests = cached_manifests(fetcher.cache().dir());
     for (rel, path) in &manifests {
-        let sha256 = crate::install::sha256_file(path)?;
+        let sha256 = crate::hash::sha256_file(path)?;
         if !mirror.has(rel, &sha256) {
             let size = std::fs::metadata(path)
                 .map_err(Error::io("cannot read", path))?
@@ -262,12 +263,12 @@ async fn fetch_verified(
     loop {
         let file = fetcher.fetch(a, line).await?;
         fetcher.progress().status(line, "hashing");
-        let sha256 = tokio::task::block_in_place(|| crate::install::sha256_file(&file))?;
+        let sha256 = tokio::task::block_in_place(|| crate::hash::sha256_file(&file))?;
         match &a.sha256 {
             Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
                 if refetched {
                     return Err(Error::HashMismatch {
-                        url: a.url.clone(),
+                        url: a.url.to_string(),
                         expected: want.clone(),
                         actual: sha256,
                     });

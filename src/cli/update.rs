@@ -29,11 +29,13 @@
 use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
-use sha2::Digest;
 
 use super::Env;
 use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
+use crate::fetch::Attempt;
+use crate::fetch::timeouts::{self, Breaker, Timeouts};
+use crate::safe_url::DisplaySafeUrl;
 use crate::sources::nvidia::{self, Product};
 use crate::sources::remote::{self, CatalogueUpdate};
 use crate::ui;
@@ -72,7 +74,7 @@ enum Status {
 struct Row {
     product: Product,
     manifest: String,
-    url: String,
+    url: DisplaySafeUrl,
     #[serde(flatten)]
     status: Status,
 }
@@ -91,6 +93,7 @@ struct Report<'a> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let config = Config::load(&env.ctx)?;
     let base = config.nvidia_base(&env.ctx)?;
+    let timeouts = Timeouts::from_ctx(&env.ctx)?;
     let cache = env.ctx.cache_dir();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -101,7 +104,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             r = async {
                 tokio::join!(
                     remote::update_catalogue(&env.ctx),
-                    update(&base, &cache, args.trust_mirror)
+                    update(&base, &cache, args.trust_mirror, timeouts)
                 )
             } => Ok(r),
             _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
@@ -187,8 +190,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         if nvidia_error.is_none() {
             env.printer.info(format!(
-                "{} manifests at {base}: {new} new, {} problems",
+                "{} manifests at {}: {new} new, {} problems",
                 rows.len(),
+                DisplaySafeUrl::new(base.as_str()),
                 bad.len()
             ));
         }
@@ -215,36 +219,49 @@ fn name(p: Product) -> &'static str {
     }
 }
 
-async fn update(base: &str, cache: &Path, trust_mirror: bool) -> Result<Vec<Row>> {
-    let client = reqwest::Client::builder()
-        .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(std::time::Duration::from_secs(15))
-        .timeout(std::time::Duration::from_secs(120))
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the HTTP client: {e}")))?;
+async fn update(
+    base: &str,
+    cache: &Path,
+    trust_mirror: bool,
+    timeouts: Timeouts,
+) -> Result<Vec<Row>> {
+    let client = crate::fetch::client(timeouts)?;
     let mut jobs = Vec::new();
     for product in [Product::Cuda, Product::Cudnn] {
         let dir_url = format!("{base}/{}/", product.redist_dir());
-        let listing = match get(&client, &dir_url).await {
+        let listing = match get(&client, &dir_url, timeouts).await {
             Ok(l) => l,
             // A mirror may carry only some products (e.g. CUDA, no cuDNN).
             Err(Fetch::NotFound) => continue,
             Err(Fetch::Failed(reason)) => {
                 return Err(Error::ManifestsUnreachable {
-                    url: dir_url.clone(),
+                    url: DisplaySafeUrl::new(dir_url.as_str()).to_string(),
                     reason,
                 });
             }
         };
         for file in manifest_names(&listing) {
-            jobs.push((product, format!("{dir_url}{file}"), file));
+            jobs.push((
+                product,
+                DisplaySafeUrl::new(format!("{dir_url}{file}")),
+                file,
+            ));
         }
     }
     let rows = futures_util::stream::iter(jobs)
         .map(|(product, url, file)| {
             let client = client.clone();
             async move {
-                let status = one(&client, cache, product, &url, &file, trust_mirror).await;
+                let status = one(
+                    &client,
+                    cache,
+                    product,
+                    url.expose(),
+                    &file,
+                    trust_mirror,
+                    timeouts,
+                )
+                .await;
                 Row {
                     product,
                     manifest: file,
@@ -268,13 +285,14 @@ async fn one(
     url: &str,
     file: &str,
     trust_mirror: bool,
+    timeouts: Timeouts,
 ) -> Status {
     let dest = nvidia::cache_dir(cache, product).join(file);
     let pin = nvidia::pinned_manifest_sha256(product, file);
     if pin.is_none() && dest.is_file() && !trust_mirror {
         return Status::Cached;
     }
-    let bytes = match get(client, url).await {
+    let bytes = match get(client, url, timeouts).await {
         Ok(b) => b,
         Err(Fetch::NotFound) => {
             return Status::Failed {
@@ -283,7 +301,7 @@ async fn one(
         }
         Err(Fetch::Failed(reason)) => return Status::Failed { reason },
     };
-    let actual = format!("{:x}", sha2::Sha256::digest(&bytes));
+    let actual = crate::hash::sha256(&bytes);
     let mut status = Status::New;
     if let Some(expected) = pin {
         if actual == expected {
@@ -359,7 +377,11 @@ enum Fetch {
 }
 
 /// GETs a URL (`http(s)://`, or `file://` — a directory reads as its file names).
-async fn get(client: &reqwest::Client, url: &str) -> std::result::Result<Vec<u8>, Fetch> {
+async fn get(
+    client: &reqwest::Client,
+    url: &str,
+    timeouts: Timeouts,
+) -> std::result::Result<Vec<u8>, Fetch> {
     if let Some(path) = url.strip_prefix("file://") {
         let path = PathBuf::from(path);
         let io = |e: std::io::Error| {
@@ -383,27 +405,34 @@ async fn get(client: &reqwest::Client, url: &str) -> std::result::Result<Vec<u8>
         }
         return std::fs::read(&path).map_err(io);
     }
-    let resp = client
-        .get(url)
-        .send()
+    // A stall ends the update's use of the network (see `fetch::timeouts`).
+    let stalled = |why: String| {
+        Breaker::trip(&DisplaySafeUrl::new(url).to_string());
+        Fetch::Failed(why)
+    };
+    if let Some(earlier) = Breaker::tripped() {
+        return Err(Fetch::Failed(format!(
+            "not tried: {earlier} stalled earlier in this command"
+        )));
+    }
+    let failed = |a: Attempt| match a {
+        Attempt::Stalled(why) => stalled(why),
+        Attempt::Retry(why) => Fetch::Failed(why),
+        Attempt::Fail(e) => Fetch::Failed(e.to_string()),
+    };
+    let (resp, started) = timeouts::send(client.get(url), timeouts)
         .await
-        .map_err(|e| Fetch::Failed(crate::fetch::describe(&e)))?;
+        .map_err(failed)?;
     if resp.status() == reqwest::StatusCode::NOT_FOUND {
         return Err(Fetch::NotFound);
     }
     if !resp.status().is_success() {
         return Err(Fetch::Failed(format!("HTTP {}", resp.status())));
     }
-    let mut body = Vec::new();
-    let mut stream = resp.bytes_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| Fetch::Failed(crate::fetch::describe(&e)))?;
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(Fetch::Failed("larger than any manifest".into()));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+    timeouts::body(resp, started, timeouts, MAX_BODY)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| Fetch::Failed("larger than any manifest".into()))
 }
 
 #[cfg(test)]

@@ -26,9 +26,11 @@
 //! learns nothing is final: the hash is only known at the end, and a download
 //! that restarts from zero or fails makes its reads fail.
 //!
-//! Connection errors, timeouts, truncated bodies and 5xx answers are retried
-//! with exponential backoff; a hash mismatch is never retried (the `.part` is
-//! deleted and the error says what was expected and what arrived). A per-file
+//! Connection errors, truncated bodies and 5xx answers are retried with
+//! exponential backoff; a server that stalls or trickles is given up on
+//! after one retry, and then by the whole command (`timeouts`); a hash
+//! mismatch is never retried (the `.part` is deleted and the error says what
+//! was expected and what arrived). A per-file
 //! lock (`….lock`, an OS advisory lock) makes concurrent installs of the same
 //! artifact download it once: the second waits, then finds it in the cache.
 
@@ -39,16 +41,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use sha2::{Digest, Sha256};
-
 mod dns;
 mod slots;
+pub mod timeouts;
 pub mod usage;
 
 use crate::error::{Error, Result};
+use crate::hash::{self, Hasher};
 use crate::sources::Artifact;
 use slots::{Slots, Urgency};
+use timeouts::{Breaker, Paced, STALL_ATTEMPTS, Timeouts};
 
 /// Files at least this large are fetched as parallel ranges (default).
 pub const PARALLEL_MIN: u64 = 48 << 20;
@@ -158,15 +160,15 @@ impl Cache {
     /// The cache key of an artifact: its sha256, or for an unverified one a
     /// hash of its URL (so it is still found again, never trusted as content).
     pub fn key(a: &Artifact) -> String {
-        Self::key_of(a.sha256.as_deref(), &a.url)
+        Self::key_of(a.sha256.as_deref(), &a.url.without_credentials())
     }
 
-    /// The key from an artifact's sha256 and URL (as a version's metadata
-    /// records its components).
+    /// The key from an artifact's sha256 and URL without credentials (as a
+    /// version's metadata records its components).
     pub fn key_of(sha256: Option<&str>, url: &str) -> String {
         match sha256 {
             Some(h) => h.to_ascii_lowercase(),
-            None => format!("url-{}", hex(&Sha256::digest(url.as_bytes()))),
+            None => format!("url-{}", hash::sha256(url.as_bytes())),
         }
     }
 
@@ -192,10 +194,6 @@ fn safe_file_name(name: &str) -> String {
     s.trim_start_matches('.').chars().take(150).collect()
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Downloads artifacts into the cache.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -209,16 +207,19 @@ pub struct Fetcher {
     backoff: Duration,
     /// Files at least this large are fetched as parallel ranges (0: never).
     parallel_min: u64,
+    /// When a server counts as stalled.
+    timeouts: Timeouts,
 }
 
 /// Builds the HTTP client every source uses: rustls, HTTP/2 when offered,
 /// proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY (reqwest's
-/// default reads them from the process environment).
-pub fn client() -> Result<reqwest::Client> {
+/// default reads them from the process environment). No connection or read
+/// waits longer than the timeouts' window (see `timeouts` for the rest).
+pub fn client(timeouts: Timeouts) -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(Duration::from_secs(20))
-        .read_timeout(Duration::from_secs(60))
+        .connect_timeout(timeouts.window)
+        .read_timeout(timeouts.window)
         .dns_resolver(Arc::new(dns::SharedLookups::default()))
         .build()
         .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
@@ -226,7 +227,9 @@ pub fn client() -> Result<reqwest::Client> {
 
 /// The retry policy every HTTP request shares: up to `attempts` tries of `op`,
 /// with exponential backoff from `first_delay`, retrying only what `op` marks
-/// `Attempt::Retry`; the last reason is reported when it gives up.
+/// `Attempt::Retry` or `Attempt::Stalled` (at most `STALL_ATTEMPTS` of
+/// those); the last reason is reported when it gives up. Nothing is tried
+/// once a request of this command gave up on a stall (`timeouts::Breaker`).
 pub(crate) async fn retrying<T, F, Fut>(
     url: &str,
     attempts: u32,
@@ -239,7 +242,11 @@ where
 {
     let mut delay = first_delay;
     let mut last = String::new();
+    let mut stalls = 0;
     for attempt in 0..attempts {
+        if let Some(stalled) = Breaker::tripped() {
+            return Err(Breaker::error(url, &stalled));
+        }
         if attempt > 0 {
             tokio::time::sleep(delay).await;
             delay *= 2;
@@ -248,6 +255,13 @@ where
             Ok(v) => return Ok(v),
             Err(Attempt::Fail(e)) => return Err(e),
             Err(Attempt::Retry(why)) => last = why,
+            Err(Attempt::Stalled(why)) => {
+                stalls += 1;
+                if stalls >= STALL_ATTEMPTS {
+                    return Err(gave_up_stalled(url, &why, stalls));
+                }
+                last = why;
+            }
         }
     }
     Err(Error::Network {
@@ -256,9 +270,22 @@ where
     })
 }
 
+/// Gives up on a stalled request, and with it on the network for the rest
+/// of the command.
+fn gave_up_stalled(url: &str, why: &str, stalls: u32) -> Error {
+    Breaker::trip(url);
+    Error::NetworkStalled {
+        url: url.into(),
+        reason: format!("{why} (gave up after {stalls} attempts)"),
+    }
+}
+
 pub(crate) enum Attempt {
     /// Worth another try (network trouble, 5xx, truncated body).
     Retry(String),
+    /// The server stopped answering or trickles (see `timeouts`): tried
+    /// again at most once.
+    Stalled(String),
     /// Final.
     Fail(Error),
 }
@@ -534,7 +561,14 @@ impl Fetcher {
             progress,
             backoff: Duration::from_millis(500),
             parallel_min: PARALLEL_MIN,
+            timeouts: Timeouts::default(),
         }
+    }
+
+    /// Sets when a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Fetcher {
+        self.timeouts = timeouts;
+        self
     }
 
     /// Sets the size from which files are fetched as parallel ranges (0: never).
@@ -579,7 +613,7 @@ impl Fetcher {
         if self.offline {
             return Err(Error::Offline {
                 file: a.file_name.clone(),
-                url: a.url.clone(),
+                url: a.url.to_string(),
             });
         }
         let dir = self.cache.downloads();
@@ -594,7 +628,7 @@ impl Fetcher {
         let part = PathBuf::from(format!("{}.part", dest.display()));
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
-        let fresh = !a.url.starts_with("file://") && std::fs::metadata(&part).is_err();
+        let fresh = !a.url.expose().starts_with("file://") && std::fs::metadata(&part).is_err();
         match (follower, a.size) {
             (Some(follow), Some(len)) if fresh => follow(ArrivingFile {
                 arrival: mark.clone(),
@@ -608,7 +642,7 @@ impl Fetcher {
         {
             remove_part(&part);
             return Err(Error::HashMismatch {
-                url: a.url.clone(),
+                url: a.url.to_string(),
                 expected: expected.clone(),
                 actual,
             });
@@ -631,11 +665,11 @@ impl Fetcher {
     ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
-        if let Some(raw) = a.url.strip_prefix("file://") {
+        if let Some(raw) = a.url.expose().strip_prefix("file://") {
             self.progress.status(line, "copying");
             // Index pages give percent-encoded URLs (`my%20mirror`); a base
             // typed by hand may hold the path as it is.
-            let src = reqwest::Url::parse(&a.url)
+            let src = reqwest::Url::parse(a.url.expose())
                 .ok()
                 .and_then(|u| u.to_file_path().ok())
                 .filter(|p| p.exists())
@@ -675,13 +709,13 @@ impl Fetcher {
     /// Copies a `file://` artifact into `part`, hashing as it goes.
     fn copy_local(&self, a: &Artifact, src: &Path, part: &Path, line: usize) -> Result<String> {
         let unreadable = |e: std::io::Error| Error::Network {
-            url: a.url.clone(),
+            url: a.url.to_string(),
             reason: format!("cannot read the mirror's file: {e}"),
         };
         let mut from = File::open(src).map_err(unreadable)?;
         let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
         self.progress.reset(line);
-        let mut hasher = Sha256::new();
+        let mut hasher = Hasher::new();
         let mut buf = vec![0u8; 1 << 20];
         let mut got: u64 = 0;
         loop {
@@ -694,7 +728,7 @@ impl Fetcher {
                 drop(to);
                 remove_part(part);
                 return Err(Error::SizeMismatch {
-                    url: a.url.clone(),
+                    url: a.url.to_string(),
                     reason: format!(
                         "the file is larger than the {} bytes the index announced",
                         a.size.unwrap_or(0)
@@ -712,11 +746,11 @@ impl Fetcher {
             drop(to);
             remove_part(part);
             return Err(Error::SizeMismatch {
-                url: a.url.clone(),
+                url: a.url.to_string(),
                 reason: format!("got {got} bytes, the index announced {want}"),
             });
         }
-        Ok(hex(&hasher.finalize()))
+        Ok(hasher.finish())
     }
 
     /// One stream, appended to `part`, hashed as it arrives.
@@ -727,7 +761,7 @@ impl Fetcher {
         line: usize,
         mark: &Arc<Arrival>,
     ) -> Result<String> {
-        retrying(&a.url, ATTEMPTS, self.backoff, || {
+        retrying(&a.url.to_string(), ATTEMPTS, self.backoff, || {
             self.stream_once(a, part, line, mark)
         })
         .await
@@ -743,11 +777,11 @@ impl Fetcher {
         let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
         let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
         let _slot = self.slots.acquire(Box::new(|| STREAM_URGENCY)).await;
-        let mut req = self.client.get(&a.url);
+        let mut req = self.client.get(a.url.expose());
         if have > 0 {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
         }
-        let resp = req.send().await.map_err(|e| Attempt::Retry(describe(&e)))?;
+        let (resp, started) = timeouts::send(req, self.timeouts).await?;
         let status = resp.status();
         if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
             return Err(Attempt::Retry(format!("server answered {status}")));
@@ -760,23 +794,17 @@ impl Fetcher {
         }
         if !status.is_success() {
             return Err(Attempt::Fail(Error::Network {
-                url: a.url.clone(),
+                url: a.url.to_string(),
                 reason: format!("server answered {status}"),
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
-        let mut hasher = Sha256::new();
+        let mut hasher = Hasher::new();
         let mut file = if resumed {
             // Hash what we already have, then append.
-            let mut f = File::open(part).map_err(io)?;
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = f.read(&mut buf).map_err(io)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
+            hasher
+                .read_from(File::open(part).map_err(io)?)
+                .map_err(io)?;
             std::fs::OpenOptions::new()
                 .append(true)
                 .open(part)
@@ -804,7 +832,7 @@ impl Fetcher {
         };
         self.progress.advance(line, have);
         let expected_len = resp.content_length().map(|l| l + have).or(a.size);
-        let mut stream = resp.bytes_stream();
+        let mut stream = Paced::new(resp.bytes_stream(), self.timeouts, started);
         let mut got = have;
         // Written in blocks (see WRITE_BLOCK); what is held is flushed before
         // any return that keeps the part, so a resume starts after it.
@@ -823,7 +851,7 @@ impl Fetcher {
                 Ok(c) => c,
                 Err(e) => {
                     flush(&mut block, &mut file, got).map_err(io)?;
-                    return Err(Attempt::Retry(describe(&e)));
+                    return Err(e);
                 }
             };
             hasher.update(&chunk);
@@ -838,7 +866,7 @@ impl Fetcher {
                 // More bytes than announced is not a flaky connection but a
                 // different file: an integrity failure, never retried.
                 return Err(Attempt::Fail(Error::SizeMismatch {
-                    url: a.url.clone(),
+                    url: a.url.to_string(),
                     reason: format!(
                         "the server sent more than the {} bytes the index announced",
                         a.size.unwrap_or(0)
@@ -861,7 +889,7 @@ impl Fetcher {
                 "got {got} bytes, the index announced {want}"
             )));
         }
-        Ok(hex(&hasher.finalize()))
+        Ok(hasher.finish())
     }
 
     /// Several ranges at once into a preallocated `part`; a thread hashes the
@@ -1019,23 +1047,35 @@ impl Fetcher {
     ) -> Result<(), RangeFallback> {
         let mut delay = self.backoff;
         let mut last = String::new();
+        let mut stalls = 0;
+        let shown = a.url.to_string();
         for attempt in 0..ATTEMPTS {
+            if let Some(stalled) = Breaker::tripped() {
+                return Err(RangeFallback::Error(Breaker::error(&shown, &stalled)));
+            }
             if attempt > 0 {
                 tokio::time::sleep(delay).await;
                 delay *= 2;
             }
-            let resp = match self
+            let req = self
                 .client
-                .get(&a.url)
-                .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1))
-                .send()
-                .await
-            {
+                .get(a.url.expose())
+                .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1));
+            let (resp, started) = match timeouts::send(req, self.timeouts).await {
                 Ok(r) => r,
-                Err(e) => {
-                    last = describe(&e);
+                Err(Attempt::Stalled(why)) => {
+                    stalls += 1;
+                    if stalls >= STALL_ATTEMPTS {
+                        return Err(RangeFallback::Error(gave_up_stalled(&shown, &why, stalls)));
+                    }
+                    last = why;
                     continue;
                 }
+                Err(Attempt::Retry(why)) => {
+                    last = why;
+                    continue;
+                }
+                Err(Attempt::Fail(e)) => return Err(RangeFallback::Error(e)),
             };
             let status = resp.status();
             if status == reqwest::StatusCode::OK {
@@ -1047,12 +1087,12 @@ impl Fetcher {
             }
             if status != reqwest::StatusCode::PARTIAL_CONTENT {
                 return Err(RangeFallback::Error(Error::Network {
-                    url: a.url.clone(),
+                    url: a.url.to_string(),
                     reason: format!("server answered {status}"),
                 }));
             }
             let mut pos = start;
-            let mut stream = resp.bytes_stream();
+            let mut stream = Paced::new(resp.bytes_stream(), self.timeouts, started);
             let mut broken = None;
             // Written in blocks (see WRITE_BLOCK); a broken range starts over,
             // so what is held then is simply dropped.
@@ -1076,10 +1116,21 @@ impl Fetcher {
                         }
                         self.progress.advance(line, c.len() as u64);
                     }
-                    Err(e) => {
-                        broken = Some(describe(&e));
+                    Err(Attempt::Stalled(why)) => {
+                        stalls += 1;
+                        if stalls >= STALL_ATTEMPTS {
+                            return Err(RangeFallback::Error(gave_up_stalled(
+                                &shown, &why, stalls,
+                            )));
+                        }
+                        broken = Some(why);
                         break;
                     }
+                    Err(Attempt::Retry(why)) => {
+                        broken = Some(why);
+                        break;
+                    }
+                    Err(Attempt::Fail(e)) => return Err(RangeFallback::Error(e)),
                 }
             }
             if pos == end {
@@ -1093,7 +1144,7 @@ impl Fetcher {
             });
         }
         Err(RangeFallback::Error(Error::Network {
-            url: a.url.clone(),
+            url: a.url.to_string(),
             reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
         }))
     }
@@ -1203,7 +1254,7 @@ fn hash_following(
         }),
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(&[]);
-    let mut hasher = Sha256::new();
+    let mut hasher = Hasher::new();
     for (i, &(start, end)) in spans.iter().enumerate() {
         {
             let mut g = state.done.lock().ok()?;
@@ -1217,7 +1268,7 @@ fn hash_following(
         hasher.update(bytes.get(start as usize..end as usize)?);
         hashed(end);
     }
-    Some(hex(&hasher.finalize()))
+    Some(hasher.finish())
 }
 
 /// The next range to start and its urgency: the first not started that
@@ -1298,8 +1349,15 @@ pub async fn lock_file(path: &Path) -> Result<File> {
 
 /// A short reason for a reqwest error, with its cause (reqwest's own message
 /// alone is often just "error sending request").
+/// The URL reqwest may name is shown without credentials.
 pub fn describe(e: &reqwest::Error) -> String {
     let mut s = e.to_string();
+    if let Some(u) = e.url() {
+        s = s.replace(
+            u.as_str(),
+            &crate::safe_url::DisplaySafeUrl::new(u.as_str()).to_string(),
+        );
+    }
     let mut src = std::error::Error::source(e);
     while let Some(c) = src {
         s.push_str(": ");
@@ -1486,6 +1544,6 @@ mod part_file_tests {
             cv: Condvar::new(),
         };
         let got = hash_following(&file, &[(0, CHUNK_MAX), (CHUNK_MAX, size)], &state, &|_| {});
-        assert_eq!(got, Some(hex(&Sha256::digest(&data))));
+        assert_eq!(got, Some(hash::sha256(&data)));
     }
 }

@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::safe_url::DisplaySafeUrl;
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::spec::{Spec, StackSpec, Version, VersionName};
@@ -170,7 +171,9 @@ impl Lock {
         for (platform, plan) in plans {
             for a in &plan.artifacts {
                 let Some(sha256) = &a.sha256 else {
-                    return Err(Error::Unverified { url: a.url.clone() });
+                    return Err(Error::Unverified {
+                        url: a.url.to_string(),
+                    });
                 };
                 artifacts.push(Locked {
                     platform: *platform,
@@ -178,7 +181,9 @@ impl Lock {
                     version: a.version.clone(),
                     source: a.source,
                     file: a.file_name.clone(),
-                    url: a.url.clone(),
+                    // Credentials are the configuration's, never the lock's:
+                    // `frozen_plan` applies them again by origin.
+                    url: a.url.without_credentials(),
                     size: a.size,
                     sha256: sha256.to_ascii_lowercase(),
                 });
@@ -424,6 +429,9 @@ pub struct Origins {
     pypi: Vec<String>,
     nvidia: String,
     debian: String,
+    /// The configured index and mirrors, with their credentials: a lock
+    /// records none, and gets them from here by origin (`credentials_for`).
+    configured: Vec<DisplaySafeUrl>,
 }
 
 impl Origins {
@@ -439,11 +447,24 @@ impl Origins {
         }
         let nvidia = config.nvidia_base(ctx)?;
         let debian = config.debian_mirror(ctx)?;
+        let configured = [&index, &nvidia, &debian]
+            .into_iter()
+            .map(|u| DisplaySafeUrl::new(u.as_str()))
+            .collect();
         Ok(Origins {
             pypi,
             nvidia,
             debian,
+            configured,
         })
+    }
+
+    /// A locked URL with the credentials of the configured index or mirror
+    /// on its origin, if that has any.
+    pub fn credentials_for(&self, url: &str) -> DisplaySafeUrl {
+        self.configured
+            .iter()
+            .fold(DisplaySafeUrl::new(url), |u, c| u.with_credentials_of(c))
     }
 
     /// Is `url` on a configured source for artifacts of `source`?
@@ -617,7 +638,7 @@ pub fn frozen_plan(
         artifacts.push(Artifact {
             component: l.component.clone(),
             version: l.version.clone(),
-            url: l.url.clone(),
+            url: origins.credentials_for(&l.url),
             sha256: Some(l.sha256.clone()),
             size: l.size,
             format,
@@ -742,6 +763,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             pypi: vec!["https://pypi.org".into()],
             nvidia: "https://developer.download.nvidia.com/compute".into(),
             debian: "http://deb.debian.org/debian".into(),
+            configured: vec![],
         };
         let plan =
             frozen_plan(&lock, Path::new("cuda.lock"), LockPlatform::LinuxX86_64, &o).unwrap();
@@ -751,6 +773,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             pypi: vec![],
             nvidia: "https://mirror.example/nvidia".into(),
             debian: String::new(),
+            configured: vec![],
         };
         let e = frozen_plan(
             &lock,
@@ -767,6 +790,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             pypi: vec![],
             nvidia: "https://files.pythonhosted.org".into(),
             debian: String::new(),
+            configured: vec![],
         };
         assert!(
             frozen_plan(
@@ -788,6 +812,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             ],
             nvidia: "https://developer.download.nvidia.com/compute".into(),
             debian: "http://deb.debian.org/debian".into(),
+            configured: vec![],
         };
         assert!(o.allows(
             SourceKind::Pypi,

@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use super::pypi::{Index, IndexFile, PyVersion, normalize};
 use super::{ArchiveFormat, Artifact, Layout, Platform, SourceKind};
 use crate::error::{Error, Result};
 use crate::registry::Pypi;
+use crate::safe_url::DisplaySafeUrl;
 use crate::spec::Version;
 
 /// The metapackage whose releases are the catalogue.
@@ -285,9 +285,11 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
     let id = format!(
         "{}\n{}",
         f.filename,
-        f.sha256.as_deref().unwrap_or(f.url.as_str())
+        f.sha256
+            .clone()
+            .unwrap_or_else(|| f.url.without_credentials())
     );
-    let key = crate::fetch::hex(&sha2::Sha256::digest(id.as_bytes()));
+    let key = crate::hash::sha256(id.as_bytes());
     let cached = dir.join(format!("{key}.metadata"));
     if let Ok(text) = std::fs::read_to_string(&cached) {
         return Ok(Some(text));
@@ -295,7 +297,7 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
     let mut text = None;
     if let Some(expected) = &f.metadata
         && let Some(bytes) = index
-            .small_file(&format!("{}.metadata", f.url), MAX_METADATA)
+            .small_file(&format!("{}.metadata", f.url.expose()).into(), MAX_METADATA)
             .await?
     {
         check_sha(&bytes, expected.as_deref(), &f.url)?;
@@ -323,9 +325,9 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
     Ok(text)
 }
 
-fn check_sha(bytes: &[u8], expected: Option<&str>, url: &str) -> Result<()> {
+fn check_sha(bytes: &[u8], expected: Option<&str>, url: &DisplaySafeUrl) -> Result<()> {
     if let Some(expected) = expected {
-        let actual = crate::fetch::hex(&sha2::Sha256::digest(bytes));
+        let actual = crate::hash::sha256(bytes);
         if actual != expected {
             return Err(Error::HashMismatch {
                 url: url.to_string(),

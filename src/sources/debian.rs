@@ -114,7 +114,7 @@ impl DebianSource {
         Artifact {
             component: p.component.clone(),
             version: p.version.clone(),
-            url: format!("{}/{}", self.mirror, p.filename),
+            url: format!("{}/{}", self.mirror, p.filename).into(),
             sha256: Some(p.sha256.clone()),
             size: Some(p.size),
             format: ArchiveFormat::Deb,

@@ -357,7 +357,7 @@ impl LegacySource {
         Ok(Artifact {
             component: "toolkit".into(),
             version: r.cuda.to_string(),
-            url: self.url(&r.path),
+            url: self.url(&r.path).into(),
             sha256,
             size: None,
             format: ArchiveFormat::Runfile,
@@ -393,7 +393,7 @@ impl LegacySource {
             Artifact {
                 component: "cudnn".into(),
                 version: a.version.to_string(),
-                url: self.url(&a.path),
+                url: self.url(&a.path).into(),
                 sha256,
                 size: None,
                 format,

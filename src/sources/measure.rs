@@ -15,6 +15,7 @@ use futures_util::StreamExt;
 
 use super::{ArchiveFormat, Plan};
 use crate::fetch::Cache;
+use crate::fetch::timeouts::{self, Timeouts};
 
 /// The totals `--dry-run` prints.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -35,7 +36,12 @@ pub struct PlanSize {
 }
 
 /// Measures a plan (network: a range request or two per wheel).
-pub async fn measure(plan: &Plan, cache: &Cache, client: &reqwest::Client) -> PlanSize {
+pub async fn measure(
+    plan: &Plan,
+    cache: &Cache,
+    client: &reqwest::Client,
+    timeouts: Timeouts,
+) -> PlanSize {
     let mut size = PlanSize::default();
     let mut to_probe = Vec::new();
     for a in &plan.artifacts {
@@ -59,7 +65,7 @@ pub async fn measure(plan: &Plan, cache: &Cache, client: &reqwest::Client) -> Pl
         .map(|a| async move {
             match cache.file_for(a) {
                 p if p.is_file() => std::fs::read(&p).ok().and_then(|b| unpacked(&b, 0)),
-                _ => remote_unpacked(client, &a.url, a.size?).await,
+                _ => remote_unpacked(client, a.url.expose(), a.size?, timeouts).await,
             }
         })
         .buffer_unordered(8)
@@ -75,32 +81,43 @@ pub async fn measure(plan: &Plan, cache: &Cache, client: &reqwest::Client) -> Pl
 }
 
 /// The last bytes of a zip hold its central directory; fetch them.
-async fn remote_unpacked(client: &reqwest::Client, url: &str, len: u64) -> Option<u64> {
+async fn remote_unpacked(
+    client: &reqwest::Client,
+    url: &str,
+    len: u64,
+    timeouts: Timeouts,
+) -> Option<u64> {
     const TAIL: u64 = 256 << 10;
     let start = len.saturating_sub(TAIL);
-    let tail = range(client, url, start, len).await?;
+    let tail = range(client, url, start, len, timeouts).await?;
     if let Some(n) = unpacked(&tail, start) {
         return Some(n);
     }
     // A central directory larger than the tail: fetch exactly it.
     let (cd_off, cd_len) = central_directory(&tail)?;
-    let cd = range(client, url, cd_off, cd_off + cd_len).await?;
+    let cd = range(client, url, cd_off, cd_off + cd_len, timeouts).await?;
     sum_entries(&cd)
 }
 
-async fn range(client: &reqwest::Client, url: &str, start: u64, end: u64) -> Option<Vec<u8>> {
-    let resp = client
+async fn range(
+    client: &reqwest::Client,
+    url: &str,
+    start: u64,
+    end: u64,
+    timeouts: Timeouts,
+) -> Option<Vec<u8>> {
+    let req = client
         .get(url)
-        .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1))
-        .send()
-        .await
-        .ok()?;
+        .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1));
+    let (resp, started) = timeouts::send(req, timeouts).await.ok()?;
     // A server that ignores Range would send the whole wheel: not worth it.
     if resp.status() != reqwest::StatusCode::PARTIAL_CONTENT {
         return None;
     }
-    let body = resp.bytes().await.ok()?;
-    (body.len() as u64 == end - start).then(|| body.to_vec())
+    let body = timeouts::body(resp, started, timeouts, (end - start) as usize)
+        .await
+        .ok()??;
+    (body.len() as u64 == end - start).then_some(body)
 }
 
 const EOCD: u32 = 0x0605_4b50;

@@ -9,6 +9,7 @@
 
 pub mod pypi;
 
+use crate::safe_url::DisplaySafeUrl;
 use crate::spec::{Version, VersionName};
 
 pub mod catalogue;
@@ -176,7 +177,9 @@ pub struct Artifact {
     pub component: String,
     /// The component's own version (`12.4.127`).
     pub version: String,
-    pub url: String,
+    /// Credentials, when the index or mirror has them, included (only
+    /// `expose` gives them; see `safe_url`).
+    pub url: DisplaySafeUrl,
     /// Lower-case hex. `None` only when the user accepted unverified downloads.
     pub sha256: Option<String>,
     pub size: Option<u64>,

@@ -572,7 +572,8 @@ pub fn artifact(
             base.trim_end_matches('/'),
             product.redist_dir(),
             a.relative_path.as_str()
-        ),
+        )
+        .into(),
         sha256: Some(a.sha256.clone()),
         size: Some(a.size),
         format,
@@ -725,7 +726,7 @@ mod tests {
                 for a in arts.values() {
                     assert_eq!(a.format, ArchiveFormat::TarXz, "{}", a.url);
                     assert!(
-                        a.url.starts_with(
+                        a.url.expose().starts_with(
                             "https://developer.download.nvidia.com/compute/cuda/redist/"
                         )
                     );
@@ -772,8 +773,7 @@ mod tests {
                 .find(|r| r.product == *product && r.manifest == name)
                 .unwrap_or_else(|| panic!("{name} is not embedded"));
             let bytes = std::fs::read(p).unwrap();
-            use sha2::Digest;
-            let sha = format!("{:x}", sha2::Sha256::digest(&bytes));
+            let sha = crate::hash::sha256(&bytes);
             assert_eq!(emb.manifest_sha256.as_deref(), Some(sha.as_str()), "{name}");
             assert_eq!(emb.label, parsed.label);
             let mut a = emb.components.clone();
@@ -828,7 +828,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(cv.to_string(), "8.9.7.29");
-        assert!(a.url.ends_with("_cuda11-archive.tar.xz"));
+        assert!(a.url.expose().ends_with("_cuda11-archive.tar.xz"));
         // cuDNN 9.12 has no CUDA 11 build.
         assert!(
             src.cudnn_artifact(&"9.12".parse().unwrap(), &"11.8.0".parse().unwrap())

@@ -26,11 +26,17 @@ use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
-use crate::fetch::{Attempt, describe, retrying};
+use crate::fetch::timeouts::{self, Timeouts};
+use crate::fetch::{Attempt, retrying};
 use crate::registry::{self, Release};
+use crate::safe_url::DisplaySafeUrl;
 use crate::spec::{StackSpec, Version, VersionName};
 
 pub const DEFAULT_INDEX: &str = "https://pypi.org/simple";
+
+/// The largest project page read (PyPI's largest CUDA pages are a few MiB
+/// of JSON): a hostile index cannot make us hold more.
+const MAX_PAGE: usize = 64 << 20;
 
 /// Where the index is, and why (for messages).
 pub fn index_url(ctx: &Context) -> (String, String) {
@@ -136,7 +142,8 @@ impl PartialOrd for PyVersion {
 #[derive(Debug, Clone)]
 pub struct IndexFile {
     pub filename: String,
-    pub url: String,
+    /// With the index's credentials when it is on the index's origin.
+    pub url: DisplaySafeUrl,
     pub sha256: Option<String>,
     pub size: Option<u64>,
     pub yanked: bool,
@@ -238,10 +245,12 @@ pub fn normalize(name: &str) -> String {
 /// before (and a reinstall from the cache needs no network at all).
 #[derive(Clone)]
 pub struct Index {
-    base: String,
+    /// With its credentials, if it has any (shown without them).
+    base: DisplaySafeUrl,
     client: reqwest::Client,
     cache: Option<PathBuf>,
     offline: bool,
+    timeouts: Timeouts,
 }
 
 #[derive(serde::Serialize, Deserialize)]
@@ -258,17 +267,25 @@ struct CachedFile {
 impl Index {
     pub fn new(base: &str, client: reqwest::Client) -> Index {
         Index {
-            base: base.trim_end_matches('/').to_string(),
+            base: DisplaySafeUrl::new(base.trim_end_matches('/')),
             client,
             cache: None,
             offline: false,
+            timeouts: Timeouts::default(),
         }
     }
 
+    /// Sets when the index counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Index {
+        self.timeouts = timeouts;
+        self
+    }
+
     /// Remembers pages under `cache_dir`; with `offline`, only reads them.
+    /// The pages are the index's whatever its credentials (they name none:
+    /// see `files`).
     pub fn with_cache(mut self, cache_dir: &std::path::Path, offline: bool) -> Index {
-        use sha2::Digest;
-        let h = crate::fetch::hex(&sha2::Sha256::digest(self.base.as_bytes()));
+        let h = crate::hash::sha256(self.base.without_credentials().as_bytes());
         self.cache = Some(cache_dir.join("index").join(&h[..16]));
         self.offline = offline;
         self
@@ -286,7 +303,7 @@ impl Index {
         if self.offline {
             let p = page.ok_or_else(|| Error::Offline {
                 file: format!("the index page of {project}"),
-                url: self.base.clone(),
+                url: self.base.to_string(),
             })?;
             let text = std::fs::read(&p).map_err(|_| Error::Offline {
                 file: format!("the index page of {project} ({})", p.display()),
@@ -299,7 +316,7 @@ impl Index {
                     .into_iter()
                     .map(|f| IndexFile {
                         filename: f.filename,
-                        url: f.url,
+                        url: DisplaySafeUrl::new(f.url).with_credentials_of(&self.base),
                         sha256: f.sha256,
                         size: f.size,
                         yanked: f.yanked,
@@ -314,7 +331,7 @@ impl Index {
                 .iter()
                 .map(|f| CachedFile {
                     filename: f.filename.clone(),
-                    url: f.url.clone(),
+                    url: f.url.without_credentials(),
                     sha256: f.sha256.clone(),
                     size: f.size,
                     yanked: f.yanked,
@@ -333,28 +350,25 @@ impl Index {
         Ok(files)
     }
 
-    pub fn base(&self) -> &str {
+    pub fn base(&self) -> &DisplaySafeUrl {
         &self.base
     }
 
     /// GETs a small file the index links to (a metadata file, a metapackage
     /// wheel): `None` when the server has no such file. Bodies larger than
     /// `max` bytes are refused, so a hostile index cannot make us hold more.
-    pub async fn small_file(&self, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| Error::Network {
-            url: url.into(),
+    pub async fn small_file(&self, url: &DisplaySafeUrl, max: usize) -> Result<Option<Vec<u8>>> {
+        let parsed = reqwest::Url::parse(url.expose()).map_err(|e| Error::Network {
+            url: url.to_string(),
             reason: format!("invalid URL: {e}"),
         })?;
+        let shown = url.to_string();
         if parsed.scheme() == "file" {
-            return read_local_file(&parsed, url, max);
+            return read_local_file(&parsed, &shown, max);
         }
-        retrying(url, 4, std::time::Duration::from_millis(300), || async {
-            let resp = self
-                .client
-                .get(parsed.clone())
-                .send()
-                .await
-                .map_err(|e| Attempt::Retry(describe(&e)))?;
+        retrying(&shown, 4, std::time::Duration::from_millis(300), || async {
+            let (resp, started) =
+                timeouts::send(self.client.get(parsed.clone()), self.timeouts).await?;
             let status = resp.status();
             if status == reqwest::StatusCode::NOT_FOUND {
                 return Ok(None);
@@ -364,27 +378,23 @@ impl Index {
             }
             if !status.is_success() {
                 return Err(Attempt::Fail(Error::Network {
-                    url: url.into(),
+                    url: shown.clone(),
                     reason: format!("server answered {status}"),
                 }));
             }
             if resp.content_length().is_some_and(|n| n > max as u64) {
                 return Err(Attempt::Fail(Error::Network {
-                    url: url.into(),
+                    url: shown.clone(),
                     reason: format!("larger than the {max} bytes such a file may have"),
                 }));
             }
-            let body = resp
-                .bytes()
-                .await
-                .map_err(|e| Attempt::Retry(describe(&e)))?;
-            if body.len() > max {
+            let Some(body) = timeouts::body(resp, started, self.timeouts, max).await? else {
                 return Err(Attempt::Fail(Error::Network {
-                    url: url.into(),
+                    url: shown.clone(),
                     reason: format!("larger than the {max} bytes such a file may have"),
                 }));
-            }
-            Ok(Some(body.to_vec()))
+            };
+            Ok(Some(body))
         })
         .await
     }
@@ -400,8 +410,10 @@ impl Index {
     }
 
     async fn fetch_files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
+        let page = format!("{}/{}/", self.base.expose(), normalize(project));
+        // Only ever shown (the request goes to `page`, credentials and all).
         let url = format!("{}/{}/", self.base, normalize(project));
-        let page = reqwest::Url::parse(&url).map_err(|e| Error::Network {
+        let page = reqwest::Url::parse(&page).map_err(|e| Error::Network {
             url: url.clone(),
             reason: format!("invalid index URL: {e}"),
         })?;
@@ -420,16 +432,11 @@ impl Index {
         page: &reqwest::Url,
         url: &str,
     ) -> std::result::Result<Option<Vec<IndexFile>>, Attempt> {
-        let resp = self
-            .client
-            .get(page.clone())
-            .header(
-                reqwest::header::ACCEPT,
-                "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
-            )
-            .send()
-            .await
-            .map_err(|e| Attempt::Retry(describe(&e)))?;
+        let req = self.client.get(page.clone()).header(
+            reqwest::header::ACCEPT,
+            "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
+        );
+        let (resp, started) = timeouts::send(req, self.timeouts).await?;
         let status = resp.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
@@ -450,10 +457,14 @@ impl Index {
             .unwrap_or("")
             .to_ascii_lowercase();
         let final_url = resp.url().clone();
-        let body = resp
-            .bytes()
-            .await
-            .map_err(|e| Attempt::Retry(describe(&e)))?;
+        let body = timeouts::body(resp, started, self.timeouts, MAX_PAGE)
+            .await?
+            .ok_or_else(|| {
+                Attempt::Fail(Error::Network {
+                    url: url.into(),
+                    reason: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
+                })
+            })?;
         let files = if ctype.contains("json") {
             let p: JsonProject = serde_json::from_slice(&body).map_err(|e| {
                 Attempt::Fail(Error::Network {
@@ -465,7 +476,7 @@ impl Index {
                 .into_iter()
                 .filter_map(|f| {
                     Some(IndexFile {
-                        url: final_url.join(&f.url).ok()?.to_string(),
+                        url: final_url.join(&f.url).ok()?.to_string().into(),
                         sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
                         size: f.size,
                         yanked: !matches!(
@@ -481,6 +492,16 @@ impl Index {
         } else {
             parse_html(&String::from_utf8_lossy(&body), &final_url)
         };
+        // The response's URL has no credentials (they went in a header):
+        // links on the index's own origin get them back, relative or not,
+        // as pip and uv do; links to other hosts never do.
+        let files = files
+            .into_iter()
+            .map(|f| IndexFile {
+                url: f.url.with_credentials_of(&self.base),
+                ..f
+            })
+            .collect();
         Ok(Some(files))
     }
 }
@@ -569,7 +590,7 @@ fn parse_html(html: &str, base: &reqwest::Url) -> Vec<IndexFile> {
         };
         out.push(IndexFile {
             filename,
-            url: url.to_string(),
+            url: url.to_string().into(),
             sha256,
             size: None,
             yanked: attrs.contains("data-yanked"),

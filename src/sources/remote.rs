@@ -81,6 +81,8 @@ pub struct Remote {
     pub config: Config,
     pub cache: Cache,
     pub client: reqwest::Client,
+    /// When a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
+    pub timeouts: fetch::timeouts::Timeouts,
     pub state: CatalogueState,
     /// Said once to the user by the caller.
     pub notices: Vec<String>,
@@ -106,10 +108,13 @@ impl Remote {
     pub async fn open(ctx: &Context, opts: Options) -> Result<Remote> {
         let config = Config::load(ctx)?;
         let cache = Cache::new(ctx.cache_dir());
-        let client = fetch::client()?;
+        let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
+        let client = fetch::client(timeouts)?;
         let (index_url, _why) = config.pypi_index(ctx);
         let index_shown = shown(&index_url);
-        let index = Index::new(&index_url, client.clone()).with_cache(cache.dir(), opts.offline);
+        let index = Index::new(&index_url, client.clone())
+            .with_timeouts(timeouts)
+            .with_cache(cache.dir(), opts.offline);
         let mut notices = Vec::new();
         let pypi_allowed = config.source_order().allows(SourceKind::Pypi, opts.choice);
         let (cat, state) = if pypi_allowed {
@@ -151,6 +156,7 @@ impl Remote {
             config,
             cache,
             client,
+            timeouts,
             state,
             notices,
             index_shown,
@@ -383,7 +389,7 @@ impl Remote {
 
     /// What the plan will download and the disk the version will take.
     pub async fn measure(&self, plan: &Plan) -> super::measure::PlanSize {
-        super::measure::measure(plan, &self.cache, &self.client).await
+        super::measure::measure(plan, &self.cache, &self.client, self.timeouts).await
     }
 
     /// May any component come from `kind`?
@@ -410,7 +416,10 @@ pub async fn update_catalogue(ctx: &Context) -> Result<CatalogueUpdate> {
     let cache = Cache::new(ctx.cache_dir());
     let (index_url, _) = config.pypi_index(ctx);
     let index_shown = shown(&index_url);
-    let index = Index::new(&index_url, fetch::client()?).with_cache(cache.dir(), false);
+    let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
+    let index = Index::new(&index_url, fetch::client(timeouts)?)
+        .with_timeouts(timeouts)
+        .with_cache(cache.dir(), false);
     let dir = index
         .cache_dir()
         .expect("an index with a cache")
@@ -530,13 +539,10 @@ pub fn human_age(secs: u64) -> String {
 /// An index URL without its credentials (`https://user:pass@host/…` →
 /// `https://host/…`), for messages and stored files.
 pub fn shown(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.to_string().trim_end_matches('/').to_string()
-        }
-        _ => url.to_string(),
+    let u = crate::safe_url::DisplaySafeUrl::new(url);
+    match u.has_credentials() {
+        true => u.without_credentials().trim_end_matches('/').to_string(),
+        false => url.to_string(),
     }
 }
 

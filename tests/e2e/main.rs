@@ -18,6 +18,7 @@ mod install_script;
 mod lock;
 mod messages;
 mod mirror;
+mod net;
 mod nvidia;
 mod pypi;
 mod reliability;
