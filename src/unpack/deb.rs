@@ -55,14 +55,7 @@ pub fn unpack_file(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let file = std::fs::File::open(archive).map_err(Error::io("cannot open", archive))?;
-    unpack(
-        BufReader::with_capacity(1 << 20, file),
-        name,
-        layout,
-        dest,
-        limits,
-    )
+    unpack(super::open_stream(archive)?, name, layout, dest, limits)
 }
 
 /// Unpacks a `.deb` read from `reader`.

@@ -40,6 +40,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{Error, Result};
 use crate::sources::Layout;
 
+/// Opens the archive at `path` to be read front to back (tarballs, `.deb`s),
+/// buffered by the MiB: decompressors ask for a few KiB at a time, and a
+/// system call per 8 KiB costs more than decoding them.
+pub(crate) fn open_stream(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    let file = std::fs::File::open(path).map_err(Error::io("cannot open", path))?;
+    Ok(std::io::BufReader::with_capacity(1 << 20, file))
+}
+
 /// Bounds on what one archive may expand to.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {

@@ -34,8 +34,7 @@ pub fn unpack_file(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let file = std::fs::File::open(archive).map_err(Error::io("cannot open", archive))?;
-    let file = std::io::BufReader::with_capacity(1 << 20, file);
+    let file = super::open_stream(archive)?;
     match format {
         ArchiveFormat::TarXz => unpack(
             xz2::read::XzDecoder::new_multi_decoder(file),
