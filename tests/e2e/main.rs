@@ -23,6 +23,7 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod suite;
 mod system_root;
 mod trace;
 mod verify;
