@@ -19,6 +19,7 @@ mod lock;
 mod messages;
 mod mirror;
 mod nvidia;
+mod output;
 mod pypi;
 mod reliability;
 mod shell;
