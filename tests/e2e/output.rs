@@ -1,8 +1,10 @@
 //! Snapshots of what users read: the real binary's exit code, stdout and
 //! stderr, for the tables and `--json` documents that people and scripts
-//! read, and for the errors met first (an unknown version, a bad spec, a bad
-//! `.cuda-version`, a version that is not installed, `--offline` with an
-//! empty cache).
+//! read (`versions`, `version`, `ls-remote`, `compat`, `explain`, `cache
+//! size`, `install --dry-run`, `verify`, `doctor`), and for the errors met
+//! first (an unknown version, a bad spec, a bad `.cuda-version`, a version
+//! that is not installed, `--offline` with an empty cache). `lock` and
+//! `export` have theirs in `lock.rs`, `trace` in `trace.rs`.
 //!
 //! No network: `--offline`, the embedded release list and registry, and
 //! versions made on disk (`fake_installed`, `link`). The planning commands
@@ -28,6 +30,8 @@ struct Session<'t> {
     t: &'t TestEnv,
     cwd: &'t Path,
     text: String,
+    /// This snapshot's own filters (regex, replacement), after the common ones.
+    filters: Vec<(&'static str, &'static str)>,
 }
 
 impl<'t> Session<'t> {
@@ -36,6 +40,7 @@ impl<'t> Session<'t> {
             t,
             cwd,
             text: String::new(),
+            filters: Vec::new(),
         }
     }
 
@@ -80,7 +85,9 @@ impl<'t> Session<'t> {
             &format!(r"manylinux(\w+)_{}", literal(arch)),
             "manylinux${1}_[ARCH]",
         );
-        settings.add_filter(r"\b\d+(\.\d+)? ?(ms|s)\b", "[DURATION]");
+        for (regex, replacement) in &self.filters {
+            settings.add_filter(regex, *replacement);
+        }
         settings.bind(|| insta::assert_snapshot!(name, self.text));
     }
 }
@@ -336,4 +343,101 @@ fn the_duplicate_key_check_finds_a_repeated_key() {
     let e = json_without_duplicate_keys(br#"{"a": 1, "c": [{"d": 1, "d": 2}]}"#).unwrap_err();
     assert!(e.contains("`d` appears twice"), "{e}");
     assert!(json_without_duplicate_keys(b"{} trailing").is_err());
+}
+
+/// `install --dry-run`: the plan (artifacts, URLs, sizes, hashes, totals) as
+/// text and as `--json`, from the embedded manifests, offline.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "the snapshot is of x86_64's archives (their sizes and hashes differ by platform)"
+)]
+fn install_dry_run_plan_and_json() {
+    let t = TestEnv::new();
+    let mut s = Session::new(&t, &t.home);
+    s.run(&["install", "12.4+cudnn9.1", "--dry-run", "--offline"]);
+    s.run(&["install", "12.4", "--dry-run", "--offline", "--json"]);
+    s.snapshot("install_dry_run");
+}
+
+/// `verify` of a stack on a machine without a driver: what was found, the
+/// one problem, and its `--json`.
+#[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
+fn verify_without_a_driver_text_and_json() {
+    let t = TestEnv::new();
+    crate::verify::stack(&t, "stack");
+    let mut s = Session::new(&t, &t.home);
+    // How long each stage took, and the size of the stub libraries the C
+    // compiler made.
+    s.filters.push((
+        r#""(seconds|wall_seconds)": [0-9.e-]+"#,
+        r#""$1": [SECONDS]"#,
+    ));
+    s.filters.push((r#""size": \d+"#, r#""size": [SIZE]"#));
+    s.run(&["verify", "stack"]);
+    s.run(&["verify", "stack", "--json"]);
+    s.snapshot("verify_without_a_driver");
+}
+
+/// `doctor` on a machine without a driver, with a version active and a
+/// directory on `LD_LIBRARY_PATH` that shadows it: the findings as text and
+/// as `--json` (the `container` finding, which depends on where the tests
+/// run, left out; of the facts, which describe this machine, their names).
+#[test]
+#[cfg_attr(
+    any(cudaenv_has_driver, cudaenv_system_cudart),
+    ignore = "this machine has an NVIDIA driver or a CUDA runtime in the loader's cache: the snapshot is of a machine with neither"
+)]
+fn doctor_findings_text_and_json() {
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1", "12.4.1", None);
+    let project = t.home.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join(".cuda-version"), "12.4.1\n").unwrap();
+    let stray = t.path("stray/lib");
+    fake_cudart(&stray, "libcudart.so.12", "12.1");
+    let doctor = |json: bool| {
+        let mut c = t.cmd();
+        c.current_dir(&project)
+            .env("CUDAENV_TARGET_DRIVER", TARGET_DRIVER)
+            .env("LD_LIBRARY_PATH", &stray)
+            .args(["doctor", "--no-python"]);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let o = doctor(false);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("ok       container"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut s = Session::new(&t, &project);
+    s.text = format!(
+        "$ cudaenv doctor --no-python\n[exit {}]\n--- stdout\n{text}--- stderr\n{}\n",
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let o = doctor(true);
+    json_without_duplicate_keys(&o.stdout).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["findings"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|f| f["code"] != "container");
+    let facts: Vec<String> = v["facts"].as_object().unwrap().keys().cloned().collect();
+    v["facts"] = serde_json::json!(facts);
+    s.text.push_str(&format!(
+        "$ cudaenv doctor --no-python --json (findings; the names of the facts)\n[exit {}]\n{}\n",
+        o.status.code().unwrap_or(-1),
+        serde_json::to_string_pretty(&v).unwrap()
+    ));
+    s.snapshot("doctor_findings");
 }

@@ -133,7 +133,7 @@ fn version(env: &TestEnv, name: &str, prefix: &Path, cuda: &str, cudnn: Option<&
 }
 
 /// A full stand-in stack: cudart 12.4, cuBLAS 12, cuDNN 9.1.
-fn stack(env: &TestEnv, name: &str) -> PathBuf {
+pub(crate) fn stack(env: &TestEnv, name: &str) -> PathBuf {
     let prefix = env.path(name);
     let lib = prefix.join("lib64");
     stub_cudart(&lib, "libcudart.so.12.4.127", (12, 4));
