@@ -441,3 +441,37 @@ fn doctor_findings_text_and_json() {
     ));
     s.snapshot("doctor_findings");
 }
+
+/// Pinning, linking and cleaning: what `local`, `global`, `link`,
+/// `uninstall` of a link, `which`, `prefix` and `cache prune|clean` say on
+/// success and on the usual mistakes.
+#[test]
+fn pins_links_and_cache_messages() {
+    let t = TestEnv::new();
+    let project = t.home.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let empty = t.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let tree = fake_toolkit(&t.path("opt/cuda-12.6"), "12.6.3", Some("9.5.1"));
+    let mut s = Session::new(&t, &project);
+    s.run(&["global"]);
+    s.run(&["global", "12.4"]);
+    s.run(&["global"]);
+    s.run(&["local"]);
+    s.run(&["local", "12.6"]);
+    s.run(&["local"]);
+    s.run(&["link", "bad", empty.to_str().unwrap()]);
+    s.run(&["link", "gone", t.path("nonexistent").to_str().unwrap()]);
+    s.run(&["link", "site-12.6", tree.to_str().unwrap()]);
+    s.run(&["link", "site-12.6", tree.to_str().unwrap()]);
+    s.run(&["local", "site-12.6"]);
+    s.run(&["prefix"]);
+    s.run(&["which", "nvcc"]);
+    s.run(&["which", "ptxas"]);
+    s.run(&["exec", "--", "nosuchcmd"]);
+    s.run(&["uninstall", "site-12.6", "-y"]);
+    s.run(&["cache", "prune"]);
+    s.run(&["cache", "clean"]);
+    s.snapshot("pins_links_and_cache");
+    assert!(tree.join("bin/nvcc").is_file(), "the linked tree is kept");
+}
