@@ -163,7 +163,7 @@ mod tests {
                 }
                 assert!(
                     in_table.insert(cell.to_string()),
-                    "docs/environment.md lists {cell} twice in one table"
+                    "environment.md lists {cell} twice in one table"
                 );
                 names.insert(cell.to_string());
             }
@@ -181,12 +181,12 @@ mod tests {
         let undocumented: Vec<_> = source.difference(&docs).collect();
         assert!(
             undocumented.is_empty(),
-            "src/env_vars.rs defines variables docs/environment.md does not document: {undocumented:?}"
+            "env_vars.rs defines variables environment.md does not document: {undocumented:?}"
         );
         let unknown: Vec<_> = docs.difference(&source).collect();
         assert!(
             unknown.is_empty(),
-            "docs/environment.md documents variables src/env_vars.rs does not define: {unknown:?}"
+            "environment.md documents variables env_vars.rs does not define: {unknown:?}"
         );
     }
 }
