@@ -60,13 +60,8 @@ fn doctor_runs_for_real_and_finds_the_driver() {
         .output()
         .unwrap();
     let report = json(&out);
-    assert!(
-        !report["facts"]["driver_versions"]
-            .as_array()
-            .unwrap()
-            .is_empty(),
-        "{report:#}"
-    );
+    // The driver's version may be unreadable (a container without /proc's
+    // driver files); that libcuda.so.1 loads is what the cfg promises.
     assert_eq!(report["facts"]["libcuda"]["loaded"], true, "{report:#}");
     assert_eq!(finding(&report, "driver").unwrap()["level"], "ok");
 }
