@@ -217,6 +217,29 @@ fn tests_never_silently_pass_by_returning_early() {
     );
 }
 
+/// An ignored test says why (`#[ignore = "reason"]`): scripts/test.sh lists
+/// every ignored test with its reason, and a bare `#[ignore]` tells the
+/// reader of that list nothing.
+#[test]
+fn every_ignored_test_says_why() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&repo.join("src"), &mut files);
+    rust_files(&repo.join("tests"), &mut files);
+    let mut bare = Vec::new();
+    for f in &files {
+        let code = code_only(&std::fs::read_to_string(f).unwrap());
+        let squeezed: String = code.split_whitespace().collect();
+        if squeezed.contains("#[ignore]") || squeezed.contains(",ignore)]") {
+            bare.push(f.strip_prefix(repo).unwrap().display().to_string());
+        }
+    }
+    assert!(
+        bare.is_empty(),
+        "an ignore without its reason (write #[ignore = \"reason\"]) in: {bare:?}"
+    );
+}
+
 /// The scan itself finds what it is meant to, and nothing in literals or
 /// comments.
 #[test]
