@@ -6,17 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::TestEnv;
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
+use crate::common::{TestEnv, json};
 
 fn finding<'a>(report: &'a Value, code: &str) -> Option<&'a Value> {
     report["findings"]

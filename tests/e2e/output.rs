@@ -92,67 +92,6 @@ impl<'t> Session<'t> {
     }
 }
 
-/// Checks that `bytes` is one JSON document in which no object has a key
-/// twice (serde_json keeps the last value, so a script reading the first
-/// copy and one reading the second disagree).
-fn json_without_duplicate_keys(bytes: &[u8]) -> Result<(), String> {
-    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-
-    struct Strict;
-    struct StrictVisitor;
-
-    impl<'de> Deserialize<'de> for Strict {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(StrictVisitor)
-        }
-    }
-
-    impl<'de> Visitor<'de> for StrictVisitor {
-        type Value = Strict;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_unit<E>(self) -> Result<Strict, E> {
-            Ok(Strict)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
-            while seq.next_element::<Strict>()?.is_some() {}
-            Ok(Strict)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
-            let mut keys = std::collections::HashSet::new();
-            while let Some(key) = map.next_key::<String>()? {
-                if !keys.insert(key.clone()) {
-                    return Err(A::Error::custom(format!(
-                        "the key `{key}` appears twice in one object"
-                    )));
-                }
-                map.next_value::<Strict>()?;
-            }
-            Ok(Strict)
-        }
-    }
-
-    serde_json::from_slice::<Strict>(bytes)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
 /// A regular expression that matches `s` literally.
 fn literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -221,7 +160,7 @@ fn ls_remote_offline_table_and_json() {
         .output()
         .unwrap();
     assert_success(&o, "ls-remote --offline --json");
-    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut v = json(&o);
     let obj = v.as_object_mut().unwrap();
     for list in obj.values_mut() {
         if let Some(a) = list.as_array_mut() {
@@ -426,8 +365,7 @@ fn doctor_findings_text_and_json() {
     );
 
     let o = doctor(true);
-    json_without_duplicate_keys(&o.stdout).unwrap();
-    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut v = json(&o);
     v["findings"]
         .as_array_mut()
         .unwrap()
