@@ -27,8 +27,10 @@
 //! For the tests, in debug builds only, it tells what this machine lacks, as
 //! cfgs that mark the tests needing it ignored, with the reason, instead of
 //! letting them return early and pass: `cudaenv_has_driver` (an NVIDIA driver
-//! is installed, so the no-driver outcomes cannot be produced) and
-//! `cudaenv_no_mount_ns` (not root, or no mount namespaces).
+//! is installed, so the no-driver outcomes cannot be produced),
+//! `cudaenv_system_cudart` (the loader's cache has a CUDA runtime, which
+//! serves what a test expects to be missing) and `cudaenv_no_mount_ns` (not
+//! root, or no mount namespaces).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -137,10 +139,11 @@ fn help_topics() {
 fn test_environment() {
     println!("cargo::rustc-check-cfg=cfg(cudaenv_has_driver)");
     println!("cargo::rustc-check-cfg=cfg(cudaenv_no_mount_ns)");
+    println!("cargo::rustc-check-cfg=cfg(cudaenv_system_cudart)");
     if std::env::var("PROFILE").is_ok_and(|p| p != "debug") {
         return;
     }
-    // Installing or removing a driver updates the loader's cache.
+    // Installing or removing a driver or a toolkit updates the loader's cache.
     println!("cargo::rerun-if-changed=/etc/ld.so.cache");
     let sh = |script: &str| {
         Command::new("sh")
@@ -150,6 +153,9 @@ fn test_environment() {
     };
     if sh("ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '") {
         println!("cargo::rustc-cfg=cudaenv_has_driver");
+    }
+    if sh("ldconfig -p 2>/dev/null | grep -q 'libcudart\\.so'") {
+        println!("cargo::rustc-cfg=cudaenv_system_cudart");
     }
     if !sh("[ \"$(id -u)\" = 0 ] && unshare -m true 2>/dev/null") {
         println!("cargo::rustc-cfg=cudaenv_no_mount_ns");

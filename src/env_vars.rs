@@ -129,22 +129,68 @@ pub const CUDAENV_HTTP_TIMEOUT: &str = "CUDAENV_HTTP_TIMEOUT";
 
 #[cfg(test)]
 mod tests {
-    /// docs/environment.md must name every variable defined here.
-    #[test]
-    fn every_variable_is_documented() {
-        let doc = include_str!("../docs/environment.md");
-        let src = include_str!("env_vars.rs");
-        let names: Vec<&str> = src
+    use std::collections::BTreeSet;
+
+    /// The names users set and see: the string values of the constants
+    /// above, not the constants' Rust names (`CUDAENV_STATE` is
+    /// `__CUDAENV_STATE` in the environment).
+    fn names_in_source() -> BTreeSet<String> {
+        include_str!("env_vars.rs")
             .lines()
             .filter_map(|l| l.strip_prefix("pub const "))
-            .filter_map(|l| l.split(':').next())
-            .collect();
-        assert!(names.len() > 10);
-        for name in names {
-            assert!(
-                doc.contains(&format!("`{name}`")),
-                "docs/environment.md does not document {name}"
-            );
+            .map(|l| {
+                let value = l
+                    .split_once(": &str = \"")
+                    .and_then(|(_, v)| v.strip_suffix("\";"))
+                    .unwrap_or_else(|| panic!("not a `NAME: &str = \"VALUE\";` line: {l}"));
+                value.to_string()
+            })
+            .collect()
+    }
+
+    /// The names in the first column of docs/environment.md's tables (a
+    /// cell may list several: `` `A`, `B` ``). A variable may appear in
+    /// several tables (read, and written by activation), once in each.
+    fn names_in_docs() -> BTreeSet<String> {
+        let doc = include_str!("../docs/environment.md");
+        let mut names = BTreeSet::new();
+        let mut in_table = BTreeSet::new();
+        for line in doc.lines() {
+            let Some(row) = line.strip_prefix("| ") else {
+                in_table.clear();
+                continue;
+            };
+            let first = row.split(" | ").next().unwrap_or("");
+            for cell in first.split('`').skip(1).step_by(2) {
+                if cell == "variable" || cell.contains(' ') {
+                    continue;
+                }
+                assert!(
+                    in_table.insert(cell.to_string()),
+                    "environment.md lists {cell} twice in one table"
+                );
+                names.insert(cell.to_string());
+            }
         }
+        names
+    }
+
+    /// docs/environment.md documents every variable a user can set or see,
+    /// by the name they use, and documents nothing else.
+    #[test]
+    fn every_variable_is_documented_by_the_name_users_see() {
+        let source = names_in_source();
+        let docs = names_in_docs();
+        assert!(source.len() > 10 && docs.len() > 10, "{source:?} {docs:?}");
+        let undocumented: Vec<_> = source.difference(&docs).collect();
+        assert!(
+            undocumented.is_empty(),
+            "env_vars.rs defines variables environment.md does not document: {undocumented:?}"
+        );
+        let unknown: Vec<_> = docs.difference(&source).collect();
+        assert!(
+            unknown.is_empty(),
+            "environment.md documents variables env_vars.rs does not define: {unknown:?}"
+        );
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::Env;
 use crate::compat::framework::Build;
 use crate::compat::target::Target;
-use crate::compat::{self, FrameworkReq, Machine, Requirement, StackChoice};
+use crate::compat::{self, FrameworkReq, Machine, StackChoice};
 use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
 use crate::env_vars;
@@ -236,11 +236,18 @@ struct BuildOut<'a> {
     why_not: Option<String>,
 }
 
+/// `Requirement`'s fields, with each build's verdict for the machine: a
+/// flattened `Requirement` would write `builds` twice.
 #[derive(Serialize)]
 struct Out<'a> {
-    #[serde(flatten)]
-    requirement: &'a Requirement,
+    framework: compat::framework::Framework,
+    version: &'a crate::spec::Version,
+    package: &'a str,
+    platform: &'static str,
+    python: &'a str,
     builds: Vec<BuildOut<'a>>,
+    confirmed: bool,
+    notes: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     choice: Option<Choice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,8 +290,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .collect();
     if args.json {
         ui::out_json(&Out {
-            requirement: &requirement,
+            framework: requirement.framework,
+            version: &requirement.version,
+            package: &requirement.package,
+            platform: requirement.platform,
+            python: &requirement.python,
             builds,
+            confirmed: requirement.confirmed,
+            notes: &requirement.notes,
             choice: choice.as_ref().map(|c| Choice {
                 spec: c.spec.to_string(),
                 reason: &c.reason,

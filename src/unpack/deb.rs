@@ -21,7 +21,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use super::{Limits, Summary};
+use super::{Limits, Summary, bad_archive};
 use crate::error::{Error, Result};
 use crate::sources::Layout;
 
@@ -55,14 +55,7 @@ pub fn unpack_file(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let file = std::fs::File::open(archive).map_err(Error::io("cannot open", archive))?;
-    unpack(
-        BufReader::with_capacity(1 << 20, file),
-        name,
-        layout,
-        dest,
-        limits,
-    )
+    unpack(super::open_stream(archive)?, name, layout, dest, limits)
 }
 
 /// Unpacks a `.deb` read from `reader`.
@@ -73,11 +66,7 @@ pub fn unpack(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let bad = |entry: Option<&str>, reason: String| Error::BadArchive {
-        archive: name.into(),
-        entry: entry.map(str::to_string),
-        reason,
-    };
+    let bad = |entry: Option<&str>, reason: String| bad_archive(name, entry, reason);
     let mut ar = Ar::new(reader, name)?;
     // 1. The format version.
     let Some((member, size)) = ar.next_member()? else {
@@ -167,21 +156,17 @@ impl<'n, R: Read> Ar<'n, R> {
     fn new(mut r: R, name: &'n str) -> Result<Self> {
         let mut magic = [0u8; 8];
         if read_full(&mut r, &mut magic).ok() != Some(8) || &magic != AR_MAGIC {
-            return Err(Error::BadArchive {
-                archive: name.into(),
-                entry: None,
-                reason: "not a Debian package (no ar archive header)".into(),
-            });
+            return Err(bad_archive(
+                name,
+                None,
+                "not a Debian package (no ar archive header)",
+            ));
         }
         Ok(Ar { r, name, read: 0 })
     }
 
     fn bad(&self, entry: Option<&str>, reason: impl Into<String>) -> Error {
-        Error::BadArchive {
-            archive: self.name.into(),
-            entry: entry.map(str::to_string),
-            reason: reason.into(),
-        }
+        bad_archive(self.name, entry, reason)
     }
 
     /// The next member's name and size; `None` at the end of the archive.
@@ -299,11 +284,7 @@ fn unpack_data(
     limits: Limits,
 ) -> Result<Summary> {
     let no_seen = &mut |_: &Path| {};
-    let trailing = || Error::BadArchive {
-        archive: name.into(),
-        entry: None,
-        reason: "data after the end of the compressed stream".into(),
-    };
+    let trailing = || bad_archive(name, None, "data after the end of the compressed stream");
     match compression {
         Compression::None => super::tar::unpack(entry, name, layout, dest, limits, no_seen),
         Compression::Gzip => {
@@ -354,11 +335,8 @@ struct ZstdFrames<R: BufRead> {
 
 impl<R: BufRead> ZstdFrames<R> {
     fn new(source: R, name: &str) -> Result<Self> {
-        let d = ruzstd::decoding::StreamingDecoder::new(source).map_err(|e| Error::BadArchive {
-            archive: name.into(),
-            entry: None,
-            reason: format!("not a zstd stream: {e}"),
-        })?;
+        let d = ruzstd::decoding::StreamingDecoder::new(source)
+            .map_err(|e| bad_archive(name, None, format!("not a zstd stream: {e}")))?;
         Ok(ZstdFrames {
             decoder: Some(d),
             name: name.into(),

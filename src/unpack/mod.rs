@@ -40,6 +40,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{Error, Result};
 use crate::sources::Layout;
 
+/// Opens the archive at `path` to be read front to back (tarballs, `.deb`s),
+/// buffered by the MiB: decompressors ask for a few KiB at a time, and a
+/// system call per 8 KiB costs more than decoding them.
+pub(crate) fn open_stream(path: &Path) -> Result<std::io::BufReader<std::fs::File>> {
+    let file = std::fs::File::open(path).map_err(Error::io("cannot open", path))?;
+    Ok(std::io::BufReader::with_capacity(1 << 20, file))
+}
+
+/// The error for a hostile or corrupt archive named `archive` (its file name
+/// or URL), with the member to blame when there is one.
+pub(crate) fn bad_archive(archive: &str, entry: Option<&str>, reason: impl Into<String>) -> Error {
+    Error::BadArchive {
+        archive: archive.into(),
+        entry: entry.map(str::to_string),
+        reason: reason.into(),
+    }
+}
+
 /// Bounds on what one archive may expand to.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -135,11 +153,7 @@ impl Extractor {
 
     /// The error for a hostile or corrupt archive.
     pub fn bad(&self, entry: impl Into<String>, reason: impl Into<String>) -> Error {
-        Error::BadArchive {
-            archive: self.archive.clone(),
-            entry: Some(entry.into()),
-            reason: reason.into(),
-        }
+        bad_archive(&self.archive, Some(&entry.into()), reason)
     }
 
     /// Checks one member and decides where it goes (`None`: the layout skips

@@ -14,8 +14,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{EntryKind, Extractor, Limits, Summary, map_path, sanitize};
-use crate::error::{Error, Result};
+use super::{EntryKind, Extractor, Limits, Summary, bad_archive, map_path, sanitize};
+use crate::error::Result;
 use crate::sources::{ArchiveFormat, Layout};
 
 /// The longest link target accepted (tar allows more via PAX; nothing real needs it).
@@ -34,8 +34,7 @@ pub fn unpack_file(
     dest: &Path,
     limits: Limits,
 ) -> Result<Summary> {
-    let file = std::fs::File::open(archive).map_err(Error::io("cannot open", archive))?;
-    let file = std::io::BufReader::with_capacity(1 << 20, file);
+    let file = super::open_stream(archive)?;
     match format {
         ArchiveFormat::TarXz => unpack(
             xz2::read::XzDecoder::new_multi_decoder(file),
@@ -53,11 +52,11 @@ pub fn unpack_file(
             limits,
             &mut |_| {},
         ),
-        other => Err(Error::BadArchive {
-            archive: name.into(),
-            entry: None,
-            reason: format!("{other:?} is not a tarball format"),
-        }),
+        other => Err(bad_archive(
+            name,
+            None,
+            format!("{other:?} is not a tarball format"),
+        )),
     }
 }
 
@@ -77,11 +76,8 @@ pub fn unpack(
         Layout::Runfile { .. } | Layout::NestedRunfile { .. }
     );
     let mut ex = Extractor::new(name, dest, layout.clone(), limits);
-    let corrupt = |e: std::io::Error| Error::BadArchive {
-        archive: name.into(),
-        entry: None,
-        reason: format!("not a valid tar stream: {e}"),
-    };
+    let corrupt =
+        |e: std::io::Error| bad_archive(name, None, format!("not a valid tar stream: {e}"));
     let mut ar = tar::Archive::new(reader);
     for entry in ar.entries().map_err(corrupt)? {
         let mut entry = entry.map_err(corrupt)?;
@@ -174,11 +170,11 @@ pub fn unpack(
         };
         seen_rest += n as u64;
         if seen_rest > MAX_PADDING || buf[..n].iter().any(|&b| b != 0) {
-            return Err(Error::BadArchive {
-                archive: name.into(),
-                entry: None,
-                reason: "trailing data after the end of the tar archive".into(),
-            });
+            return Err(bad_archive(
+                name,
+                None,
+                "trailing data after the end of the tar archive",
+            ));
         }
     }
     ex.finish()
@@ -187,6 +183,7 @@ pub fn unpack(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::error::Error;
 
     /// A tar with raw header control, so hostile names can be written.
     pub fn tar_bytes(entries: &[(&str, tar::EntryType, &[u8], Option<&str>)]) -> Vec<u8> {

@@ -372,3 +372,72 @@ pub fn bash(env: &TestEnv, cwd: &Path, vars: &[(&str, &str)], script: &str) -> S
     assert_success(&out, &format!("bash -c {script:?}"));
     stdout(&out)
 }
+
+/// Checks that `bytes` is one JSON document in which no object has a key
+/// twice (serde_json keeps the last value, so a script reading the first
+/// copy and one reading the second disagree).
+pub fn json_without_duplicate_keys(bytes: &[u8]) -> Result<(), String> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+
+    struct Strict;
+    struct StrictVisitor;
+
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(StrictVisitor)
+        }
+    }
+
+    impl<'de> Visitor<'de> for StrictVisitor {
+        type Value = Strict;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_unit<E>(self) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+            while seq.next_element::<Strict>()?.is_some() {}
+            Ok(Strict)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+            let mut keys = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !keys.insert(key.clone()) {
+                    return Err(A::Error::custom(format!(
+                        "the key `{key}` appears twice in one object"
+                    )));
+                }
+                map.next_value::<Strict>()?;
+            }
+            Ok(Strict)
+        }
+    }
+
+    serde_json::from_slice::<Strict>(bytes)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// `out`'s stdout as JSON, checked for keys written twice in one object.
+pub fn json(out: &Output) -> serde_json::Value {
+    let what = || format!("stdout:\n{}\nstderr:\n{}", stdout(out), stderr(out));
+    json_without_duplicate_keys(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON, or a key twice ({e}):\n{}", what()));
+    serde_json::from_slice(&out.stdout).unwrap()
+}

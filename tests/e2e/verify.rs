@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{TestEnv, assert_code, cc_shared, stderr, stdout};
+use crate::common::{TestEnv, assert_code, cc_shared, json, stderr, stdout};
 
 fn stubs(names: &[&str], ret: i32) -> String {
     names
@@ -133,7 +133,7 @@ fn version(env: &TestEnv, name: &str, prefix: &Path, cuda: &str, cudnn: Option<&
 }
 
 /// A full stand-in stack: cudart 12.4, cuBLAS 12, cuDNN 9.1.
-fn stack(env: &TestEnv, name: &str) -> PathBuf {
+pub(crate) fn stack(env: &TestEnv, name: &str) -> PathBuf {
     let prefix = env.path(name);
     let lib = prefix.join("lib64");
     stub_cudart(&lib, "libcudart.so.12.4.127", (12, 4));
@@ -141,11 +141,6 @@ fn stack(env: &TestEnv, name: &str) -> PathBuf {
     stub_cudnn(&lib, (9, 1, 0));
     version(env, name, &prefix, "12.4.1", Some("9.1.0"));
     prefix
-}
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", stdout(out), stderr(out)))
 }
 
 fn library<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
