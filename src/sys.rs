@@ -1,6 +1,8 @@
 //! Small operations on the operating system that several modules need, kept
 //! in one place so each exists once.
 
+pub mod process;
+
 use std::io::Write;
 use std::path::Path;
 
