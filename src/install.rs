@@ -401,7 +401,7 @@ fn link_dir(src: &Path, dst: &Path, top: bool) -> Result<()> {
             continue;
         } else if ft.is_symlink() {
             let target = std::fs::read_link(&from).map_err(Error::io("cannot read", &from))?;
-            std::os::unix::fs::symlink(target, &to).map_err(Error::io("cannot create", &to))?;
+            crate::sys::symlink(&target, &to).map_err(Error::io("cannot create", &to))?;
         } else if std::fs::hard_link(&from, &to).is_err() {
             std::fs::copy(&from, &to).map_err(Error::io("cannot copy to", &to))?;
         }
@@ -415,7 +415,8 @@ pub fn finish_tree(root: &Path) -> Result<()> {
     if lib64.is_dir() {
         let lib = root.join("lib");
         if std::fs::symlink_metadata(&lib).is_err() {
-            std::os::unix::fs::symlink("lib64", &lib).map_err(Error::io("cannot create", &lib))?;
+            crate::sys::symlink(Path::new("lib64"), &lib)
+                .map_err(Error::io("cannot create", &lib))?;
         }
         dev_links(&lib64)?;
     }
@@ -449,7 +450,7 @@ fn dev_links(dir: &Path) -> Result<()> {
     }
     for (base, target) in best {
         let p = dir.join(&base);
-        std::os::unix::fs::symlink(&target, &p).map_err(Error::io("cannot create", &p))?;
+        crate::sys::symlink(Path::new(&target), &p).map_err(Error::io("cannot create", &p))?;
     }
     Ok(())
 }

@@ -99,7 +99,7 @@ pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
         ));
         let _ = std::fs::remove_file(&tmp);
         if std::fs::hard_link(exe, &tmp).is_err() {
-            std::os::unix::fs::symlink(exe, &tmp).map_err(Error::io("cannot create shim", &tmp))?;
+            crate::sys::symlink(exe, &tmp).map_err(Error::io("cannot create shim", &tmp))?;
         }
         if let Err(e) = std::fs::rename(&tmp, &shim) {
             let _ = std::fs::remove_file(&tmp);
@@ -141,7 +141,7 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if shimmable(&name) && is_executable(&entry.path()) {
+                if shimmable(&name) && crate::sys::is_executable_file(&entry.path()) {
                     names.insert(name);
                 }
             }
@@ -155,10 +155,6 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
 fn shimmable(name: &OsStr) -> bool {
     let b = name.as_bytes();
     !b.is_empty() && !b.starts_with(b".") && !b.starts_with(b"cudaenv")
-}
-
-fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Is `shim` already a hard link to `exe`, or a symlink naming it?
@@ -219,7 +215,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
             .bin_dirs()
             .iter()
             .map(|d| d.join(command))
-            .find(|p| is_executable(p)),
+            .find(|p| crate::sys::is_executable_file(p)),
         Active::System => find_not_self(command, ctx.var_os(env_vars::PATH)),
     };
     let Some(program) = program else {
@@ -229,7 +225,11 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
             available_in: store
                 .list()?
                 .iter()
-                .filter(|v| v.bin_dirs().iter().any(|d| is_executable(&d.join(command))))
+                .filter(|v| {
+                    v.bin_dirs()
+                        .iter()
+                        .any(|d| crate::sys::is_executable_file(&d.join(command)))
+                })
                 .map(|v| v.name.to_string())
                 .collect(),
         });
@@ -322,21 +322,10 @@ fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[Cow<'_, CStr>])
 /// The first executable `command` on `path` that is not this binary.
 fn find_not_self(command: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
     let me = std::fs::metadata("/proc/self/exe").ok();
-    path?
-        .as_bytes()
-        .split(|&b| b == b':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(OsStr::from_bytes(d)).join(command))
-        .find(|candidate| match std::fs::metadata(candidate) {
-            Ok(m) => {
-                m.is_file()
-                    && m.permissions().mode() & 0o111 != 0
-                    && !me
-                        .as_ref()
-                        .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
-            }
-            Err(_) => false,
-        })
+    crate::sys::path_list::find_where(command, crate::sys::path_list::dirs(path?), |_, m| {
+        !me.as_ref()
+            .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
+    })
 }
 
 #[cfg(test)]

@@ -477,9 +477,7 @@ fn cudnn_from_headers(prefix: &Path, include: &Path) -> Option<Found> {
 /// (through `sys::process`, so nothing it starts outlives the call), and
 /// reads `release X.Y`.
 fn cuda_from_nvcc(nvcc: &Path) -> Option<Found> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(nvcc).ok()?;
-    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+    if !crate::sys::is_executable_file(nvcc) {
         return None;
     }
     let mut cmd = std::process::Command::new(nvcc);
@@ -603,10 +601,7 @@ fn dedup_dirs(prefix: &Path, dirs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf
 
 /// Is `name` an executable in one of `dirs` (under `prefix`)? Used by `which`.
 pub fn find_command(dirs: &[PathBuf], name: &OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    dirs.iter().map(|d| d.join(name)).find(|c| {
-        std::fs::metadata(c).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    crate::sys::path_list::find(name, dirs.iter().map(PathBuf::as_path))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::context::Context;
 use crate::env_vars;
+use crate::sys::path_list;
 
 /// Output of a finished command, or why there is none.
 #[derive(Debug)]
@@ -38,19 +39,9 @@ pub fn run(cmd: Command, timeout: Duration) -> Result<Output, String> {
 
 /// Finds an executable on the context's PATH (and in `extra` directories after it).
 pub fn which(ctx: &Context, name: &str, extra: &[&str]) -> Option<PathBuf> {
-    let path = ctx
-        .var_os(env_vars::PATH)
-        .map(|p| p.to_owned())
-        .unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(extra.iter().map(PathBuf::from))
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let path = ctx.var_os(env_vars::PATH).unwrap_or_default();
+    path_list::find(
+        name.as_ref(),
+        path_list::dirs(path).chain(extra.iter().map(Path::new)),
+    )
 }

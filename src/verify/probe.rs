@@ -1042,8 +1042,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let real = t.path().join("cuda-13.0/targets/x86_64-linux/lib");
         std::fs::create_dir_all(&real).unwrap();
-        std::os::unix::fs::symlink("targets/x86_64-linux/lib", t.path().join("cuda-13.0/lib64"))
-            .unwrap();
+        crate::sys::symlink(
+            Path::new("targets/x86_64-linux/lib"),
+            &t.path().join("cuda-13.0/lib64"),
+        )
+        .unwrap();
         let lib = real.join("libcudart.so.13.0.96");
         std::fs::write(&lib, b"").unwrap();
         let other = t.path().join("stale");
