@@ -31,7 +31,6 @@ pub mod probe;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ffi::{CStr, CString, OsStr, OsString};
-use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -42,6 +41,7 @@ use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::select::{self, Active};
 use crate::store::{Installed, Store};
+use crate::sys::lock::{LockFile, Waiting};
 
 /// The file whose content changes with every rehash (read by the shell hook).
 pub const GENERATION_FILE: &str = ".generation";
@@ -62,26 +62,19 @@ pub struct Rehash {
 
 /// Makes `$CUDAENV_ROOT/shims/` hold exactly one shim per executable name
 /// found in any installed version, each a link to the running binary.
-pub fn rehash(store: &Store) -> Result<Rehash> {
+pub fn rehash(store: &Store, waiting: &dyn Waiting) -> Result<Rehash> {
     let exe = std::env::current_exe().map_err(Error::io(
         "cannot find the running executable",
         "/proc/self/exe",
     ))?;
-    rehash_with(store, &exe)
+    rehash_with(store, &exe, waiting)
 }
 
 /// [`rehash`] with the binary to link given explicitly.
-pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
+pub fn rehash_with(store: &Store, exe: &Path, waiting: &dyn Waiting) -> Result<Rehash> {
     let dir = store.shims_dir();
     std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
-    let lock_path = dir.join(LOCK_FILE);
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(Error::io("cannot open lock file", &lock_path))?;
-    lock.lock().map_err(Error::io("cannot lock", &lock_path))?;
+    let lock = LockFile::acquire(&dir.join(LOCK_FILE), waiting)?;
 
     let exe_meta = std::fs::metadata(exe).map_err(Error::io("cannot read", exe))?;
     let wanted = executable_names(&store.list()?);
@@ -333,6 +326,7 @@ mod tests {
     use super::*;
     use crate::spec::VersionName;
     use crate::store::{Kind, Metadata};
+    use crate::sys::lock::Silently;
 
     fn version(store: &Store, name: &str, tools: &[&str]) {
         let st = store.stage(&VersionName::parse(name).unwrap()).unwrap();
@@ -362,13 +356,13 @@ mod tests {
         version(&store, "a", &["nvcc", "ptxas", "cudaenv-evil"]);
         version(&store, "b", &["nvcc", "ncu"]);
 
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.shims), ["ncu", "nvcc", "ptxas"]);
         assert_eq!(names(&r.added), ["ncu", "nvcc", "ptxas"]);
         let gen1 = std::fs::read(store.shims_dir().join(GENERATION_FILE)).unwrap();
 
         // Nothing changed: nothing rewritten.
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
         assert_ne!(
             gen1,
@@ -377,7 +371,7 @@ mod tests {
 
         store.remove(&VersionName::parse("b").unwrap()).unwrap();
         std::fs::write(store.shims_dir().join("leftover"), "x").unwrap();
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.removed).len(), 2);
         assert!(names(&r.removed).contains(&"ncu") && names(&r.removed).contains(&"leftover"));
         let mut left: Vec<_> = std::fs::read_dir(store.shims_dir())
@@ -398,11 +392,11 @@ mod tests {
         let exe = tmp.path().join("cudaenv");
         std::fs::write(&exe, "old").unwrap();
         version(&store, "a", &["nvcc"]);
-        rehash_with(&store, &exe).unwrap();
+        rehash_with(&store, &exe, &Silently).unwrap();
         // An upgrade writes a new file at the same path (a new inode).
         std::fs::remove_file(&exe).unwrap();
         std::fs::write(&exe, "new").unwrap();
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.added), ["nvcc"]);
         assert_eq!(
             std::fs::read(store.shims_dir().join("nvcc")).unwrap(),
@@ -419,10 +413,10 @@ mod tests {
         version(&store, "a", &["nvcc", "ptxas", "cuobjdump"]);
         std::thread::scope(|s| {
             for _ in 0..32 {
-                s.spawn(|| rehash_with(&store, &exe).unwrap());
+                s.spawn(|| rehash_with(&store, &exe, &Silently).unwrap());
             }
         });
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
         assert_eq!(names(&r.shims), ["cuobjdump", "nvcc", "ptxas"]);
     }
