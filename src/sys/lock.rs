@@ -126,17 +126,17 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    fn notices() -> (Mutex<Vec<String>>, impl Fn(&Mutex<Vec<String>>, &str)) {
-        (Mutex::new(Vec::new()), |m: &Mutex<Vec<String>>, n: &str| {
-            m.lock().unwrap().push(n.to_string())
-        })
+    type Told = Mutex<Vec<String>>;
+
+    fn push(told: &Told, notice: &str) {
+        told.lock().unwrap().push(notice.to_string());
     }
 
     #[test]
     fn a_free_lock_is_taken_silently_and_released_on_drop() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("x.lock");
-        let (told, push) = notices();
+        let told = Told::default();
         let l = LockFile::acquire(&p, &|n: &str| push(&told, n)).unwrap();
         assert!(LockFile::try_acquire(&p).unwrap().is_none());
         drop(l);
@@ -149,7 +149,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("x.lock");
         let held = LockFile::acquire(&p, &Silently).unwrap();
-        let (told, push) = notices();
+        let told = Told::default();
         std::thread::scope(|s| {
             s.spawn(|| {
                 std::thread::sleep(NOTICE_AFTER * 3);
@@ -168,7 +168,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("x.lock");
         let held = LockFile::acquire(&p, &Silently).unwrap();
-        let (told, push) = notices();
+        let told = Told::default();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()

@@ -55,6 +55,9 @@ impl Output {
     }
 }
 
+/// Sees a line of stderr; says whether to keep it.
+pub type LineFilter<'a> = &'a mut dyn FnMut(&[u8]) -> bool;
+
 /// What a caller may add to a plain run.
 pub struct Options<'a> {
     /// The most bytes kept of each of stdout and stderr; the rest is read
@@ -62,7 +65,7 @@ pub struct Options<'a> {
     pub keep: usize,
     /// Each line of stderr as it arrives, on the calling thread; returns
     /// whether to keep the line in `Output::stderr`.
-    pub on_stderr_line: Option<&'a mut dyn FnMut(&[u8]) -> bool>,
+    pub on_stderr_line: Option<LineFilter<'a>>,
     /// Called once at the deadline, before the kill, with the child's pid:
     /// the moment to look at what it was doing.
     pub at_deadline: Option<&'a mut dyn FnMut(u32)>,
