@@ -1,6 +1,8 @@
 //! Small operations on the operating system that several modules need, kept
 //! in one place so each exists once.
 
+pub mod dylib;
+pub mod libcuda;
 pub mod lock;
 pub mod path_list;
 pub mod process;

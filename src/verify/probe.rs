@@ -292,7 +292,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
 
     // --- driver ---------------------------------------------------------------
     stage("loading libcuda.so.1");
-    let driver = match ffi::open_first(&["libcuda.so.1".into()], "cuInit") {
+    let driver = match crate::sys::libcuda::open() {
         Ok(l) => {
             probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
             match Driver::bind(l) {
@@ -304,7 +304,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
             }
         }
         Err(e) => {
-            probe.driver.load_error = Some(e.join("; "));
+            probe.driver.load_error = Some(e);
             None
         }
     };

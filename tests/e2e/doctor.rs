@@ -534,3 +534,45 @@ fn a_child_cannot_hang_doctor_past_its_deadline() {
     let smi = &report["facts"]["nvidia_smi"];
     assert_eq!(smi["error"], "did not finish within 20 s", "{smi:#}");
 }
+
+/// doctor's driver probe goes through the driver binding `verify` uses: a
+/// stand-in `libcuda.so.1` with one H200 is read whole (version, name,
+/// compute capability, memory) and its file is named.
+#[test]
+fn doctor_reads_the_driver_through_the_shared_binding() {
+    let t = TestEnv::new();
+    let lib = t.path("driver");
+    std::fs::create_dir_all(&lib).unwrap();
+    crate::common::cc_shared(
+        &lib.join("libcuda.so.1"),
+        "libcuda.so.1",
+        "#include <string.h>\n#include <stddef.h>\n\
+         int cuInit(unsigned f) { return 0; }\n\
+         int cuDriverGetVersion(int *v) { *v = 13000; return 0; }\n\
+         int cuDeviceGetCount(int *n) { *n = 1; return 0; }\n\
+         int cuDeviceGet(int *d, int i) { *d = i; return 0; }\n\
+         int cuDeviceGetName(char *s, int len, int d) { strncpy(s, \"NVIDIA H200\", len); return 0; }\n\
+         int cuDeviceGetAttribute(int *v, int a, int d) { *v = a == 75 ? 9 : 0; return 0; }\n\
+         int cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)143771 << 20; return 0; }\n\
+         int cuGetErrorName(int e, const char **s) { *s = \"CUDA_ERROR_UNKNOWN\"; return 0; }\n",
+    );
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("LD_LIBRARY_PATH", &lib)
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let cuda = &report["facts"]["libcuda"];
+    assert_eq!(cuda["loaded"], true, "{cuda:#}");
+    assert_eq!(cuda["driver_api"], 13000, "{cuda:#}");
+    assert_eq!(
+        cuda["path"],
+        lib.join("libcuda.so.1").display().to_string(),
+        "{cuda:#}"
+    );
+    let gpu = &cuda["gpus"][0];
+    assert_eq!(gpu["name"], "NVIDIA H200", "{cuda:#}");
+    assert_eq!(gpu["compute_capability"], "9.0", "{cuda:#}");
+    assert_eq!(gpu["memory_mib"], 143771, "{cuda:#}");
+}
