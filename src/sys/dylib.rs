@@ -119,6 +119,7 @@ mod tests {
         let path = l.path.clone().unwrap();
         assert!(path.to_string_lossy().contains("libc.so"), "{path:?}");
         let libc = Libc::bind(l).unwrap();
+        assert_eq!(libc.loaded.soname, "libc.so.6");
         // SAFETY: libc's getpid and abs, with their C signatures.
         unsafe {
             assert_eq!((libc.getpid)() as u32, std::process::id());
@@ -141,6 +142,7 @@ mod tests {
     #[test]
     fn a_missing_symbol_fails_the_binding() {
         api! {
+            #[allow(dead_code)]
             NoSuch {
                 cudaenv_no_such_function: fn() -> std::ffi::c_int;
             }
