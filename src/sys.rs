@@ -5,6 +5,7 @@ pub mod dylib;
 pub mod libcuda;
 pub mod lock;
 pub mod path_list;
+pub mod platform;
 pub mod process;
 
 use std::io::Write;
