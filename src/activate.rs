@@ -341,7 +341,7 @@ fn prepend(dirs: &[PathBuf], current: Option<&OsStr>, owned: &Owned) -> Option<O
 
 /// A directory can only go into a `:`-separated list if it has no `:`.
 pub fn check_representable(p: &Path, variable: &'static str) -> Result<()> {
-    if p.as_os_str().as_bytes().contains(&b':') {
+    if !crate::sys::path_list::can_hold(p) {
         return Err(Error::UnrepresentablePath {
             path: p.to_path_buf(),
             variable,

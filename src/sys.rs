@@ -1,5 +1,17 @@
 //! Small operations on the operating system that several modules need, kept
-//! in one place so each exists once.
+//! in one place so each exists once (as uv keeps them in `uv-fs`):
+//!
+//! - `process`: running a child with a deadline that nothing can outlast;
+//! - `path_list`: `:`-separated lists (`PATH`, `LD_LIBRARY_PATH`) and
+//!   looking programs up in them;
+//! - `lock`: the exclusive lock file, which says when it waits;
+//! - `dylib` and `libcuda`: libraries opened at run time, and the driver
+//!   API bound from one;
+//! - `platform`: the operating system and CPU pair CUDA is built for;
+//! - here: atomic small-file writes, the executable-file check, symlinks.
+//!
+//! Nothing here knows the terminal or the store: callers pass in how to
+//! tell the user something (`lock::Waiting`).
 
 pub mod dylib;
 pub mod libcuda;

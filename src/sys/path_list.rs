@@ -44,6 +44,11 @@ where
     OsString::from_vec(out)
 }
 
+/// Whether `p` can be an entry: it must not contain the separator.
+pub fn can_hold(p: &Path) -> bool {
+    !p.as_os_str().as_bytes().contains(&SEPARATOR)
+}
+
 /// `front`, then the entries of `current` that are not empty, not already
 /// in `front` and not `drop`ped. `None` when nothing is left (so that the
 /// variable is unset rather than set to "").
@@ -99,6 +104,8 @@ mod tests {
             ]
         );
         assert_eq!(join(Vec::<&OsStr>::new()), "");
+        assert!(can_hold(Path::new("/opt/cuda 12/bin")));
+        assert!(!can_hold(Path::new("/opt/a:b")));
     }
 
     #[test]
