@@ -38,6 +38,8 @@ REQUIREMENTS=(
   /usr/share/lmod/lmod/init/bash:lmod
   tclsh:tcl
   cmake:cmake
+  flock:util-linux
+  setsid:util-linux
 )
 
 present() {
