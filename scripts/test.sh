@@ -38,6 +38,8 @@ REQUIREMENTS=(
   /usr/share/lmod/lmod/init/bash:lmod
   tclsh:tcl
   cmake:cmake
+  flock:util-linux
+  setsid:util-linux
 )
 
 present() {
@@ -126,6 +128,9 @@ run_suite() {
 run_suite "all targets" cargo test --locked --all-targets --no-fail-fast "$@"
 # The shim's benchmark probe exists only in builds with its feature.
 run_suite "shim probe" cargo test --locked --no-fail-fast --features shim-probe --test e2e probe
+# Doc tests (`--all-targets` leaves them out): the compile_fail examples pin
+# what the public API must reject.
+run_suite "doc tests" cargo test --locked --no-fail-fast --doc
 
 # A user's or packager's clone has nothing beside it: run the unit tests in a
 # fresh clone of this commit (HEAD) in an empty directory. It shares

@@ -336,35 +336,12 @@ pub fn bundled_wheels(ctx: &Context, major: u32) -> Option<PathBuf> {
 /// `dirs` followed by the current list minus cudaenv's entries and empty ones.
 /// `None` when the result would be empty (unset rather than set to "").
 fn prepend(dirs: &[PathBuf], current: Option<&OsStr>, owned: &Owned) -> Option<OsString> {
-    let mut parts: Vec<&OsStr> = dirs.iter().map(|d| d.as_os_str()).collect();
-    if let Some(cur) = current {
-        for entry in cur.as_bytes().split(|&b| b == b':') {
-            let entry = OsStr::from_bytes(entry);
-            if entry.is_empty()
-                || owned.contains(Path::new(entry))
-                || dirs.iter().any(|d| d.as_os_str() == entry)
-            {
-                continue;
-            }
-            parts.push(entry);
-        }
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    let mut out = OsString::new();
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push(":");
-        }
-        out.push(p);
-    }
-    Some(out)
+    crate::sys::path_list::prepend(dirs, current, |p| owned.contains(p))
 }
 
 /// A directory can only go into a `:`-separated list if it has no `:`.
 pub fn check_representable(p: &Path, variable: &'static str) -> Result<()> {
-    if p.as_os_str().as_bytes().contains(&b':') {
+    if !crate::sys::path_list::can_hold(p) {
         return Err(Error::UnrepresentablePath {
             path: p.to_path_buf(),
             variable,
@@ -377,17 +354,8 @@ pub fn check_representable(p: &Path, variable: &'static str) -> Result<()> {
 /// Finds `program` the way `execvp` would, but in the given PATH.
 /// A name with a `/` is returned as is.
 pub fn find_in_path(program: &OsStr, path: Option<&OsString>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     if program.as_bytes().contains(&b'/') {
         return Some(PathBuf::from(program));
     }
-    let path = path?;
-    path.as_bytes()
-        .split(|&b| b == b':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(OsStr::from_bytes(d)).join(program))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    crate::sys::path_list::find(program, crate::sys::path_list::dirs(path?))
 }

@@ -33,6 +33,7 @@ use crate::failpoint::{self, Point};
 use crate::fetch::{self, Cache, Fetcher};
 use crate::sources::{ArchiveFormat, Artifact, Plan};
 use crate::store::{Component, Installed, Kind, Metadata, Store};
+use crate::sys::lock::LockFile;
 use crate::unpack::{self, Limits};
 
 #[derive(Debug, Clone)]
@@ -61,13 +62,9 @@ pub async fn install(
     // Before taking our own lock: leftovers are only removed when their
     // version's lock is free, and we would count as a holder.
     store.clean_staging()?;
-    let lock = {
-        let store = store.clone();
-        let name = plan.name.clone();
-        tokio::task::spawn_blocking(move || store.lock(&name))
-            .await
-            .map_err(|e| Error::Other(format!("lock task failed: {e}")))??
-    };
+    let lock = store
+        .lock_async(&plan.name, &|n: &str| fetcher.progress().note(n))
+        .await?;
     if let Some(existing) = store.get(&plan.name)?
         && !opts.force
     {
@@ -100,10 +97,10 @@ pub async fn install(
             let file = fetcher.fetch(a, line).await?;
             failpoint::hit(Point::AfterDownload);
             fetcher.progress().status(line, "unpacking");
-            let pkg = match ensure_unpacked(fetcher.cache(), a, &file, threads, was_cached).await {
+            let pkg = match ensure_unpacked(fetcher, a, &file, threads, was_cached).await {
                 Err(Error::HashMismatch { .. }) if was_cached => {
                     let file = fetcher.fetch(a, line).await?;
-                    ensure_unpacked(fetcher.cache(), a, &file, threads, false).await?
+                    ensure_unpacked(fetcher, a, &file, threads, false).await?
                 }
                 r => r?,
             };
@@ -183,7 +180,10 @@ async fn fetch_and_unpack(
     std::fs::create_dir_all(&pkgs).map_err(Error::io("cannot create", &pkgs))?;
     // Held from the first byte to the rename, so that no one else unpacks
     // this package meanwhile (or takes our directory for a leftover).
-    let lock = fetch::lock_file(&pkgs.join(format!("{key}.lock"))).await?;
+    let lock = LockFile::acquire_async(&pkgs.join(format!("{key}.lock")), &|n: &str| {
+        fetcher.progress().note(n)
+    })
+    .await?;
     if dest.is_dir() {
         return Ok(None);
     }
@@ -274,12 +274,13 @@ fn package_tmp(pkgs: &Path, key: &str) -> Result<tempfile::TempDir> {
 /// With `verify`, the file's sha256 is checked first; on a mismatch the file
 /// is removed from the cache and `HashMismatch` returned.
 async fn ensure_unpacked(
-    cache: &Cache,
+    fetcher: &Fetcher,
     a: &Artifact,
     file: &Path,
     threads: usize,
     verify: bool,
 ) -> Result<PathBuf> {
+    let cache = fetcher.cache();
     let pkgs = cache.pkgs();
     let key = package_key(a);
     let dest = pkgs.join(&key);
@@ -287,7 +288,10 @@ async fn ensure_unpacked(
         return Ok(dest);
     }
     std::fs::create_dir_all(&pkgs).map_err(Error::io("cannot create", &pkgs))?;
-    let lock = fetch::lock_file(&pkgs.join(format!("{key}.lock"))).await?;
+    let lock = LockFile::acquire_async(&pkgs.join(format!("{key}.lock")), &|n: &str| {
+        fetcher.progress().note(n)
+    })
+    .await?;
     if dest.is_dir() {
         return Ok(dest);
     }
@@ -400,7 +404,7 @@ fn link_dir(src: &Path, dst: &Path, top: bool) -> Result<()> {
             continue;
         } else if ft.is_symlink() {
             let target = std::fs::read_link(&from).map_err(Error::io("cannot read", &from))?;
-            std::os::unix::fs::symlink(target, &to).map_err(Error::io("cannot create", &to))?;
+            crate::sys::symlink(&target, &to).map_err(Error::io("cannot create", &to))?;
         } else if std::fs::hard_link(&from, &to).is_err() {
             std::fs::copy(&from, &to).map_err(Error::io("cannot copy to", &to))?;
         }
@@ -414,7 +418,8 @@ pub fn finish_tree(root: &Path) -> Result<()> {
     if lib64.is_dir() {
         let lib = root.join("lib");
         if std::fs::symlink_metadata(&lib).is_err() {
-            std::os::unix::fs::symlink("lib64", &lib).map_err(Error::io("cannot create", &lib))?;
+            crate::sys::symlink(Path::new("lib64"), &lib)
+                .map_err(Error::io("cannot create", &lib))?;
         }
         dev_links(&lib64)?;
     }
@@ -448,7 +453,7 @@ fn dev_links(dir: &Path) -> Result<()> {
     }
     for (base, target) in best {
         let p = dir.join(&base);
-        std::os::unix::fs::symlink(&target, &p).map_err(Error::io("cannot create", &p))?;
+        crate::sys::symlink(Path::new(&target), &p).map_err(Error::io("cannot create", &p))?;
     }
     Ok(())
 }

@@ -104,10 +104,9 @@ pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<
 }
 
 fn join(dirs: &[PathBuf]) -> String {
-    dirs.iter()
-        .map(|d| d.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(":")
+    crate::sys::path_list::join(dirs)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn lua(module: &str, help: &str, description: &str, a: &Activation) -> Result<Vec<u8>> {

@@ -31,7 +31,6 @@ pub mod probe;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ffi::{CStr, CString, OsStr, OsString};
-use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -42,6 +41,7 @@ use crate::env_vars;
 use crate::error::{Error, Result};
 use crate::select::{self, Active};
 use crate::store::{Installed, Store};
+use crate::sys::lock::{LockFile, Waiting};
 
 /// The file whose content changes with every rehash (read by the shell hook).
 pub const GENERATION_FILE: &str = ".generation";
@@ -62,26 +62,19 @@ pub struct Rehash {
 
 /// Makes `$CUDAENV_ROOT/shims/` hold exactly one shim per executable name
 /// found in any installed version, each a link to the running binary.
-pub fn rehash(store: &Store) -> Result<Rehash> {
+pub fn rehash(store: &Store, waiting: &dyn Waiting) -> Result<Rehash> {
     let exe = std::env::current_exe().map_err(Error::io(
         "cannot find the running executable",
         "/proc/self/exe",
     ))?;
-    rehash_with(store, &exe)
+    rehash_with(store, &exe, waiting)
 }
 
 /// [`rehash`] with the binary to link given explicitly.
-pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
+pub fn rehash_with(store: &Store, exe: &Path, waiting: &dyn Waiting) -> Result<Rehash> {
     let dir = store.shims_dir();
     std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
-    let lock_path = dir.join(LOCK_FILE);
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(Error::io("cannot open lock file", &lock_path))?;
-    lock.lock().map_err(Error::io("cannot lock", &lock_path))?;
+    let lock = LockFile::acquire(&dir.join(LOCK_FILE), waiting)?;
 
     let exe_meta = std::fs::metadata(exe).map_err(Error::io("cannot read", exe))?;
     let wanted = executable_names(&store.list()?);
@@ -99,7 +92,7 @@ pub fn rehash_with(store: &Store, exe: &Path) -> Result<Rehash> {
         ));
         let _ = std::fs::remove_file(&tmp);
         if std::fs::hard_link(exe, &tmp).is_err() {
-            std::os::unix::fs::symlink(exe, &tmp).map_err(Error::io("cannot create shim", &tmp))?;
+            crate::sys::symlink(exe, &tmp).map_err(Error::io("cannot create shim", &tmp))?;
         }
         if let Err(e) = std::fs::rename(&tmp, &shim) {
             let _ = std::fs::remove_file(&tmp);
@@ -141,7 +134,7 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if shimmable(&name) && is_executable(&entry.path()) {
+                if shimmable(&name) && crate::sys::is_executable_file(&entry.path()) {
                     names.insert(name);
                 }
             }
@@ -155,10 +148,6 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
 fn shimmable(name: &OsStr) -> bool {
     let b = name.as_bytes();
     !b.is_empty() && !b.starts_with(b".") && !b.starts_with(b"cudaenv")
-}
-
-fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Is `shim` already a hard link to `exe`, or a symlink naming it?
@@ -219,7 +208,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
             .bin_dirs()
             .iter()
             .map(|d| d.join(command))
-            .find(|p| is_executable(p)),
+            .find(|p| crate::sys::is_executable_file(p)),
         Active::System => find_not_self(command, ctx.var_os(env_vars::PATH)),
     };
     let Some(program) = program else {
@@ -229,7 +218,11 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
             available_in: store
                 .list()?
                 .iter()
-                .filter(|v| v.bin_dirs().iter().any(|d| is_executable(&d.join(command))))
+                .filter(|v| {
+                    v.bin_dirs()
+                        .iter()
+                        .any(|d| crate::sys::is_executable_file(&d.join(command)))
+                })
                 .map(|v| v.name.to_string())
                 .collect(),
         });
@@ -322,21 +315,10 @@ fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[Cow<'_, CStr>])
 /// The first executable `command` on `path` that is not this binary.
 fn find_not_self(command: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
     let me = std::fs::metadata("/proc/self/exe").ok();
-    path?
-        .as_bytes()
-        .split(|&b| b == b':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(OsStr::from_bytes(d)).join(command))
-        .find(|candidate| match std::fs::metadata(candidate) {
-            Ok(m) => {
-                m.is_file()
-                    && m.permissions().mode() & 0o111 != 0
-                    && !me
-                        .as_ref()
-                        .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
-            }
-            Err(_) => false,
-        })
+    crate::sys::path_list::find_where(command, crate::sys::path_list::dirs(path?), |_, m| {
+        !me.as_ref()
+            .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
+    })
 }
 
 #[cfg(test)]
@@ -344,6 +326,7 @@ mod tests {
     use super::*;
     use crate::spec::VersionName;
     use crate::store::{Kind, Metadata};
+    use crate::sys::lock::Silently;
 
     fn version(store: &Store, name: &str, tools: &[&str]) {
         let st = store.stage(&VersionName::parse(name).unwrap()).unwrap();
@@ -373,13 +356,13 @@ mod tests {
         version(&store, "a", &["nvcc", "ptxas", "cudaenv-evil"]);
         version(&store, "b", &["nvcc", "ncu"]);
 
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.shims), ["ncu", "nvcc", "ptxas"]);
         assert_eq!(names(&r.added), ["ncu", "nvcc", "ptxas"]);
         let gen1 = std::fs::read(store.shims_dir().join(GENERATION_FILE)).unwrap();
 
         // Nothing changed: nothing rewritten.
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
         assert_ne!(
             gen1,
@@ -388,7 +371,7 @@ mod tests {
 
         store.remove(&VersionName::parse("b").unwrap()).unwrap();
         std::fs::write(store.shims_dir().join("leftover"), "x").unwrap();
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.removed).len(), 2);
         assert!(names(&r.removed).contains(&"ncu") && names(&r.removed).contains(&"leftover"));
         let mut left: Vec<_> = std::fs::read_dir(store.shims_dir())
@@ -409,11 +392,11 @@ mod tests {
         let exe = tmp.path().join("cudaenv");
         std::fs::write(&exe, "old").unwrap();
         version(&store, "a", &["nvcc"]);
-        rehash_with(&store, &exe).unwrap();
+        rehash_with(&store, &exe, &Silently).unwrap();
         // An upgrade writes a new file at the same path (a new inode).
         std::fs::remove_file(&exe).unwrap();
         std::fs::write(&exe, "new").unwrap();
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.added), ["nvcc"]);
         assert_eq!(
             std::fs::read(store.shims_dir().join("nvcc")).unwrap(),
@@ -430,10 +413,10 @@ mod tests {
         version(&store, "a", &["nvcc", "ptxas", "cuobjdump"]);
         std::thread::scope(|s| {
             for _ in 0..32 {
-                s.spawn(|| rehash_with(&store, &exe).unwrap());
+                s.spawn(|| rehash_with(&store, &exe, &Silently).unwrap());
             }
         });
-        let r = rehash_with(&store, &exe).unwrap();
+        let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert!(r.added.is_empty() && r.removed.is_empty(), "{r:?}");
         assert_eq!(names(&r.shims), ["cuobjdump", "nvcc", "ptxas"]);
     }

@@ -1,5 +1,24 @@
 //! Small operations on the operating system that several modules need, kept
-//! in one place so each exists once.
+//! in one place so each exists once (as uv keeps them in `uv-fs`):
+//!
+//! - `process`: running a child with a deadline that nothing can outlast;
+//! - `path_list`: `:`-separated lists (`PATH`, `LD_LIBRARY_PATH`) and
+//!   looking programs up in them;
+//! - `lock`: the exclusive lock file, which says when it waits;
+//! - `dylib` and `libcuda`: libraries opened at run time, and the driver
+//!   API bound from one;
+//! - `platform`: the operating system and CPU pair CUDA is built for;
+//! - here: atomic small-file writes, the executable-file check, symlinks.
+//!
+//! Nothing here knows the terminal or the store: callers pass in how to
+//! tell the user something (`lock::Waiting`).
+
+pub mod dylib;
+pub mod libcuda;
+pub mod lock;
+pub mod path_list;
+pub mod platform;
+pub mod process;
 
 use std::io::Write;
 use std::path::Path;
@@ -37,9 +56,54 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
     Ok(())
 }
 
+/// The metadata of `p` (symlinks followed) if it is a regular file with an
+/// execute bit: what `execvp` would run.
+pub fn executable_file(p: &Path) -> Option<std::fs::Metadata> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .ok()
+        .filter(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Creates the symbolic link `link` naming `target` (as given: a relative
+/// target is relative to the link's directory). Every link cudaenv makes
+/// goes through here and the `symlink` crate, whose file/directory
+/// distinction is what Windows needs: the kind is that of what `target`
+/// names now, a file when it names nothing (yet).
+pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    let resolved = link.parent().unwrap_or(Path::new(".")).join(target);
+    if resolved.is_dir() {
+        ::symlink::symlink_dir(target, link)
+    } else {
+        ::symlink::symlink_file(target, link)
+    }
+}
+
+/// Is `p` a regular file (symlinks followed) with an execute bit?
+pub fn is_executable_file(p: &Path) -> bool {
+    executable_file(p).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_name_their_target_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("lib64")).unwrap();
+        std::fs::write(dir.path().join("lib64/a.so.1"), "x").unwrap();
+        symlink(Path::new("lib64"), &dir.path().join("lib")).unwrap();
+        symlink(Path::new("a.so.1"), &dir.path().join("lib64/a.so")).unwrap();
+        symlink(Path::new("missing"), &dir.path().join("dangling")).unwrap();
+        assert_eq!(
+            std::fs::read_link(dir.path().join("lib")).unwrap(),
+            Path::new("lib64")
+        );
+        assert_eq!(std::fs::read(dir.path().join("lib/a.so")).unwrap(), b"x");
+        assert!(dir.path().join("dangling").is_symlink());
+        assert!(symlink(Path::new("x"), &dir.path().join("lib")).is_err());
+    }
 
     #[test]
     fn replaces_the_file_whole_with_the_mode_asked_for() {
@@ -58,5 +122,21 @@ mod tests {
             std::fs::read_dir(dir.path().join("sub")).unwrap().count(),
             1
         );
+    }
+
+    #[test]
+    fn an_executable_file_is_a_regular_file_with_an_execute_bit() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("tool");
+        std::fs::write(&f, "").unwrap();
+        assert!(!is_executable_file(&f));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(is_executable_file(&f));
+        symlink(Path::new("tool"), &dir.path().join("link")).unwrap();
+        assert!(is_executable_file(&dir.path().join("link")));
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(!is_executable_file(dir.path()));
+        assert!(!is_executable_file(&dir.path().join("missing")));
     }
 }

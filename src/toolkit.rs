@@ -473,41 +473,26 @@ fn cudnn_from_headers(prefix: &Path, include: &Path) -> Option<Found> {
     None
 }
 
-/// Runs `nvcc --version` with an empty environment, no stdin and a timeout,
-/// and reads `release X.Y`. The child runs in its own process group, so a
-/// script that forks cannot leave anything behind when it is killed.
+/// Runs `nvcc --version` with an empty environment, no stdin and a timeout
+/// (through `sys::process`, so nothing it starts outlives the call), and
+/// reads `release X.Y`.
 fn cuda_from_nvcc(nvcc: &Path) -> Option<Found> {
-    use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
-    let meta = std::fs::metadata(nvcc).ok()?;
-    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+    if !crate::sys::is_executable_file(nvcc) {
         return None;
     }
-    let mut child = Command::new(nvcc)
-        .arg("--version")
+    let mut cmd = std::process::Command::new(nvcc);
+    cmd.arg("--version")
         .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut buf);
-        let _ = tx.send(buf);
-    });
-    let output = rx.recv_timeout(NVCC_TIMEOUT).ok();
-    // Whatever happened, nothing of it may outlive this call.
-    // SAFETY: kill(2) on the child's own process group (its pid, as set by process_group(0)).
-    unsafe {
-        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+        .env("PATH", "/usr/bin:/bin");
+    let opts = crate::sys::process::Options {
+        keep: 64 * 1024,
+        ..Default::default()
+    };
+    let out = crate::sys::process::run_with(cmd, NVCC_TIMEOUT, opts).ok()?;
+    if out.timed_out {
+        return None;
     }
-    let _ = child.wait();
+    let output = Some(out.stdout);
     let text = String::from_utf8_lossy(&output?).into_owned();
     let rest = text.split("release ").nth(1)?;
     let token = rest.split(|c: char| c == ',' || c.is_whitespace()).next()?;
@@ -616,10 +601,7 @@ fn dedup_dirs(prefix: &Path, dirs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf
 
 /// Is `name` an executable in one of `dirs` (under `prefix`)? Used by `which`.
 pub fn find_command(dirs: &[PathBuf], name: &OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    dirs.iter().map(|d| d.join(name)).find(|c| {
-        std::fs::metadata(c).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    crate::sys::path_list::find(name, dirs.iter().map(PathBuf::as_path))
 }
 
 #[cfg(test)]

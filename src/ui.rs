@@ -77,6 +77,13 @@ impl Printer {
     }
 }
 
+/// Lock waits are told like any other message (`--quiet` silences them).
+impl crate::sys::lock::Waiting for Printer {
+    fn waiting(&self, notice: &str) {
+        self.info(notice);
+    }
+}
+
 /// Writes data to stdout. A closed pipe (`cudaenv versions | head -1`) is
 /// reported as `Error::Io` with kind `BrokenPipe`, which `cli::main` treats as
 /// success.

@@ -404,7 +404,7 @@ pub(crate) async fn resolve(
 /// there: an install killed between its commit and its rehash left the
 /// version without shims, and the re-run is what repairs that.
 fn refresh_shims(env: &Env, store: &Store) {
-    if let Err(e) = crate::shims::rehash(store) {
+    if let Err(e) = crate::shims::rehash(store, &env.printer) {
         env.printer.warn(format!("could not update the shims: {e}"));
     }
 }

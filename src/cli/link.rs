@@ -74,7 +74,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
 
     let store = Store::new(env.ctx.root());
-    let _lock = store.lock(&name)?;
+    let _lock = store.lock(&name, &env.printer)?;
     if let Some(existing) = store.get(&name)? {
         if !args.force {
             return Err(Error::AlreadyExists {

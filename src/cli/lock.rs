@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use super::Env;
 use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
-use crate::lockfile::{self, Lock, LockPlatform, Origins};
+use crate::lockfile::{self, Lock, Origins};
 use crate::select;
 use crate::sources::pypi::Request;
 use crate::sources::remote::{self, Refresh, Remote};
 use crate::sources::resolve::SourceChoice;
-use crate::sources::{Plan, Profile};
+use crate::sources::{Plan, Platform, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::version_file;
 
@@ -29,7 +29,7 @@ pub struct Args {
     pub spec: Option<String>,
     /// Platforms to lock, comma-separated. Default: the existing lock's, else this machine's.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "P1,P2")]
-    pub platform: Vec<LockPlatform>,
+    pub platform: Vec<Platform>,
     /// Which part of the toolkit. Default: the existing lock's, else `runtime`.
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
@@ -199,19 +199,19 @@ async fn resolve(
     env: &Env,
     opts: remote::Options,
     spec: &StackSpec,
-    platforms: &[LockPlatform],
+    platforms: &[Platform],
     profile: Profile,
     with: &[String],
     without: &[String],
-) -> Result<Vec<(LockPlatform, Plan)>> {
+) -> Result<Vec<(Platform, Plan)>> {
     let mut remote = Remote::open(&env.ctx, opts).await?;
     for n in &remote.notices {
         env.printer.warn(n);
     }
     let mut exact = spec.clone();
-    let mut plans: Vec<(LockPlatform, Plan)> = Vec::new();
+    let mut plans: Vec<(Platform, Plan)> = Vec::new();
     for p in platforms {
-        remote.set_platform(p.platform());
+        remote.set_platform(*p);
         let plan = remote
             .plan(&Request {
                 spec: exact.clone(),
@@ -244,8 +244,8 @@ async fn resolve(
     Ok(plans)
 }
 
-fn this_platform() -> Result<LockPlatform> {
-    LockPlatform::current().ok_or_else(|| Error::NotAvailable {
+fn this_platform() -> Result<Platform> {
+    Platform::current_lockable().ok_or_else(|| Error::NotAvailable {
         what: format!(
             "a lock for {}-{}",
             std::env::consts::OS,
@@ -326,7 +326,7 @@ pub(super) struct ForInstall {
     pub path: PathBuf,
     pub lock: Lock,
     pub mode: Mode,
-    pub platform: LockPlatform,
+    pub platform: Platform,
 }
 
 impl ForInstall {
@@ -394,7 +394,7 @@ pub(super) fn for_install(
         }
         (path, lock, follow)
     };
-    let platform = LockPlatform::current().ok_or_else(|| Error::LockPlatform {
+    let platform = Platform::current_lockable().ok_or_else(|| Error::LockPlatform {
         path: path.clone(),
         platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         locked: lock

@@ -19,7 +19,7 @@ use super::Env;
 use super::install::{self as install_cli, Resolved};
 use crate::config::Config;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Fetcher, Progress};
+use crate::fetch::{Fetcher, Progress};
 use crate::mirror::{FileEntry, Mirror, wheel_project};
 use crate::sources::catalogue;
 use crate::sources::nvidia::{self, Product};
@@ -158,7 +158,9 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     // Opened once before the lock (a directory that is not a mirror gets no
     // lock file) and again under it (another run may have added to it).
     Mirror::open(&dir)?;
-    let _lock = fetch::lock_file(&dir.join(crate::mirror::LOCK)).await?;
+    let _lock =
+        crate::sys::lock::LockFile::acquire_async(&dir.join(crate::mirror::LOCK), &env.printer)
+            .await?;
     let mut mirror = Mirror::open(&dir)?;
     mirror.remove_leftovers()?;
     // What the mirror already holds with the announced hash is not fetched again.

@@ -267,7 +267,7 @@ pub(crate) fn rehash_after_change(env: &Env, store: &crate::store::Store) {
     // The shims cover the system root's versions too, whatever `store` sees.
     let system = crate::config::system_root(&env.ctx).ok().flatten();
     let store = crate::store::Store::with_system(store.root(), system);
-    if let Err(e) = crate::shims::rehash(&store) {
+    if let Err(e) = crate::shims::rehash(&store, &env.printer) {
         env.printer
             .warn(format!("the shims could not be updated: {e}"));
         env.printer.hint("run `cudaenv rehash`");

@@ -12,7 +12,7 @@ pub struct Args {}
 
 pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
     let store = crate::config::store(&env.ctx)?;
-    let r = shims::rehash(&store)?;
+    let r = shims::rehash(&store, &env.printer)?;
     env.printer.success(format!(
         "{} shims in {} ({} added, {} removed)",
         r.shims.len(),

@@ -88,7 +88,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
     }
 
-    let _lock = store.lock(&name)?;
+    let _lock = store.lock(&name, &env.printer)?;
     // Someone may have removed it while we asked.
     if store.get(&name)?.is_none() {
         return Err(not_installed(&store)?);

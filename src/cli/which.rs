@@ -11,6 +11,7 @@ use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::store::Store;
+use crate::sys::path_list;
 use crate::toolkit;
 use crate::ui;
 
@@ -63,14 +64,7 @@ fn system_which(env: &Env, store: &Store, cmd: &OsStr) -> Result<Option<std::pat
     delta.apply(&mut vars);
     let shims = store.shims_dir();
     let path: Option<OsString> = vars.get(OsStr::new(env_vars::PATH)).map(|p| {
-        let kept: Vec<&[u8]> = std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str())
-            .split(|&b| b == b':')
-            .filter(|d| {
-                std::path::Path::new(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(d))
-                    != shims
-            })
-            .collect();
-        <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&kept.join(&b':')).to_owned()
+        path_list::join(path_list::entries(p).filter(|d| std::path::Path::new(d) != shims))
     });
     Ok(activate::find_in_path(cmd, path.as_ref()))
 }

@@ -470,7 +470,11 @@ fn active(ctx: &Context, f: &mut Facts) {
 
 fn split_path_var(ctx: &Context, name: &str) -> Vec<String> {
     ctx.var(name)
-        .map(|v| v.split(':').map(str::to_string).collect())
+        .map(|v| {
+            crate::sys::path_list::entries(v.as_ref())
+                .map(|e| e.to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 

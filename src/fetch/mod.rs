@@ -34,6 +34,7 @@
 //! lock (`….lock`, an OS advisory lock) makes concurrent installs of the same
 //! artifact download it once: the second waits, then finds it in the cache.
 
+use crate::sys::lock::LockFile;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
@@ -119,6 +120,9 @@ pub trait Progress: Send + Sync {
     fn status(&self, id: usize, status: &str);
     /// Line `id` is done.
     fn finish(&self, id: usize);
+    /// A message for the user that belongs to no line (a lock that another
+    /// process holds), shown without breaking the bars.
+    fn note(&self, _message: &str) {}
 }
 
 /// Progress that shows nothing.
@@ -619,7 +623,7 @@ impl Fetcher {
         let dir = self.cache.downloads();
         std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
         let lock_path = dest.with_extension("lock");
-        let lock = lock_file(&lock_path).await?;
+        let lock = LockFile::acquire_async(&lock_path, &|n: &str| self.progress.note(n)).await?;
         if dest.is_file() {
             self.progress.status(line, "cached");
             drop(lock);
@@ -1328,23 +1332,6 @@ fn cache_hint(file: &File, start: u64, end: u64, drop: bool) {
             libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
         }
     }
-}
-
-/// Takes an exclusive advisory lock on `path` without blocking the runtime.
-pub async fn lock_file(path: &Path) -> Result<File> {
-    let p = path.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let f = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&p)
-            .map_err(Error::io("cannot open lock file", &p))?;
-        f.lock().map_err(Error::io("cannot lock", &p))?;
-        Ok(f)
-    })
-    .await
-    .map_err(|e| Error::Other(format!("lock task failed: {e}")))?
 }
 
 /// A short reason for a reqwest error, with its cause (reqwest's own message

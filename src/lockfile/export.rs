@@ -17,7 +17,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Lock, LockPlatform};
+use super::Lock;
+use crate::sources::Platform;
 use crate::sources::SourceKind;
 use crate::sources::pypi::normalize;
 
@@ -27,7 +28,7 @@ pub struct Pin {
     pub package: String,
     pub version: String,
     /// The platforms it applies to; all of the lock's when `None`.
-    pub only: Option<Vec<LockPlatform>>,
+    pub only: Option<Vec<Platform>>,
 }
 
 impl Pin {
@@ -54,7 +55,7 @@ pub fn pins(lock: &Lock) -> (Vec<Pin>, Vec<String>) {
     let pypi = crate::registry::pypi();
     let platforms = lock.platforms();
     // package -> version -> platforms
-    let mut by: BTreeMap<String, BTreeMap<String, Vec<LockPlatform>>> = BTreeMap::new();
+    let mut by: BTreeMap<String, BTreeMap<String, Vec<Platform>>> = BTreeMap::new();
     let mut unpinned = Vec::new();
     if lock.stack.cuda.parts().len() == 3 {
         for p in &platforms {
@@ -196,7 +197,7 @@ mod tests {
     use super::super::{Locked, Stack};
     use super::*;
 
-    fn artifact(platform: LockPlatform, file: &str, source: SourceKind, version: &str) -> Locked {
+    fn artifact(platform: Platform, file: &str, source: SourceKind, version: &str) -> Locked {
         Locked {
             platform,
             component: "cudart".into(),
@@ -224,13 +225,13 @@ mod tests {
             },
             artifacts: vec![
                 artifact(
-                    LockPlatform::LinuxX86_64,
+                    Platform::LinuxX86_64,
                     "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl",
                     SourceKind::Pypi,
                     "12.4.127",
                 ),
                 artifact(
-                    LockPlatform::LinuxAarch64,
+                    Platform::LinuxSbsa,
                     "nvidia_cuda_runtime_cu12-12.4.127.post1-py3-none-manylinux2014_aarch64.whl",
                     SourceKind::Pypi,
                     "12.4.127.post1",
@@ -250,7 +251,7 @@ mod tests {
         );
         // From NVIDIA's redist: the registry's project at the component's version.
         lock.artifacts = vec![artifact(
-            LockPlatform::LinuxX86_64,
+            Platform::LinuxX86_64,
             "cuda_cudart-linux-x86_64-12.4.127-archive.tar.xz",
             SourceKind::Nvidia,
             "12.4.127",

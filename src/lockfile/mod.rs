@@ -54,69 +54,11 @@ const MAX_ARTIFACTS: usize = 512;
 /// No CUDA file comes near this (the largest runfiles are ~5 GB).
 const MAX_SIZE: u64 = 64 << 30;
 
-/// A platform a lock can be made for: the Linux machines NVIDIA publishes
-/// wheels and redist archives for.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    clap::ValueEnum,
-    Serialize,
-    Deserialize,
-)]
-pub enum LockPlatform {
-    #[value(name = "linux-x86_64")]
-    #[serde(rename = "linux-x86_64")]
-    LinuxX86_64,
-    /// Arm64 servers; NVIDIA's manifests call it `linux-sbsa`.
-    #[value(name = "linux-aarch64", alias = "linux-sbsa")]
-    #[serde(rename = "linux-aarch64")]
-    LinuxAarch64,
-}
-
-impl LockPlatform {
-    pub fn name(self) -> &'static str {
-        match self {
-            LockPlatform::LinuxX86_64 => "linux-x86_64",
-            LockPlatform::LinuxAarch64 => "linux-aarch64",
-        }
-    }
-
-    pub fn platform(self) -> Platform {
-        match self {
-            LockPlatform::LinuxX86_64 => Platform::LinuxX86_64,
-            LockPlatform::LinuxAarch64 => Platform::LinuxSbsa,
-        }
-    }
-
-    /// Python's `platform_machine` on it.
-    pub fn machine(self) -> &'static str {
-        match self {
-            LockPlatform::LinuxX86_64 => "x86_64",
-            LockPlatform::LinuxAarch64 => "aarch64",
-        }
-    }
-
-    /// The machine cudaenv runs on, if a lock can name it.
-    pub fn current() -> Option<LockPlatform> {
-        match Platform::current()? {
-            Platform::LinuxX86_64 => Some(LockPlatform::LinuxX86_64),
-            Platform::LinuxSbsa => Some(LockPlatform::LinuxAarch64),
-            Platform::WindowsX86_64 => None,
-        }
-    }
-}
-
 /// One pinned file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Locked {
-    pub platform: LockPlatform,
+    pub platform: Platform,
     pub component: String,
     pub version: String,
     pub source: SourceKind,
@@ -164,7 +106,7 @@ impl Lock {
         choice: SourceChoice,
         with: &[String],
         without: &[String],
-        plans: &[(LockPlatform, Plan)],
+        plans: &[(Platform, Plan)],
     ) -> Result<Lock> {
         let (_, first) = plans.first().expect("at least one platform");
         let mut artifacts = Vec::new();
@@ -235,12 +177,12 @@ impl Lock {
     }
 
     /// The platforms it has artifacts for, sorted.
-    pub fn platforms(&self) -> Vec<LockPlatform> {
-        let s: BTreeSet<LockPlatform> = self.artifacts.iter().map(|a| a.platform).collect();
+    pub fn platforms(&self) -> Vec<Platform> {
+        let s: BTreeSet<Platform> = self.artifacts.iter().map(|a| a.platform).collect();
         s.into_iter().collect()
     }
 
-    pub fn for_platform(&self, p: LockPlatform) -> impl Iterator<Item = &Locked> {
+    pub fn for_platform(&self, p: Platform) -> impl Iterator<Item = &Locked> {
         self.artifacts.iter().filter(move |a| a.platform == p)
     }
 
@@ -501,7 +443,7 @@ impl Origins {
 
 /// The differences between a lock's artifacts for `platform` and a fresh
 /// resolution of the same stack (empty: they agree).
-pub fn differences(lock: &Lock, platform: LockPlatform, plan: &Plan) -> Vec<String> {
+pub fn differences(lock: &Lock, platform: Platform, plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     if plan.cuda != lock.stack.cuda {
         out.push(format!(
@@ -576,7 +518,7 @@ fn short(h: &str) -> &str {
 pub fn frozen_plan(
     lock: &Lock,
     path: &Path,
-    platform: LockPlatform,
+    platform: Platform,
     origins: &Origins,
 ) -> Result<Plan> {
     let mut artifacts = Vec::new();
@@ -765,8 +707,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             debian: "http://deb.debian.org/debian".into(),
             configured: vec![],
         };
-        let plan =
-            frozen_plan(&lock, Path::new("cuda.lock"), LockPlatform::LinuxX86_64, &o).unwrap();
+        let plan = frozen_plan(&lock, Path::new("cuda.lock"), Platform::LinuxX86_64, &o).unwrap();
         assert_eq!(plan.artifacts[0].layout, Layout::StripTop);
         assert_eq!(plan.artifacts[0].format, ArchiveFormat::TarXz);
         let mirror = Origins {
@@ -778,7 +719,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
         let e = frozen_plan(
             &lock,
             Path::new("cuda.lock"),
-            LockPlatform::LinuxX86_64,
+            Platform::LinuxX86_64,
             &mirror,
         )
         .unwrap_err();
@@ -792,15 +733,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             debian: String::new(),
             configured: vec![],
         };
-        assert!(
-            frozen_plan(
-                &lock,
-                Path::new("cuda.lock"),
-                LockPlatform::LinuxX86_64,
-                &o2
-            )
-            .is_err()
-        );
+        assert!(frozen_plan(&lock, Path::new("cuda.lock"), Platform::LinuxX86_64, &o2).is_err());
     }
 
     #[test]

@@ -87,9 +87,9 @@ impl Shell {
                 out.extend_from_slice(format!("set -gx {name}").as_bytes());
                 // fish treats *PATH variables as lists: give it the elements.
                 if name.ends_with("PATH") {
-                    for part in std::os::unix::ffi::OsStrExt::as_bytes(v).split(|&b| b == b':') {
+                    for part in crate::sys::path_list::entries(v) {
                         out.push(b' ');
-                        out.extend(self.quote(std::os::unix::ffi::OsStrExt::from_bytes(part))?);
+                        out.extend(self.quote(part)?);
                     }
                 } else {
                     out.push(b' ');

@@ -83,21 +83,13 @@ fn put(env: &mut Env, name: &str, value: Option<OsString>) {
 }
 
 fn split(v: &OsStr) -> Vec<OsString> {
-    v.as_bytes()
-        .split(|&b| b == b':')
-        .map(|p| OsStr::from_bytes(p).to_owned())
+    crate::sys::path_list::entries(v)
+        .map(OsStr::to_owned)
         .collect()
 }
 
 fn join(parts: &[OsString]) -> OsString {
-    let mut out = Vec::new();
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push(b':');
-        }
-        out.extend_from_slice(p.as_bytes());
-    }
-    OsString::from_vec(out)
+    crate::sys::path_list::join(parts)
 }
 
 impl State {

@@ -20,41 +20,8 @@ pub mod nvidia;
 pub mod remote;
 pub mod resolve;
 
-/// The platform an artifact is built for, named as NVIDIA's manifests name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Platform {
-    LinuxX86_64,
-    /// Arm64 servers (`aarch64`), "server base system architecture".
-    LinuxSbsa,
-    WindowsX86_64,
-}
-
-impl Platform {
-    pub const ALL: [Platform; 3] = [
-        Platform::LinuxX86_64,
-        Platform::LinuxSbsa,
-        Platform::WindowsX86_64,
-    ];
-
-    /// The machine cudaenv runs on, if NVIDIA ships CUDA for it.
-    pub fn current() -> Option<Platform> {
-        match (std::env::consts::OS, std::env::consts::ARCH) {
-            ("linux", "x86_64") => Some(Platform::LinuxX86_64),
-            ("linux", "aarch64") => Some(Platform::LinuxSbsa),
-            ("windows", "x86_64") => Some(Platform::WindowsX86_64),
-            _ => None,
-        }
-    }
-
-    /// The key in NVIDIA's manifests (`linux-x86_64`).
-    pub fn manifest_key(self) -> &'static str {
-        match self {
-            Platform::LinuxX86_64 => "linux-x86_64",
-            Platform::LinuxSbsa => "linux-sbsa",
-            Platform::WindowsX86_64 => "windows-x86_64",
-        }
-    }
-}
+/// The platform an artifact is built for (the one platform type, in the OS layer).
+pub use crate::sys::platform::Platform;
 
 /// Which source an artifact comes from.
 #[derive(

@@ -45,6 +45,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::spec::{StackSpec, Version, VersionName};
+use crate::sys::lock::{LockFile, Waiting};
 
 pub const META_DIR: &str = ".cudaenv";
 pub const META_FILE: &str = "meta.toml";
@@ -345,33 +346,32 @@ impl Store {
     ///
     /// Uses the OS's advisory lock on an open file, so a holder killed with
     /// SIGKILL releases it immediately (the kernel closes the descriptor).
-    pub fn lock(&self, name: &VersionName) -> Result<VersionLock> {
-        let (file, path) = self.lock_file(name)?;
-        file.lock().map_err(Error::io("cannot lock", &path))?;
-        Ok(VersionLock { _file: file })
+    pub fn lock(&self, name: &VersionName, waiting: &dyn Waiting) -> Result<VersionLock> {
+        Ok(VersionLock {
+            _lock: LockFile::acquire(&self.lock_path(name)?, waiting)?,
+        })
+    }
+
+    /// `lock` for async code.
+    pub async fn lock_async(
+        &self,
+        name: &VersionName,
+        waiting: &dyn Waiting,
+    ) -> Result<VersionLock> {
+        Ok(VersionLock {
+            _lock: LockFile::acquire_async(&self.lock_path(name)?, waiting).await?,
+        })
     }
 
     /// Takes the per-version lock if nobody holds it; `None` when someone does.
     pub fn try_lock(&self, name: &VersionName) -> Result<Option<VersionLock>> {
-        let (file, path) = self.lock_file(name)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(VersionLock { _file: file })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(Error::io("cannot lock", path)(e)),
-        }
+        Ok(LockFile::try_acquire(&self.lock_path(name)?)?.map(|l| VersionLock { _lock: l }))
     }
 
-    fn lock_file(&self, name: &VersionName) -> Result<(File, PathBuf)> {
+    fn lock_path(&self, name: &VersionName) -> Result<PathBuf> {
         let dir = self.locks_dir();
         std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
-        let path = dir.join(format!("{name}.lock"));
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(Error::io("cannot open lock file", &path))?;
-        Ok((file, path))
+        Ok(dir.join(format!("{name}.lock")))
     }
 
     /// Removes a version (for a linked one: only cudaenv's metadata).
@@ -419,7 +419,7 @@ impl Store {
 /// Held for as long as a version is being installed or removed.
 #[derive(Debug)]
 pub struct VersionLock {
-    _file: File,
+    _lock: LockFile,
 }
 
 /// A version under construction in `versions/.staging/`.

@@ -9,6 +9,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::fetch::Progress;
 
 pub struct Bars {
+    quiet: bool,
     multi: MultiProgress,
     total: ProgressBar,
     lines: Mutex<Vec<ProgressBar>>,
@@ -33,6 +34,7 @@ impl Bars {
         );
         total.set_prefix("total");
         Bars {
+            quiet,
             multi,
             total,
             lines: Mutex::new(Vec::new()),
@@ -53,6 +55,15 @@ impl Bars {
 }
 
 impl Progress for Bars {
+    fn note(&self, message: &str) {
+        if self.quiet {
+        } else if self.multi.is_hidden() {
+            crate::ui::Printer::new(false).info(message);
+        } else {
+            let _ = self.multi.println(message);
+        }
+    }
+
     fn add(&self, label: &str, total: Option<u64>) -> usize {
         let pb = self
             .multi

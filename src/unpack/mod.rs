@@ -372,7 +372,7 @@ impl Extractor {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
             }
-            std::os::unix::fs::symlink(target, &path)
+            crate::sys::symlink(Path::new(target), &path)
                 .map_err(Error::io("cannot create link", &path))?;
         }
         for (rel, to) in &self.hardlinks {

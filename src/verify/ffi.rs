@@ -9,125 +9,26 @@
 //! bound, all of them present in CUDA 11 through 13 and cuDNN 8 and 9.
 //!
 //! Nothing here is safe to call without a loaded, matching library, so every
-//! call site is `unsafe` and checks the returned status.
+//! call site is `unsafe` and checks the returned status. The loader, the
+//! `api!` tables and the driver's own table live in the OS layer
+//! (`sys::dylib`, `sys::libcuda`), which doctor's driver probe shares.
 
 #![allow(non_snake_case)]
 
-use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
-use std::path::PathBuf;
+use std::ffi::{c_char, c_int, c_uint, c_void};
 
-use libloading::Library;
+use crate::sys::dylib::api;
+pub use crate::sys::dylib::{Loaded, cstr, open_first};
+pub use crate::sys::libcuda::{
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CuDevice, Driver,
+};
 
-/// A library opened by soname, with the file the loader resolved it to.
-pub struct Loaded {
-    pub lib: Library,
-    pub soname: String,
-    /// The path the loader used, as `dladdr` reports it (may be a symlink).
-    pub path: Option<PathBuf>,
-}
-
-/// Opens the first soname that loads; the errors of every attempt otherwise.
-pub fn open_first(sonames: &[String], probe_symbol: &str) -> Result<Loaded, Vec<String>> {
-    let mut errors = Vec::new();
-    for soname in sonames {
-        // SAFETY: loading a library runs its initialisers; these are NVIDIA's
-        // own libraries, loaded exactly as a framework would load them.
-        match unsafe { Library::new(soname) } {
-            Ok(lib) => {
-                let path = loaded_path(&lib, probe_symbol);
-                return Ok(Loaded {
-                    lib,
-                    soname: soname.clone(),
-                    path,
-                });
-            }
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    Err(errors)
-}
-
-/// The file a library was loaded from: `dladdr` on one of its symbols.
-fn loaded_path(lib: &Library, symbol: &str) -> Option<PathBuf> {
-    let name = std::ffi::CString::new(symbol).ok()?;
-    // SAFETY: we only take the symbol's address, never call it.
-    let sym = unsafe { lib.get::<*const c_void>(name.as_bytes_with_nul()) }.ok()?;
-    let addr = *sym;
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: dladdr only reads loader state; `info` is a valid out-pointer.
-    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: dli_fname points at a NUL-terminated string owned by the loader.
-    let fname = unsafe { CStr::from_ptr(info.dli_fname) };
-    use std::os::unix::ffi::OsStrExt;
-    Some(PathBuf::from(std::ffi::OsStr::from_bytes(fname.to_bytes())))
-}
-
-/// Copies a C string out, tolerating NULL.
-///
-/// # Safety
-/// `p` is NULL or points at a NUL-terminated string (the libraries return
-/// static ones).
-pub unsafe fn cstr(p: *const c_char) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    // SAFETY: guaranteed by the caller.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-}
-
-/// Declares a table of function pointers and a loader that fills it.
-macro_rules! api {
-    ($(#[$doc:meta])* $name:ident { $( $f:ident : fn( $($a:ty),* ) -> $r:ty ; )* }) => {
-        $(#[$doc])*
-        pub struct $name {
-            $( pub $f: unsafe extern "C" fn($($a),*) -> $r, )*
-            pub loaded: Loaded,
-        }
-
-        impl $name {
-            pub fn bind(loaded: Loaded) -> Result<Self, String> {
-                // SAFETY: the signatures below are those of the C headers;
-                // a missing symbol is an error, never a null pointer.
-                unsafe {
-                    $(
-                        let $f = *loaded
-                            .lib
-                            .get::<unsafe extern "C" fn($($a),*) -> $r>(concat!(stringify!($f), "\0").as_bytes())
-                            .map_err(|e| format!("{}: {e}", loaded.soname))?;
-                    )*
-                    Ok($name { $( $f, )* loaded })
-                }
-            }
-        }
-    };
-}
-
-pub type CuDevice = c_int;
 pub type CudaStream = *mut c_void;
 pub type CudaEvent = *mut c_void;
 pub type CublasHandle = *mut c_void;
 pub type CudnnHandle = *mut c_void;
 pub type CudnnDesc = *mut c_void;
-
-api! {
-    /// The driver API (`libcuda.so.1`, installed with the kernel driver).
-    Driver {
-        cuInit: fn(c_uint) -> c_int;
-        cuDriverGetVersion: fn(*mut c_int) -> c_int;
-        cuDeviceGetCount: fn(*mut c_int) -> c_int;
-        cuDeviceGet: fn(*mut CuDevice, c_int) -> c_int;
-        cuDeviceGetName: fn(*mut c_char, c_int, CuDevice) -> c_int;
-        cuDeviceGetAttribute: fn(*mut c_int, c_int, CuDevice) -> c_int;
-        cuDeviceTotalMem_v2: fn(*mut usize, CuDevice) -> c_int;
-        cuGetErrorName: fn(c_int, *mut *const c_char) -> c_int;
-    }
-}
-
-pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
-pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
-pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 
 api! {
     /// NVML, only for the driver's own version string and the GPU count that

@@ -119,11 +119,39 @@ impl HostMatrix {
 }
 
 /// Floating-point element types: no padding, and every bit pattern is a value.
-pub trait Element: Copy {}
+///
+/// `bytes_mut` hands out a slice's memory as bytes that anyone may write, so
+/// an implementation for a type with invalid bit patterns (`bool`, a `char`,
+/// an enum, a reference) or with padding would let safe code create invalid
+/// values. The trait is therefore sealed: only the four float types below
+/// implement it, and no other crate can add one.
+///
+/// ```compile_fail,E0277
+/// #[derive(Clone, Copy)]
+/// struct Flag(bool);
+/// impl cudaenv::verify::gemm::Element for Flag {}
+/// ```
+///
+/// ```
+/// let mut v = [1.0f32];
+/// cudaenv::verify::gemm::bytes_mut(&mut v).copy_from_slice(&2.0f32.to_ne_bytes());
+/// assert_eq!(v, [2.0]);
+/// ```
+pub trait Element: Copy + sealed::Sealed {}
+impl sealed::Sealed for f32 {}
+impl sealed::Sealed for f64 {}
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for bf16 {}
 impl Element for f32 {}
 impl Element for f64 {}
 impl Element for f16 {}
 impl Element for bf16 {}
+
+mod sealed {
+    /// Implemented only for types with no padding and no invalid bit
+    /// pattern: the invariant `bytes_mut` relies on.
+    pub trait Sealed {}
+}
 
 /// A slice of floats as bytes (for copies to and from the GPU).
 pub fn bytes<T: Element>(v: &[T]) -> &[u8] {

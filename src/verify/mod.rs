@@ -30,7 +30,6 @@ pub mod render;
 mod conv;
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -430,111 +429,52 @@ pub fn run_child(
     timeout: std::time::Duration,
     on_facts: &mut dyn FnMut(&Probe),
 ) -> Result<ChildReport> {
-    use std::io::BufRead;
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
-
-    enum Event {
-        Facts(Box<Probe>),
-        Exited(std::io::Result<std::process::ExitStatus>),
-    }
+    use std::os::unix::process::ExitStatusExt;
 
     let started = std::time::Instant::now();
     let cache = ComputeCache::of(env);
     let cache_before = cache.as_ref().map(ComputeCache::size);
     let arg = serde_json::to_string(request).map_err(|e| Error::Other(e.to_string()))?;
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg(CHILD_COMMAND)
-        .arg(arg)
-        .env_clear()
-        .envs(env)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        // Its own process group, so that whatever the libraries start dies
-        // with it when the time is up.
-        .process_group(0);
-    // SAFETY: prctl is async-signal-safe and touches no memory of ours. Being
-    // in its own group, the child no longer gets the terminal's Ctrl-C; it
-    // dies with the parent instead.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(Error::io("cannot start the verification process", exe))?;
-    let group = child.id() as libc::pid_t;
-    let (tx, rx) = std::sync::mpsc::channel::<Event>();
-    // Drain both pipes on threads so a chatty library cannot block the child
-    // and the wait below can give up on time. Facts lines are passed on as
-    // they come; everything else is kept for the stage markers and the tail.
-    let stderr = child.stderr.take().expect("piped");
-    let facts_tx = tx.clone();
-    let err_thread = std::thread::spawn(move || {
-        let mut kept = String::new();
-        let mut r = std::io::BufReader::new(stderr);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match r.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let text = String::from_utf8_lossy(&line);
-            match text.strip_prefix(probe::FACTS_PREFIX) {
-                Some(json) => {
-                    if let Ok(p) = serde_json::from_str::<Probe>(json.trim_end()) {
-                        let _ = facts_tx.send(Event::Facts(Box::new(p)));
-                    }
-                }
-                None => kept.push_str(&text),
-            }
-        }
-        kept
-    });
-    let mut stdout = child.stdout.take().expect("piped");
-    let out_thread = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stdout.read_to_end(&mut s);
-        s
-    });
-    let waiter = std::thread::spawn(move || {
-        let _ = tx.send(Event::Exited(child.wait()));
-    });
-    let deadline = started + timeout;
+    cmd.arg(CHILD_COMMAND).arg(arg).env_clear().envs(env);
+    // The one runner: its own process group (whatever the libraries start
+    // dies with it), dies with us, never waits past the deadline. Facts
+    // lines on stderr are passed on as they come; everything else is kept
+    // for the stage markers and the tail.
     let mut last: Option<Probe> = None;
-    let mut status = None;
-    while status.is_none() {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Event::Facts(p)) => {
-                on_facts(&p);
-                last = Some(*p);
+    let mut on_line = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        match text.strip_prefix(probe::FACTS_PREFIX) {
+            Some(json) => {
+                if let Ok(p) = serde_json::from_str::<Probe>(json.trim_end()) {
+                    on_facts(&p);
+                    last = Some(p);
+                }
+                false
             }
-            Ok(Event::Exited(s)) => status = Some(s),
-            Err(_) => break,
+            None => true,
         }
-    }
+    };
     // Measured before the kill: what the child was doing when time ran out.
-    let cpu_seconds = status.is_none().then(|| cpu_seconds(group)).flatten();
-    let cache_after = cache.as_ref().map(ComputeCache::size);
-    // Kill the group in every case: after a timeout to stop the hang, after a
-    // normal exit so that no helper it left behind keeps the pipes (and so
-    // this process) waiting. A group with nobody left answers ESRCH.
-    // SAFETY: plain syscall; a negative pid addresses the child's group only.
-    unsafe { libc::kill(-group, libc::SIGKILL) };
-    let _ = waiter.join();
-    let out = out_thread.join().unwrap_or_default();
-    let stderr = err_thread.join().unwrap_or_default();
-    for e in rx.try_iter() {
-        if let Event::Facts(p) = e {
-            last = Some(*p);
-        }
-    }
+    let mut cpu_seconds = None;
+    let mut cache_after = None;
+    let mut at_deadline = |pid: u32| {
+        cpu_seconds = crate::sys::process::cpu_seconds(pid);
+        cache_after = cache.as_ref().map(ComputeCache::size);
+    };
+    let ran = crate::sys::process::run_with(
+        cmd,
+        timeout,
+        crate::sys::process::Options {
+            on_stderr_line: Some(&mut on_line),
+            at_deadline: Some(&mut at_deadline),
+            ..Default::default()
+        },
+    )
+    .map_err(Error::io("cannot start the verification process", exe))?;
+    let out = ran.stdout;
+    let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+    let status = ran.status.filter(|_| !ran.timed_out);
     let stage = || probe::last_stage(&stderr).unwrap_or_else(|| "starting".into());
     let partial = |last: Option<Probe>| {
         let mut p = last.unwrap_or_default();
@@ -569,7 +509,6 @@ pub fn run_child(
             }),
         });
     };
-    let status = status.map_err(Error::io("cannot wait for the verification process", exe))?;
     match serde_json::from_slice::<Probe>(&out) {
         Ok(mut p) if status.success() => {
             p.timings = probe::timings(&stderr, p.seconds);
@@ -666,18 +605,6 @@ impl ComputeCache {
         }
         total
     }
-}
-
-/// User + system CPU seconds of a live process, from `/proc/<pid>/stat`.
-fn cpu_seconds(pid: libc::pid_t) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state …`: comm may hold spaces, so count after the last `)`.
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
-    // utime and stime are fields 14 and 15 of the whole line.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: plain query.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    (hz > 0).then(|| ticks as f64 / hz as f64)
 }
 
 fn signal_name(sig: i32) -> &'static str {

@@ -292,7 +292,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
 
     // --- driver ---------------------------------------------------------------
     stage("loading libcuda.so.1");
-    let driver = match ffi::open_first(&["libcuda.so.1".into()], "cuInit") {
+    let driver = match crate::sys::libcuda::open() {
         Ok(l) => {
             probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
             match Driver::bind(l) {
@@ -304,7 +304,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
             }
         }
         Err(e) => {
-            probe.driver.load_error = Some(e.join("; "));
+            probe.driver.load_error = Some(e);
             None
         }
     };
@@ -1042,8 +1042,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let real = t.path().join("cuda-13.0/targets/x86_64-linux/lib");
         std::fs::create_dir_all(&real).unwrap();
-        std::os::unix::fs::symlink("targets/x86_64-linux/lib", t.path().join("cuda-13.0/lib64"))
-            .unwrap();
+        crate::sys::symlink(
+            Path::new("targets/x86_64-linux/lib"),
+            &t.path().join("cuda-13.0/lib64"),
+        )
+        .unwrap();
         let lib = real.join("libcudart.so.13.0.96");
         std::fs::write(&lib, b"").unwrap();
         let other = t.path().join("stale");

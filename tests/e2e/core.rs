@@ -750,6 +750,53 @@ sys.exit(os.waitstatus_to_exitcode(status))
     (out.status.code().unwrap(), stdout(&out))
 }
 
+/// A version's lock held by another process (here `flock`, as a second
+/// cudaenv would): uninstall waits for it, says once on stderr which lock it
+/// waits for, and goes on when it is released; `--quiet` waits silently.
+#[test]
+fn a_lock_held_elsewhere_is_waited_for_and_announced_once() {
+    let env = TestEnv::new();
+    let tk = fake_toolkit(&env.path("tk"), "12.4.1", Some("9.1.0"));
+    env.link("tk", &tk);
+    env.link("tk2", &tk);
+    let lock = env.root.join("versions/.locks/tk.lock");
+    let hold = |secs: &str, lock: &Path| {
+        let ready = env.path("held");
+        let _ = std::fs::remove_file(&ready);
+        let child = std::process::Command::new("flock")
+            .arg(lock)
+            .args(["sh", "-c"])
+            .arg(format!("touch '{}'; sleep {secs}", ready.display()))
+            .spawn()
+            .unwrap();
+        while !ready.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child
+    };
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    let mut holder = hold("2", &lock);
+    let out = env.cmd().args(["uninstall", "-y", "tk"]).output().unwrap();
+    assert_success(&out, "uninstall under a held lock");
+    let err = stderr(&out);
+    holder.wait().unwrap();
+    let notice = format!("waiting for another cudaenv holding {}…", lock.display());
+    assert_eq!(err.matches(&notice).count(), 1, "{err}");
+    assert!(!env.root.join("versions/tk").exists());
+
+    let lock2 = env.root.join("versions/.locks/tk2.lock");
+    let mut holder = hold("1", &lock2);
+    let out = env
+        .cmd()
+        .args(["--quiet", "uninstall", "-y", "tk2"])
+        .output()
+        .unwrap();
+    assert_success(&out, "uninstall --quiet under a held lock");
+    let err = stderr(&out);
+    holder.wait().unwrap();
+    assert!(!err.contains("waiting for"), "{err}");
+}
+
 #[test]
 fn uninstall_confirms_and_never_touches_a_linked_tree() {
     let env = TestEnv::new();

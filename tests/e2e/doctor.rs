@@ -473,3 +473,118 @@ fn doctor_rediagnoses_the_facts_recorded_on_the_gpu_machine() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
 }
+
+/// A stand-in `nvidia-smi` first on PATH: prints a banner, then runs `rest`.
+fn fake_smi(t: &TestEnv, rest: &str) -> String {
+    let bin = t.path("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let smi = bin.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        format!(
+            "#!/bin/sh\necho '| NVIDIA-SMI 580.95.05    Driver Version: 580.95.05    CUDA Version: 13.0 |'\n{rest}\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display())
+}
+
+/// Issue #19, defect 3: a tool that exits but leaves a helper holding its
+/// output pipe (`sleep 600 &`) made doctor wait as long as the helper lived.
+/// The helper dies with the tool's process group; doctor reads the banner.
+#[test]
+fn a_child_cannot_hang_doctor_through_a_grandchild() {
+    let t = TestEnv::new();
+    let path = fake_smi(&t, "sleep 600 &\nexit 0");
+    let started = std::time::Instant::now();
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert!(elapsed.as_secs() < 15, "doctor took {elapsed:?}");
+    let report = json(&out);
+    let smi = &report["facts"]["nvidia_smi"];
+    assert_eq!(smi["driver_version"], "580.95.05", "{smi:#}");
+    assert_eq!(smi["cuda_version"], "13.0", "{smi:#}");
+    assert!(smi["error"].is_null(), "{smi:#}");
+}
+
+/// Issue #19, defect 3, the other half: a helper outside the tool's process
+/// group (it called `setsid`, so the group kill misses it) keeps the pipe
+/// open. Doctor gives up at the tool's deadline (20 s) and reports it as
+/// timed out instead of waiting for the helper's 600 s.
+#[test]
+fn a_child_cannot_hang_doctor_past_its_deadline() {
+    let t = TestEnv::new();
+    let pidfile = t.path("helper.pid");
+    let path = fake_smi(
+        &t,
+        &format!(
+            "setsid sh -c 'echo $$ > {p}; exec sleep 600' &\nwhile [ ! -s {p} ]; do sleep 0.01; done\nexit 0",
+            p = pidfile.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+        // SAFETY: the helper this test's stand-in started.
+        unsafe { libc::kill(pid.trim().parse().unwrap(), libc::SIGKILL) };
+    }
+    assert!(elapsed.as_secs() < 40, "doctor took {elapsed:?}");
+    let report = json(&out);
+    let smi = &report["facts"]["nvidia_smi"];
+    assert_eq!(smi["error"], "did not finish within 20 s", "{smi:#}");
+}
+
+/// doctor's driver probe goes through the driver binding `verify` uses: a
+/// stand-in `libcuda.so.1` with one H200 is read whole (version, name,
+/// compute capability, memory) and its file is named.
+#[test]
+fn doctor_reads_the_driver_through_the_shared_binding() {
+    let t = TestEnv::new();
+    let lib = t.path("driver");
+    std::fs::create_dir_all(&lib).unwrap();
+    crate::common::cc_shared(
+        &lib.join("libcuda.so.1"),
+        "libcuda.so.1",
+        "#include <string.h>\n#include <stddef.h>\n\
+         int cuInit(unsigned f) { return 0; }\n\
+         int cuDriverGetVersion(int *v) { *v = 13000; return 0; }\n\
+         int cuDeviceGetCount(int *n) { *n = 1; return 0; }\n\
+         int cuDeviceGet(int *d, int i) { *d = i; return 0; }\n\
+         int cuDeviceGetName(char *s, int len, int d) { strncpy(s, \"NVIDIA H200\", len); return 0; }\n\
+         int cuDeviceGetAttribute(int *v, int a, int d) { *v = a == 75 ? 9 : 0; return 0; }\n\
+         int cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)143771 << 20; return 0; }\n\
+         int cuGetErrorName(int e, const char **s) { *s = \"CUDA_ERROR_UNKNOWN\"; return 0; }\n",
+    );
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--no-python"])
+        .env("LD_LIBRARY_PATH", &lib)
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let cuda = &report["facts"]["libcuda"];
+    assert_eq!(cuda["loaded"], true, "{cuda:#}");
+    assert_eq!(cuda["driver_api"], 13000, "{cuda:#}");
+    assert_eq!(
+        cuda["path"],
+        lib.join("libcuda.so.1").display().to_string(),
+        "{cuda:#}"
+    );
+    let gpu = &cuda["gpus"][0];
+    assert_eq!(gpu["name"], "NVIDIA H200", "{cuda:#}");
+    assert_eq!(gpu["compute_capability"], "9.0", "{cuda:#}");
+    assert_eq!(gpu["memory_mib"], 143771, "{cuda:#}");
+}
