@@ -18,7 +18,7 @@
 # SHIM_BAR_MS, default 0.3) is not met.
 #
 # Usage: cargo build --profile dist && scripts/bench-shim.sh
-# Needs: python3, cc. CUDAENV_BIN: the build (default target/dist/cudaenv);
+# Needs: python3, cc (and binutils, valgrind for the line on shims/shim-path.ld). CUDAENV_BIN: the build (default target/dist/cudaenv);
 # SPAWN_ROUNDS: rounds (default 2000); SPAWN_BLOCKS: blocks (default 5). As
 # root, runs at real-time priority where allowed (BENCH_NO_RT=1 turns it off).
 set -euo pipefail
@@ -62,6 +62,9 @@ done
 
 echo "machine: $(nproc) CPUs, $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg); real-time priority: ${BENCH_IN_RT:-0}"
 echo "binary: $bin ($("$bin" --version))"
+if command -v readelf >/dev/null && command -v nm >/dev/null; then
+  CUDAENV_BIN=$bin bash "$here/shim-order.sh" --check 2>&1 || true
+fi
 echo "rounds: $rounds in ${SPAWN_BLOCKS:-5} blocks; medians, each against direct [lowest, highest block]:"
 status=0
 python3 "$here/bench-spawn.py" --bar 1 2 "$limit" "$rounds" "${cmds[@]}" >"$work/out" || status=$?
