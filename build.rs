@@ -18,6 +18,16 @@
 //!   that a shim touches a few pages of code instead of ~25 scattered
 //!   windows (160 -> 134 page faults per shim run measured). Its patterns name functions
 //!   by their v0 symbols (.cargo/config.toml); scripts/shim-order.sh makes it.
+//!   The file asserts that each pattern gathered a function, so once the
+//!   code or a dependency changes under it the link fails with the pattern
+//!   and what to run, instead of quietly producing a slower shim. To build
+//!   the binary that scripts/shim-order.sh regenerates it from, set
+//!   `CUDAENV_SHIM_ORDER=off` (a build-time variable: the link goes without
+//!   the file).
+//!
+//! Each of these settings is measured against the build without it, side by
+//! side, in docs/PERFORMANCE.md (scripts/bench-shim.sh): each is worth
+//! 0.05-0.13 ms of every shim run.
 //!
 //! It also embeds every page of docs/ as a topic of `cudaenv help TOPIC`
 //! (`$OUT_DIR/help_topics.rs`, see src/cli/help.rs), so that someone holding
@@ -80,8 +90,13 @@ fn shim_path_script() -> Option<PathBuf> {
     let script = dir.join("shims").join("shim-path.ld");
     println!("cargo::rerun-if-changed={}", script.display());
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    println!("cargo::rerun-if-env-changed=CUDAENV_SHIM_ORDER");
     let optimised = std::env::var("OPT_LEVEL").is_ok_and(|l| l != "0");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    if std::env::var("CUDAENV_SHIM_ORDER").is_ok_and(|v| v == "off") {
+        println!("cargo::warning=CUDAENV_SHIM_ORDER=off: linking without shims/shim-path.ld");
+        return None;
+    }
     (optimised && !flags.contains("mold") && script.is_file()).then_some(script)
 }
 

@@ -404,6 +404,40 @@ mod tests {
         );
     }
 
+    /// The linker script that keeps the shim's code together must fail the
+    /// link when it goes stale (see build.rs): every pattern is followed by
+    /// its own symbol and asserted to have gathered a function.
+    #[test]
+    fn shim_path_script_asserts_every_pattern() {
+        let script =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/shims/shim-path.ld"))
+                .unwrap();
+        let patterns = script
+            .lines()
+            .filter(|l| l.trim_start().starts_with("*("))
+            .count();
+        assert!(patterns > 50, "{patterns} patterns");
+        let mut lines = script.lines().map(str::trim);
+        assert!(lines.any(|l| l == "__cudaenv_shim_0 = .;"));
+        for n in 1..=patterns {
+            let body = lines.next().unwrap();
+            assert!(body.starts_with("*(.text."), "pattern {n}: {body}");
+            assert_eq!(
+                lines.next(),
+                Some(format!("__cudaenv_shim_{n} = .;").as_str())
+            );
+        }
+        for n in 1..=patterns {
+            let assert = format!("ASSERT(__cudaenv_shim_{n} > __cudaenv_shim_{}, ", n - 1);
+            assert!(
+                script
+                    .lines()
+                    .any(|l| l.starts_with(&assert) && l.contains("is stale")),
+                "no {assert}"
+            );
+        }
+    }
+
     #[test]
     fn parallel_rehashes_agree() {
         let tmp = tempfile::tempdir().unwrap();

@@ -44,15 +44,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 fn explain(env: &Env) {
     let detected = env.ctx.var_os(env_vars::SHELL).and_then(Shell::from_path);
     let shell = detected.unwrap_or(Shell::Bash);
-    let (file, line) = match shell {
-        Shell::Bash => ("~/.bashrc", r#"eval "$(cudaenv init bash)""#),
-        Shell::Zsh => ("~/.zshrc", r#"eval "$(cudaenv init zsh)""#),
-        Shell::Fish => ("~/.config/fish/config.fish", "cudaenv init fish | source"),
-        Shell::Pwsh => (
-            "$PROFILE",
-            "cudaenv init pwsh | Out-String | Invoke-Expression",
-        ),
-    };
+    let (file, line) = shell.rc_file();
     let p = &env.printer;
     match detected {
         Some(s) => p.info(format!("Detected shell: {s} (from $SHELL).")),

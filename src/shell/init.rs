@@ -1,10 +1,11 @@
 //! `cudaenv init SHELL`: the code users put in their rc file.
 //!
-//! The code lives in `shims/` at the top of the repository, one pair of files
-//! per shell (`init.*`: shims on PATH and the `cudaenv` function; `hook.*`:
-//! the prompt / directory-change hook), embedded at compile time and completed
-//! with two quoted values: the path of this binary (so the hook never searches
-//! PATH for it) and the shims directory.
+//! Each shell's module brings its code (from `shims/` at the top of the
+//! repository, one pair of files per shell: `init.*`, shims on PATH and the
+//! `cudaenv` function; `hook.*`, the prompt / directory-change hook); this
+//! module completes it with two values quoted for that shell: the path of
+//! this binary (so the hook never searches PATH for it) and the shims
+//! directory.
 //!
 //! The hook decides in the shell, with builtins only, whether anything the
 //! selection depends on changed since its last run (see `__cudaenv_fingerprint`
@@ -27,30 +28,9 @@ pub enum Hook {
     Omit,
 }
 
-fn templates(shell: Shell) -> (&'static str, &'static str) {
-    match shell {
-        Shell::Bash => (
-            include_str!("../../shims/init.bash"),
-            include_str!("../../shims/hook.bash"),
-        ),
-        Shell::Zsh => (
-            include_str!("../../shims/init.zsh"),
-            include_str!("../../shims/hook.zsh"),
-        ),
-        Shell::Fish => (
-            include_str!("../../shims/init.fish"),
-            include_str!("../../shims/hook.fish"),
-        ),
-        Shell::Pwsh => (
-            include_str!("../../shims/init.ps1"),
-            include_str!("../../shims/hook.ps1"),
-        ),
-    }
-}
-
 /// The rc-file code for `shell`.
 pub fn render(shell: Shell, exe: &Path, shims_dir: &Path, hook: Hook) -> Result<Vec<u8>> {
-    let (init, hook_code) = templates(shell);
+    let (init, hook_code) = shell.templates();
     let mut text = init.to_owned();
     if hook == Hook::Install {
         text.push_str(hook_code);
@@ -68,7 +48,7 @@ pub fn render(shell: Shell, exe: &Path, shims_dir: &Path, hook: Hook) -> Result<
 pub fn render_direnvrc(exe: &Path) -> Result<Vec<u8>> {
     let exe = Shell::Bash.quote(exe.as_os_str())?;
     Ok(substitute(
-        include_str!("../../shims/direnvrc.bash").as_bytes(),
+        super::bash::DIRENVRC.as_bytes(),
         &[(b"@CUDAENV@", &exe)],
     ))
 }
@@ -106,32 +86,8 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
-    #[test]
-    fn init_bash() {
-        insta::assert_snapshot!(rendered(Shell::Bash, Hook::Install));
-    }
-
-    #[test]
-    fn init_zsh() {
-        insta::assert_snapshot!(rendered(Shell::Zsh, Hook::Install));
-    }
-
-    #[test]
-    fn init_fish() {
-        insta::assert_snapshot!(rendered(Shell::Fish, Hook::Install));
-    }
-
-    #[test]
-    fn init_pwsh() {
-        insta::assert_snapshot!(rendered(Shell::Pwsh, Hook::Install));
-    }
-
-    #[test]
-    fn direnvrc() {
-        let out = render_direnvrc(Path::new("/opt/it's cudaenv/bin/cudaenv")).unwrap();
-        insta::assert_snapshot!(String::from_utf8(out).unwrap());
-    }
-
+    // Each shell's module snapshots its complete code; this checks what they
+    // all share.
     #[test]
     fn no_hook_leaves_out_the_hook() {
         for shell in Shell::ALL {
