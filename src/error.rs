@@ -2,7 +2,7 @@
 //!
 //! Errors carry the values a user needs (the file, the URL, expected and actual
 //! hashes) and know their own `hint`: the one thing to do next. They are printed
-//! once, at the top of the binary (`cli::report_error`), as `error:` + the chain
+//! once, at the top of the binary (`ui::report_error`, called by `cli::main`), as `error:` + the chain
 //! of causes + `hint:`. Exit codes are deliberately few; each is documented in
 //! `docs/exit-codes.md` and stable for scripts.
 

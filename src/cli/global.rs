@@ -32,7 +32,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     match args.spec {
         Some(spec) => {
-            super::local::warn_if_missing(env, &spec, args.force);
+            super::local::warn_if_missing(
+                env,
+                &spec,
+                super::local::IfMissing::from_force(args.force),
+            );
             version_file::write(&path, &spec)?;
             env.printer.success(format!("global version is now {spec}"));
         }

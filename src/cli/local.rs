@@ -42,7 +42,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     match spec {
         Some(spec) => {
-            warn_if_missing(env, &spec, args.force);
+            warn_if_missing(env, &spec, IfMissing::from_force(args.force));
             version_file::write(&path, &spec)?;
             env.printer
                 .success(format!("pinned {spec} in {}", path.display()));
@@ -71,10 +71,25 @@ pub(super) fn spec_for(env: &Env, req: &FrameworkReq) -> Result<Spec> {
     super::compat::stack_for_cli(env, req, &machine).map(Spec::Stack)
 }
 
+/// Whether pinning a spec that matches no installed version is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IfMissing {
+    /// Warn, with the command that installs it.
+    Warn,
+    /// Say nothing: `--force` asked for the pin as it is.
+    Pin,
+}
+
+impl IfMissing {
+    pub(super) fn from_force(force: bool) -> IfMissing {
+        if force { IfMissing::Pin } else { IfMissing::Warn }
+    }
+}
+
 /// A pin to something not installed is allowed (a project may be pinned before
-/// the install), but the user hears about it.
-pub(super) fn warn_if_missing(env: &Env, spec: &Spec, quiet: bool) {
-    if quiet {
+/// the install), but the user hears about it unless `--force` was given.
+pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
+    if if_missing == IfMissing::Pin {
         return;
     }
     let Ok(store) = crate::config::store(&env.ctx) else {
