@@ -94,7 +94,7 @@ pub fn outln(line: impl std::fmt::Display) -> crate::Result<()> {
 
 /// Pretty JSON to stdout.
 pub fn out_json<T: serde::Serialize>(value: &T) -> crate::Result<()> {
-    let mut s = serde_json::to_string_pretty(value).map_err(|e| Error::Other(e.to_string()))?;
+    let mut s = serde_json::to_string_pretty(value).map_err(Error::encode("JSON output"))?;
     s.push('\n');
     out(s.as_bytes())
 }

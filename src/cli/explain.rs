@@ -34,9 +34,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         args.text.join(" ")
     };
     if text.trim().is_empty() {
-        return Err(Error::Other(
-            "no error text given (pass it as an argument or on standard input)".into(),
-        ));
+        return Err(Error::NoErrorText);
     }
     let store = crate::config::store(&env.ctx)?;
     let installed = store

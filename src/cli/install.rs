@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
+use super::resolution::{self, Resolution};
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
@@ -23,7 +24,7 @@ use crate::install::{self, Outcome};
 use crate::select;
 use crate::sources::measure::{PlanSize, human_bytes};
 use crate::sources::pypi::Request;
-use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::remote::{self, Remote};
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
@@ -33,20 +34,10 @@ use crate::ui::{self, progress::Bars};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to install: `12.4`, `12.4.1`, `12.4+cudnn9.1`. Default: the selected version.
-    pub spec: Option<String>,
-    /// Which part of the toolkit to install.
-    #[arg(long, value_enum, default_value_t = Profile::Runtime)]
-    pub profile: Profile,
-    /// Components to add to the profile (comma-separated), e.g. `--with nvcc,cccl`.
-    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
-    pub with: Vec<String>,
-    /// Components to leave out (comma-separated), e.g. `--without cufft,curand`.
-    #[arg(long, value_delimiter = ',', value_name = "C")]
-    pub without: Vec<String>,
-    /// Where the bits come from: `auto` takes each component from the first
-    /// source that has it, in the configured order (see docs/sources.md).
-    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
-    pub source: SourceChoice,
+    #[arg(value_parser = resolution::stack_spec("install"))]
+    pub spec: Option<StackSpec>,
+    #[command(flatten)]
+    pub resolution: Resolution,
     /// Accept downloads that no pinned sha256 can verify (registry entries without one).
     #[arg(long)]
     pub allow_unverified: bool,
@@ -107,42 +98,32 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env
     };
     let machine = super::compat::this_machine(env, &args.target)?;
-    let explicit = args.spec.is_some()
-        || args.for_framework.is_some()
-        || !args.with.is_empty()
-        || !args.without.is_empty();
+    let explicit =
+        args.spec.is_some() || args.for_framework.is_some() || args.resolution.names_components();
     let lock = super::lock::for_install(env, args.locked, args.frozen, args.offline, explicit)?;
     let stack = match (&args.spec, &args.for_framework) {
         _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
-        (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
+        (Some(s), None) => s.clone(),
         (None, None) => {
             let sel = select::select(&env.ctx)?;
             let text = sel.spec.to_string();
             let origin = sel.origin.to_string();
-            stack_of(sel.spec, &text).map_err(|_| Error::InvalidSpec {
-                input: text.clone(),
-                reason: format!(
-                    "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
-                ),
-            })?
+            match sel.spec {
+                Spec::Stack(s) => s,
+                _ => {
+                    return Err(Error::InvalidSpec {
+                        input: text,
+                        reason: format!(
+                            "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
+                        ),
+                    });
+                }
+            }
         }
     };
     super::compat::guard_install(env, &machine, &stack, args.strict)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        tokio::select! {
-            r = install_async(env, &args, stack, lock.as_ref()) => r,
-            // Dropping the install future drops its staging directory (deleted).
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
-    });
-    // Do not wait for blocking work still running (an interrupted unpack).
-    runtime.shutdown_background();
-    result
+    resolution::block_on(install_async(env, &args, stack, lock.as_ref()))
 }
 
 /// `env` with the system root as its root, once it is known that this user
@@ -190,16 +171,6 @@ fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> boo
         && with
             .iter()
             .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
-}
-
-pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
-    match spec {
-        Spec::Stack(s) => Ok(s),
-        _ => Err(Error::InvalidSpec {
-            input: text.escape_debug().to_string(),
-            reason: "`install` needs a CUDA version such as `12.4` or `12.4+cudnn9.1`".into(),
-        }),
-    }
 }
 
 async fn install_async(
@@ -268,30 +239,16 @@ pub(crate) async fn open_remote(
     args: &Args,
     choice: Option<SourceChoice>,
 ) -> Result<Remote> {
-    let remote = Remote::open(
-        &env.ctx,
+    resolution::open_remote(
+        env,
         remote::Options {
-            choice: choice.unwrap_or(args.source),
-            refresh: if args.refresh {
-                Refresh::Always
-            } else {
-                Refresh::WhenStale
-            },
+            choice: choice.unwrap_or(args.resolution.source()),
+            refresh: resolution::refresh(args.refresh),
             offline: args.offline,
             allow_unverified: args.allow_unverified,
         },
     )
-    .await?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
-    for (path, why) in &remote.catalog.skipped {
-        env.printer.warn(format!(
-            "ignoring the cached manifest {}: {why}",
-            path.display()
-        ));
-    }
-    Ok(remote)
+    .await
 }
 
 /// What resolving a request found.
@@ -323,7 +280,7 @@ pub(crate) async fn resolve(
 ) -> Result<Resolved> {
     let (profile, with) = match lock {
         Some(l) => (l.lock.stack.profile, l.lock.stack.with.clone()),
-        None => (args.profile, args.with.clone()),
+        None => (args.resolution.profile(), args.resolution.with_names()),
     };
     // Already there (in the user's root or the system root)? Decided without
     // the network. Installed in the user's root with a smaller profile (or
@@ -357,7 +314,7 @@ pub(crate) async fn resolve(
         },
         profile,
         with,
-        without: args.without.clone(),
+        without: args.resolution.without_names(),
     };
     let plan = match (lock, remote) {
         (Some(l), r) => super::lock::plan_for_install(env, l, r).await?,

@@ -82,7 +82,11 @@ pub(super) enum IfMissing {
 
 impl IfMissing {
     pub(super) fn from_force(force: bool) -> IfMissing {
-        if force { IfMissing::Pin } else { IfMissing::Warn }
+        if force {
+            IfMissing::Pin
+        } else {
+            IfMissing::Warn
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::registry;
 use crate::sources::SourceKind;
-use crate::sources::remote::{self, CatalogueState, Refresh, Remote, RemoteRelease};
+use crate::sources::remote::{self, CatalogueState, RemoteRelease};
 use crate::sources::resolve::SourceChoice;
 use crate::spec::{Spec, Version};
 use crate::ui;
@@ -50,26 +50,26 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     // What this machine's driver and GPU can run (nothing is marked without a driver).
     let machine = super::compat::this_machine(env, &Default::default())?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let remote = rt.block_on(Remote::open(
-        &env.ctx,
+    super::resolution::block_on(list(env, &args, stack, machine))
+}
+
+/// The listing, on one runtime: the index answers the cuDNN questions too.
+async fn list(
+    env: &Env,
+    args: &Args,
+    stack: Option<crate::spec::StackSpec>,
+    machine: crate::compat::Machine,
+) -> Result<ExitCode> {
+    let remote = super::resolution::open_remote(
+        env,
         remote::Options {
             choice: args.source,
-            refresh: if args.refresh {
-                Refresh::Always
-            } else {
-                Refresh::WhenStale
-            },
+            refresh: super::resolution::refresh(args.refresh),
             offline: args.offline,
             allow_unverified: false,
         },
-    ))?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
+    )
+    .await?;
     let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
         .releases
         .iter()
@@ -108,7 +108,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .collect();
         majors.dedup();
         for m in majors {
-            match rt.block_on(remote.pypi.cudnn_versions(m)) {
+            match remote.pypi.cudnn_versions(m).await {
                 Ok(v) => cudnn.push((m, v)),
                 // Without the index (air-gapped, offline laptop) the releases and the
                 // NVIDIA/legacy cuDNN builds above still come from stored data: list

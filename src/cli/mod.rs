@@ -34,6 +34,7 @@ mod mirror;
 mod module;
 mod prefix;
 mod rehash;
+mod resolution;
 mod root;
 mod shell;
 mod trace;

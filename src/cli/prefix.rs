@@ -17,9 +17,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     match active {
         Active::Version(v) => ui::outln(v.prefix().display())?,
         Active::System => {
-            return Err(Error::Other(
-                "the system toolkit is not managed by cudaenv, so it has no prefix".into(),
-            ));
+            return Err(Error::SystemHasNoPrefix);
         }
     }
     Ok(ExitCode::Success)

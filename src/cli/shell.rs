@@ -48,10 +48,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let Some(spec) = args.spec else {
         return match env.ctx.var(env_vars::CUDAENV_VERSION) {
             Some(v) => ui::outln(v).map(|_| ExitCode::Success),
-            None => Err(Error::Other(format!(
-                "no shell-specific version is set ({} is unset)",
-                env_vars::CUDAENV_VERSION
-            ))),
+            None => Err(Error::NoShellVersion {
+                variable: env_vars::CUDAENV_VERSION,
+            }),
         };
     };
     let active = select::resolve_required(

@@ -92,20 +92,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let config = Config::load(&env.ctx)?;
     let base = config.nvidia_base(&env.ctx)?;
     let cache = env.ctx.cache_dir();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let (catalogue, nvidia) = runtime.block_on(async {
-        tokio::select! {
-            r = async {
-                tokio::join!(
-                    remote::update_catalogue(&env.ctx),
-                    update(&base, &cache, args.trust_mirror)
-                )
-            } => Ok(r),
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
+    let (catalogue, nvidia) = super::resolution::block_on(async {
+        Ok(tokio::join!(
+            remote::update_catalogue(&env.ctx),
+            update(&base, &cache, args.trust_mirror)
+        ))
     })?;
     let (rows, nvidia_error) = match nvidia {
         Ok(rows) => (rows, None),
@@ -221,7 +212,9 @@ async fn update(base: &str, cache: &Path, trust_mirror: bool) -> Result<Vec<Row>
         .connect_timeout(std::time::Duration::from_secs(15))
         .timeout(std::time::Duration::from_secs(120))
         .build()
-        .map_err(|e| Error::Other(format!("cannot start the HTTP client: {e}")))?;
+        .map_err(|e| Error::HttpClient {
+            reason: e.to_string(),
+        })?;
     let mut jobs = Vec::new();
     for product in [Product::Cuda, Product::Cudnn] {
         let dir_url = format!("{base}/{}/", product.redist_dir());

@@ -69,12 +69,15 @@ pub struct ChildArgs {
 }
 
 pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
-    let request: Request = serde_json::from_str(&args.request)
-        .map_err(|e| Error::Other(format!("bad request for {}: {e}", verify::CHILD_COMMAND)))?;
+    let request: Request =
+        serde_json::from_str(&args.request).map_err(|e| Error::BadChildRequest {
+            command: verify::CHILD_COMMAND,
+            reason: e.to_string(),
+        })?;
     let probe = verify::probe::run(&env.ctx, &request);
     ui::out(
         serde_json::to_string(&probe)
-            .map_err(|e| Error::Other(e.to_string()))?
+            .map_err(Error::encode("the probe report"))?
             .as_bytes(),
     )?;
     Ok(ExitCode::Success)

@@ -221,7 +221,9 @@ pub fn client() -> Result<reqwest::Client> {
         .read_timeout(Duration::from_secs(60))
         .dns_resolver(Arc::new(dns::SharedLookups::default()))
         .build()
-        .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
+        .map_err(|e| Error::HttpClient {
+            reason: e.to_string(),
+        })
 }
 
 /// The retry policy every HTTP request shares: up to `attempts` tries of `op`,
@@ -253,6 +255,7 @@ where
     Err(Error::Network {
         url: url.into(),
         reason: format!("{last} (gave up after {attempts} attempts)"),
+        from: None,
     })
 }
 
@@ -677,6 +680,7 @@ impl Fetcher {
         let unreadable = |e: std::io::Error| Error::Network {
             url: a.url.clone(),
             reason: format!("cannot read the mirror's file: {e}"),
+            from: Some(a.source),
         };
         let mut from = File::open(src).map_err(unreadable)?;
         let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
@@ -699,6 +703,7 @@ impl Fetcher {
                         "the file is larger than the {} bytes the index announced",
                         a.size.unwrap_or(0)
                     ),
+                    from: Some(a.source),
                 });
             }
             hasher.update(&buf[..n]);
@@ -714,6 +719,7 @@ impl Fetcher {
             return Err(Error::SizeMismatch {
                 url: a.url.clone(),
                 reason: format!("got {got} bytes, the index announced {want}"),
+                from: Some(a.source),
             });
         }
         Ok(hex(&hasher.finalize()))
@@ -731,6 +737,7 @@ impl Fetcher {
             self.stream_once(a, part, line, mark)
         })
         .await
+        .map_err(|e| e.from_source(a.source))
     }
 
     async fn stream_once(
@@ -762,6 +769,7 @@ impl Fetcher {
             return Err(Attempt::Fail(Error::Network {
                 url: a.url.clone(),
                 reason: format!("server answered {status}"),
+                from: Some(a.source),
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
@@ -843,6 +851,7 @@ impl Fetcher {
                         "the server sent more than the {} bytes the index announced",
                         a.size.unwrap_or(0)
                     ),
+                    from: Some(a.source),
                 }));
             }
         }
@@ -1049,6 +1058,7 @@ impl Fetcher {
                 return Err(RangeFallback::Error(Error::Network {
                     url: a.url.clone(),
                     reason: format!("server answered {status}"),
+                    from: Some(a.source),
                 }));
             }
             let mut pos = start;
@@ -1060,7 +1070,10 @@ impl Fetcher {
             let write = |block: &mut Vec<u8>, at: u64| {
                 let r = file.write_all_at(block, at);
                 block.clear();
-                r.map_err(|e| Error::Other(format!("cannot write download: {e}")))
+                r.map_err(Error::io(
+                    "cannot write the download",
+                    self.cache.file_for(a),
+                ))
             };
             while let Some(chunk) = stream.next().await {
                 match chunk {
@@ -1095,6 +1108,7 @@ impl Fetcher {
         Err(RangeFallback::Error(Error::Network {
             url: a.url.clone(),
             reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
+            from: Some(a.source),
         }))
     }
 }
@@ -1293,7 +1307,7 @@ pub async fn lock_file(path: &Path) -> Result<File> {
         Ok(f)
     })
     .await
-    .map_err(|e| Error::Other(format!("lock task failed: {e}")))?
+    .map_err(Error::task("lock"))?
 }
 
 /// A short reason for a reqwest error, with its cause (reqwest's own message

@@ -61,11 +61,9 @@ impl Shell {
             Shell::Bash | Shell::Zsh => shell_quote::Bash::quote_vec(value),
             Shell::Fish => shell_quote::Fish::quote_vec(value),
             Shell::Pwsh => {
-                let s = value.to_str().ok_or_else(|| {
-                    Error::Other(format!(
-                        "cannot pass the non-UTF-8 value {} to PowerShell",
-                        value.to_string_lossy()
-                    ))
+                let s = value.to_str().ok_or_else(|| Error::NotUtf8ForShell {
+                    shell: "PowerShell",
+                    value: value.to_string_lossy().into_owned(),
                 })?;
                 format!("'{}'", s.replace('\'', "''")).into_bytes()
             }
@@ -131,10 +129,8 @@ impl FromStr for Shell {
         Shell::ALL
             .into_iter()
             .find(|sh| sh.name() == s)
-            .ok_or_else(|| {
-                Error::Other(format!(
-                    "unknown shell `{s}`; expected bash, zsh, fish or pwsh"
-                ))
+            .ok_or_else(|| Error::UnknownShell {
+                name: s.to_string(),
             })
     }
 }
