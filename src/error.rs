@@ -1200,6 +1200,53 @@ mod tests {
         }
     }
 
+    /// Defect: hints guessed the source from `/compute/` in the URL, so a
+    /// PyPI mirror under such a path was sent to CUDAENV_NVIDIA_MIRROR. The
+    /// hint follows the source the error carries.
+    #[test]
+    fn a_hint_names_the_source_the_error_carries_not_a_url_guess() {
+        let url = "https://mirror.example/compute/pypi/simple/nvidia-cuda-runtime/";
+        let hint = |from| {
+            Error::Network {
+                url: url.into(),
+                reason: "server answered 503".into(),
+                from,
+            }
+            .hint()
+            .unwrap()
+        };
+        let pypi = hint(Some(SourceKind::Pypi));
+        assert!(pypi.contains("CUDAENV_PYPI_INDEX"), "{pypi}");
+        assert!(!pypi.contains("NVIDIA"), "{pypi}");
+        let nvidia = hint(Some(SourceKind::Nvidia));
+        assert!(nvidia.contains("CUDAENV_NVIDIA_MIRROR"), "{nvidia}");
+        assert!(!nvidia.contains("CUDAENV_PYPI_INDEX"), "{nvidia}");
+        let debian = hint(Some(SourceKind::Debian));
+        assert!(debian.contains("CUDAENV_DEBIAN_MIRROR"), "{debian}");
+        let size = Error::SizeMismatch {
+            url: "https://h/pkgs/libcudart.deb".into(),
+            reason: "got 1 bytes".into(),
+            from: Some(SourceKind::Debian),
+        }
+        .hint()
+        .unwrap();
+        assert!(size.contains("CUDAENV_DEBIAN_MIRROR"), "{size}");
+        // A failure that no source was named for is filled in by its caller.
+        let e = Error::Network {
+            url: url.into(),
+            reason: "x".into(),
+            from: None,
+        }
+        .from_source(SourceKind::Pypi);
+        assert!(matches!(
+            e,
+            Error::Network {
+                from: Some(SourceKind::Pypi),
+                ..
+            }
+        ));
+    }
+
     /// docs/exit-codes.md is the public contract: every code must be in its table.
     #[test]
     fn every_exit_code_is_documented() {

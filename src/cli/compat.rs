@@ -107,11 +107,11 @@ impl TargetArgs {
     /// The target from the flags, else from the variables; `None` for this machine.
     pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
         // Each part on its own, so an error names the setting that is wrong.
-        let part = |flag: &Option<String>, flag_name: &str, var: &str, is_driver: bool| {
-            let (value, setting) = match flag {
-                Some(v) => (v.clone(), flag_name.to_string()),
+        let part = |flag: &Option<String>, flag_name: &str, var: &'static str, is_driver: bool| {
+            let (value, from_var) = match flag {
+                Some(v) => (v.clone(), false),
                 None => match ctx.var(var) {
-                    Some(v) => (v.to_string(), var.to_string()),
+                    Some(v) => (v.to_string(), true),
                     None => return Ok(None),
                 },
             };
@@ -120,14 +120,30 @@ impl TargetArgs {
             } else {
                 (None, Some(value.as_str()))
             };
-            Target::parse(d, a).map_err(|b| Error::InvalidTarget {
-                setting,
-                input: if b.input.is_empty() {
+            Target::parse(d, a).map_err(|b| {
+                let input = if b.input.is_empty() {
                     value.clone()
                 } else {
                     b.input
-                },
-                reason: b.reason,
+                };
+                if from_var {
+                    Error::BadVariable {
+                        variable: var,
+                        value: value.escape_debug().to_string(),
+                        // Target's reasons read "not X": what is expected is X.
+                        expected: match b.reason.strip_prefix("not ") {
+                            Some(x) if input == value => x.to_string(),
+                            Some(x) => format!("{x} (not `{input}`)"),
+                            None => format!("a list of GPU architectures ({})", b.reason),
+                        },
+                    }
+                } else {
+                    Error::InvalidTarget {
+                        setting: flag_name.to_string(),
+                        input,
+                        reason: b.reason,
+                    }
+                }
             })
         };
         let driver = part(

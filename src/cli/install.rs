@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use super::Env;
 use super::resolution::{self, Resolution};
+use crate::config::Settings;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
@@ -181,12 +182,13 @@ async fn install_async(
 ) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
+    let settings = Settings::resolve(&env.ctx)?;
     // `--frozen` resolves nothing: no source is opened.
     let remote = match lock {
         Some(l) if l.frozen() => None,
-        _ => Some(open_remote(env, args, lock.map(|l| l.lock.choice())).await?),
+        _ => Some(open_remote(env, &settings, args, lock.map(|l| l.lock.choice())).await?),
     };
-    let (plan, grow) = match resolve(env, args, &stack, remote.as_ref(), lock).await? {
+    let (plan, grow) = match resolve(env, &settings, args, &stack, remote.as_ref(), lock).await? {
         Resolved::Plan { plan, grow } => (plan, grow),
         Resolved::Installed(v) => {
             refresh_shims(env, &store);
@@ -203,18 +205,8 @@ async fn install_async(
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
-    let parallel_min = match env.ctx.var(env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN) {
-        None => fetch::PARALLEL_MIN,
-        Some(v) => v.parse().map_err(|_| Error::InvalidSpec {
-            input: v.to_string(),
-            reason: format!(
-                "{} must be a number of bytes",
-                env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN
-            ),
-        })?,
-    };
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min);
+        .with_parallel_min(settings.parallel_download_min.value);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
     }
@@ -236,11 +228,13 @@ async fn install_async(
 /// `--source`), with their notices printed.
 pub(crate) async fn open_remote(
     env: &Env,
+    settings: &Settings,
     args: &Args,
     choice: Option<SourceChoice>,
 ) -> Result<Remote> {
     resolution::open_remote(
         env,
+        settings,
         remote::Options {
             choice: choice.unwrap_or(args.resolution.source()),
             refresh: resolution::refresh(args.refresh),
@@ -273,6 +267,7 @@ pub(crate) enum Resolved {
 /// `--frozen` resolves without `remote`.
 pub(crate) async fn resolve(
     env: &Env,
+    settings: &Settings,
     args: &Args,
     stack: &StackSpec,
     remote: Option<&Remote>,
@@ -317,7 +312,7 @@ pub(crate) async fn resolve(
         without: args.resolution.without_names(),
     };
     let plan = match (lock, remote) {
-        (Some(l), r) => super::lock::plan_for_install(env, l, r).await?,
+        (Some(l), r) => super::lock::plan_for_install(env, settings, l, r).await?,
         (None, Some(remote)) => remote.plan(&req).await?,
         (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
     };

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use super::Env;
 use super::resolution::{self, Resolution};
-use crate::config::Config;
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::lockfile::{self, Lock, LockPlatform, Origins};
 use crate::select;
@@ -113,9 +113,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         offline: args.offline,
         allow_unverified: false,
     };
-    let plans = resolution::block_on(resolve(
-        env, opts, &spec, &platforms, profile, &with, &without,
-    ))?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let plans = resolution::block_on(async {
+        let remote = resolution::open_remote(env, &settings, opts).await?;
+        resolve(env, remote, &spec, &platforms, profile, &with, &without).await
+    })?;
     let lock = Lock::from_plans(&spec, choice, &with, &without, &plans)?;
     let text = lock.render();
 
@@ -197,14 +199,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 /// One plan per platform, all of the same exact releases.
 async fn resolve(
     env: &Env,
-    opts: remote::Options,
+    mut remote: Remote,
     spec: &StackSpec,
     platforms: &[LockPlatform],
     profile: Profile,
     with: &[String],
     without: &[String],
 ) -> Result<Vec<(LockPlatform, Plan)>> {
-    let mut remote = resolution::open_remote(env, opts).await?;
     let mut exact = spec.clone();
     let mut plans: Vec<(LockPlatform, Plan)> = Vec::new();
     for p in platforms {
@@ -402,11 +403,11 @@ pub(super) fn for_install(
 /// hash and source.
 pub(super) async fn plan_for_install(
     env: &Env,
+    settings: &Settings,
     l: &ForInstall,
     remote: Option<&Remote>,
 ) -> Result<Plan> {
-    let config = Config::load(&env.ctx)?;
-    let origins = Origins::from_config(&config, &env.ctx)?;
+    let origins = Origins::from_settings(settings)?;
     let Some(remote) = remote else {
         return lockfile::frozen_plan(&l.lock, &l.path, l.platform, &origins);
     };

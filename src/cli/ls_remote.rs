@@ -60,8 +60,10 @@ async fn list(
     stack: Option<crate::spec::StackSpec>,
     machine: crate::compat::Machine,
 ) -> Result<ExitCode> {
+    let settings = crate::config::Settings::resolve(&env.ctx)?;
     let remote = super::resolution::open_remote(
         env,
+        &settings,
         remote::Options {
             choice: args.source,
             refresh: super::resolution::refresh(args.refresh),

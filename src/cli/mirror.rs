@@ -18,7 +18,7 @@ use futures_util::StreamExt;
 use super::Env;
 use super::install::{self as install_cli, Resolved};
 use super::resolution::{self, Resolution};
-use crate::config::Config;
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
 use crate::mirror::{FileEntry, Mirror, wheel_project};
@@ -85,9 +85,9 @@ fn install_args(args: &Args, spec: Option<StackSpec>) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let config = Config::load(&env.ctx)?;
-    let nvidia_base = config.nvidia_base(&env.ctx)?;
-    let debian_base = config.debian_mirror(&env.ctx)?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let nvidia_base = settings.nvidia_base()?;
+    let debian_base = settings.debian_base()?;
 
     let mut stacks = args.specs.clone();
     if !args.for_framework.is_empty() {
@@ -97,12 +97,12 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         }
     }
     // One set of sources for every spec (the options are the same for all).
-    let remote = install_cli::open_remote(env, &install_args(args, None), None).await?;
+    let remote = install_cli::open_remote(env, &settings, &install_args(args, None), None).await?;
     let mut plans: Vec<Plan> = Vec::new();
     for stack in stacks {
         let a = install_args(args, Some(stack.clone()));
         let Resolved::Plan { plan, .. } =
-            install_cli::resolve(env, &a, &stack, Some(&remote), None).await?
+            install_cli::resolve(env, &settings, &a, &stack, Some(&remote), None).await?
         else {
             unreachable!("--force resolves even what is installed");
         };

@@ -10,6 +10,7 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::Env;
+use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::sources::Profile;
 use crate::sources::remote::{self, Refresh, Remote};
@@ -146,10 +147,10 @@ pub fn refresh(refresh: bool) -> Refresh {
     }
 }
 
-/// Opens the sources and says their notices (a stale catalogue, a cached
-/// manifest that was skipped) once.
-pub async fn open_remote(env: &Env, opts: remote::Options) -> Result<Remote> {
-    let remote = Remote::open(&env.ctx, opts).await?;
+/// Opens the sources with the settings the command resolved, and says
+/// their notices (a stale catalogue, a cached manifest that was skipped) once.
+pub async fn open_remote(env: &Env, settings: &Settings, opts: remote::Options) -> Result<Remote> {
+    let remote = Remote::open(&env.ctx, settings.clone(), opts).await?;
     for n in &remote.notices {
         env.printer.warn(n);
     }

@@ -32,7 +32,7 @@ use futures_util::StreamExt;
 use sha2::Digest;
 
 use super::Env;
-use crate::config::Config;
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::sources::nvidia::{self, Product};
 use crate::sources::remote::{self, CatalogueUpdate};
@@ -89,12 +89,12 @@ struct Report<'a> {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let config = Config::load(&env.ctx)?;
-    let base = config.nvidia_base(&env.ctx)?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let base = settings.nvidia_base()?;
     let cache = env.ctx.cache_dir();
     let (catalogue, nvidia) = super::resolution::block_on(async {
         Ok(tokio::join!(
-            remote::update_catalogue(&env.ctx),
+            remote::update_catalogue(&env.ctx, &settings),
             update(&base, &cache, args.trust_mirror)
         ))
     })?;

@@ -33,8 +33,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
-use crate::context::Context;
+use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
@@ -427,8 +426,8 @@ pub struct Origins {
 }
 
 impl Origins {
-    pub fn from_config(config: &Config, ctx: &Context) -> Result<Origins> {
-        let (index, _) = config.pypi_index(ctx);
+    pub fn from_settings(settings: &Settings) -> Result<Origins> {
+        let index = settings.pypi_base()?;
         let mut pypi = Vec::new();
         if let Ok(u) = reqwest::Url::parse(&index) {
             pypi.push(u.origin().ascii_serialization());
@@ -437,8 +436,8 @@ impl Origins {
                 pypi.push("https://files.pythonhosted.org".into());
             }
         }
-        let nvidia = config.nvidia_base(ctx)?;
-        let debian = config.debian_mirror(ctx)?;
+        let nvidia = settings.nvidia_base()?;
+        let debian = settings.debian_base()?;
         Ok(Origins {
             pypi,
             nvidia,

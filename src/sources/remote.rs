@@ -27,7 +27,7 @@ use super::nvidia::Catalog;
 use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
-use crate::config::Config;
+use crate::config::Settings;
 use crate::context::Context;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Cache};
@@ -78,7 +78,8 @@ pub struct Remote {
     /// Debian's packages of NVIDIA's libraries, for this platform.
     pub debian: Option<DebianSource>,
     pub platform: Option<Platform>,
-    pub config: Config,
+    /// The settings it was opened with.
+    pub settings: Settings,
     pub cache: Cache,
     pub client: reqwest::Client,
     pub state: CatalogueState,
@@ -103,17 +104,21 @@ pub struct RemoteRelease {
 
 impl Remote {
     /// Opens the sources, reading the catalogue when the options say so.
-    pub async fn open(ctx: &Context, opts: Options) -> Result<Remote> {
-        let config = Config::load(ctx)?;
+    pub async fn open(ctx: &Context, settings: Settings, opts: Options) -> Result<Remote> {
         let cache = Cache::new(ctx.cache_dir());
         let client = fetch::client()?;
-        let (index_url, _why) = config.pypi_index(ctx);
+        let order = settings.source_order();
+        let pypi_allowed = order.allows(SourceKind::Pypi, opts.choice);
+        let index_url = if pypi_allowed {
+            settings.pypi_base()?
+        } else {
+            settings.pypi_index.value.clone()
+        };
         let index_shown = shown(&index_url);
         let index = Index::new(&index_url, client.clone()).with_cache(cache.dir(), opts.offline);
         let mut notices = Vec::new();
-        let pypi_allowed = config.source_order().allows(SourceKind::Pypi, opts.choice);
         let (cat, state) = if pypi_allowed {
-            let max_age = config.catalogue_max_age(ctx)?;
+            let max_age = settings.catalogue_max_age.value;
             let refresh = if opts.offline {
                 Refresh::Never
             } else {
@@ -125,16 +130,15 @@ impl Remote {
         };
         // A bad mirror is an error for every command that may use it, the
         // same for `install` and `ls-remote`.
-        let order = config.source_order();
         let nvidia_base = if order.allows(SourceKind::Nvidia, opts.choice)
             || order.allows(SourceKind::Legacy, opts.choice)
         {
-            config.nvidia_base(ctx)?
+            settings.nvidia_base()?
         } else {
             String::new()
         };
         let debian_mirror = if order.allows(SourceKind::Debian, opts.choice) {
-            config.debian_mirror(ctx)?
+            settings.debian_base()?
         } else {
             String::new()
         };
@@ -148,7 +152,7 @@ impl Remote {
                 platform,
             }),
             platform,
-            config,
+            settings,
             cache,
             client,
             state,
@@ -184,7 +188,7 @@ impl Remote {
             legacy: self.legacy.clone(),
             base: self.nvidia_base.clone(),
             platform,
-            order: self.config.source_order(),
+            order: self.settings.source_order(),
             choice: self.opts.choice,
             allow_unverified: self.opts.allow_unverified,
             others: match &self.debian {
@@ -388,7 +392,7 @@ impl Remote {
 
     /// May any component come from `kind`?
     pub fn allows(&self, kind: SourceKind) -> bool {
-        self.config.source_order().allows(kind, self.opts.choice)
+        self.settings.source_order().allows(kind, self.opts.choice)
     }
 }
 
@@ -405,10 +409,9 @@ pub struct CatalogueUpdate {
 
 /// Reads the catalogue from the index now and stores it (`cudaenv update`).
 /// Unlike installs, a failure is returned: reading it is what was asked.
-pub async fn update_catalogue(ctx: &Context) -> Result<CatalogueUpdate> {
-    let config = Config::load(ctx)?;
+pub async fn update_catalogue(ctx: &Context, settings: &Settings) -> Result<CatalogueUpdate> {
     let cache = Cache::new(ctx.cache_dir());
-    let (index_url, _) = config.pypi_index(ctx);
+    let index_url = settings.pypi_base()?;
     let index_shown = shown(&index_url);
     let index = Index::new(&index_url, fetch::client()?).with_cache(cache.dir(), false);
     let dir = index
