@@ -13,7 +13,6 @@ use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::ui;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Platform {
@@ -298,7 +297,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
         .collect();
     if args.json {
-        ui::out_json(&Out {
+        env.out_json(&Out {
             requirement: &requirement,
             builds,
             choice: choice.as_ref().map(|c| Choice {
@@ -391,6 +390,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
         ));
     }
-    ui::out(t.as_bytes())?;
+    env.out(t.as_bytes())?;
     Ok(ExitCode::Success)
 }

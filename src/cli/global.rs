@@ -4,7 +4,6 @@ use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::spec::Spec;
 use crate::store::Store;
-use crate::ui;
 use crate::version_file;
 
 #[derive(Debug, clap::Args)]
@@ -46,7 +45,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             } else {
                 Spec::System
             };
-            ui::outln(spec)?;
+            env.outln(spec)?;
         }
     }
     Ok(ExitCode::Success)

@@ -30,7 +30,7 @@ use crate::sources::resolve::SourceChoice;
 use crate::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
-use crate::ui::{self, progress::Bars};
+use crate::ui::progress::Bars;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -139,7 +139,7 @@ fn system_root_env(env: &Env) -> Result<Env> {
     }
     Ok(Env {
         ctx: env.ctx.with_root(root),
-        printer: env.printer,
+        printer: env.printer.clone(),
     })
 }
 
@@ -201,7 +201,7 @@ async fn install_async(
     };
     if args.dry_run {
         let size = crate::sources::measure::measure(&plan, &cache, &client).await;
-        return print_plan(args, &plan, &size);
+        return print_plan(env, args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
@@ -373,7 +373,7 @@ fn report(
             already_installed: bool,
             components: &'a [crate::store::Component],
         }
-        ui::out_json(&Out {
+        env.out_json(&Out {
             name: v.name.to_string(),
             cuda: v.cuda().map(|c| c.to_string()),
             cudnn: v.cudnn().map(|c| c.to_string()),
@@ -404,7 +404,7 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
+fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
         #[derive(serde::Serialize)]
         struct Out<'a> {
@@ -412,7 +412,7 @@ fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
             plan: &'a Plan,
             size: &'a PlanSize,
         }
-        ui::out_json(&Out { plan, size })?;
+        env.out_json(&Out { plan, size })?;
         return Ok(ExitCode::Success);
     }
     let mut text = format!(
@@ -485,6 +485,6 @@ fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
             String::new()
         },
     ));
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     Ok(ExitCode::Success)
 }

@@ -5,7 +5,6 @@ use crate::compat::FrameworkReq;
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
-use crate::ui;
 use crate::version_file;
 
 #[derive(Debug, clap::Args)]
@@ -48,7 +47,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 .success(format!("pinned {spec} in {}", path.display()));
         }
         None => match version_file::find(env.ctx.cwd())? {
-            Some(p) => ui::outln(&p.spec)?,
+            Some(p) => env.outln(&p.spec)?,
             None => {
                 return Err(Error::NoPin {
                     file: version_file::FILE_NAME,

@@ -15,7 +15,6 @@ use crate::sources::SourceKind;
 use crate::sources::remote::{self, CatalogueState, RemoteRelease};
 use crate::sources::resolve::SourceChoice;
 use crate::spec::{Spec, Version};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -163,7 +162,7 @@ async fn list(
             /// cuDNN builds of the NVIDIA redist and legacy sources.
             cudnn_builds: Vec<Cudnn>,
         }
-        ui::out_json(&Out {
+        env.out_json(&Out {
             catalogue: remote.state.clone(),
             cuda: releases
                 .iter()
@@ -231,7 +230,7 @@ async fn list(
             }
         ));
     }
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     match &remote.state {
         CatalogueState::Fetched => env.printer.info(format!(
             "release list read from {} just now",

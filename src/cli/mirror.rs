@@ -25,7 +25,7 @@ use crate::mirror::{FileEntry, Mirror, wheel_project};
 use crate::sources::nvidia::{self, Product};
 use crate::sources::{Artifact, Plan, SourceKind};
 use crate::spec::StackSpec;
-use crate::ui::{self, progress::Bars};
+use crate::ui::progress::Bars;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -276,24 +276,25 @@ fn report(
             added: usize,
             files: Vec<File<'a>>,
         }
-        return ui::out_json(&Out {
-            dir: mirror.dir().display().to_string(),
-            pypi_index: mirror.pypi_index_url(),
-            nvidia_mirror: mirror.nvidia_url(),
-            debian_mirror: mirror.debian_url(),
-            resolved: plans.iter().map(|p| p.name.as_str()).collect(),
-            stacks: mirror.stacks().collect(),
-            added,
-            files: mirror
-                .files()
-                .map(|(path, f)| File {
-                    path,
-                    sha256: &f.sha256,
-                    size: f.size,
-                })
-                .collect(),
-        })
-        .map(|()| ExitCode::Success);
+        return env
+            .out_json(&Out {
+                dir: mirror.dir().display().to_string(),
+                pypi_index: mirror.pypi_index_url(),
+                nvidia_mirror: mirror.nvidia_url(),
+                debian_mirror: mirror.debian_url(),
+                resolved: plans.iter().map(|p| p.name.as_str()).collect(),
+                stacks: mirror.stacks().collect(),
+                added,
+                files: mirror
+                    .files()
+                    .map(|(path, f)| File {
+                        path,
+                        sha256: &f.sha256,
+                        size: f.size,
+                    })
+                    .collect(),
+            })
+            .map(|()| ExitCode::Success);
     }
     let (count, bytes) = mirror
         .files()

@@ -36,7 +36,6 @@ use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::sources::nvidia::{self, Product};
 use crate::sources::remote::{self, CatalogueUpdate};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -117,7 +116,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
         .collect();
     if args.json {
-        ui::out_json(&Report {
+        env.out_json(&Report {
             catalogue: catalogue.as_ref().map_err(|e| e.to_string()),
             nvidia_error: nvidia_error.as_ref().map(|e| e.to_string()),
             manifests: &rows,

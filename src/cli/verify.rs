@@ -12,7 +12,6 @@ use crate::activate;
 use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::spec::Spec;
-use crate::ui;
 use crate::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
@@ -75,7 +74,7 @@ pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
             reason: e.to_string(),
         })?;
     let probe = verify::probe::run(&env.ctx, &request);
-    ui::out(
+    env.out(
         serde_json::to_string(&probe)
             .map_err(Error::encode("the probe report"))?
             .as_bytes(),
@@ -166,14 +165,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         wall_seconds: started.elapsed().as_secs_f64(),
     };
     if args.json {
-        ui::out_json(&report)?;
+        env.out_json(&report)?;
     } else {
-        ui::out(render::render(&report).as_bytes())?;
+        env.out(render::render(&report).as_bytes())?;
     }
     for w in &warnings {
         env.printer.warn(w);
     }
-    ui::report_errors(&problems);
+    env.printer.errors(&problems);
     if exit == ExitCode::Success {
         env.printer.success(format!(
             "`{}` works: every check passed in {:.2} s",
