@@ -9,17 +9,18 @@
 //! prints.
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ExitCode, Result};
 use crate::registry;
 use crate::sources::SourceKind;
 use crate::sources::remote::{self, CatalogueState, RemoteRelease};
 use crate::sources::resolve::SourceChoice;
-use crate::spec::{Spec, Version};
+use crate::spec::Version;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only releases matching this spec (e.g. `12`, `12.4`).
-    pub spec: Option<String>,
+    #[arg(value_parser = super::resolution::stack_spec("ls-remote"))]
+    pub spec: Option<crate::spec::StackSpec>,
     /// Only what this source serves (`auto`: every source in the configured order).
     #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
     pub source: SourceChoice,
@@ -35,18 +36,7 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let stack = match &args.spec {
-        None => None,
-        Some(s) => match Spec::parse(s)? {
-            Spec::Stack(st) => Some(st),
-            _ => {
-                return Err(Error::InvalidSpec {
-                    input: s.escape_debug().to_string(),
-                    reason: "expected a CUDA version such as `12` or `12.4`".into(),
-                });
-            }
-        },
-    };
+    let stack = args.spec.clone();
     // What this machine's driver and GPU can run (nothing is marked without a driver).
     let machine = super::compat::this_machine(env, &Default::default())?;
     super::resolution::block_on(list(env, &args, stack, machine))

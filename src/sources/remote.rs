@@ -1,6 +1,7 @@
 //! The one front end to the sources: what `install`, `ls-remote` and `update`
-//! call. It reads the settings once (index, mirror, source order, how old a
-//! catalogue may be), opens every source, and answers "which releases are
+//! call. It takes the settings the command resolved once (`config::Settings`:
+//! index, mirrors, source order, how old a catalogue may be), checks the base
+//! URLs of the sources the options allow, opens every source, and answers "which releases are
 //! there" and "what exactly would installing this take" (a `Plan`).
 //!
 //! Sources plug in per component: the resolver (`resolve`) walks the
