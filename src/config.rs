@@ -39,6 +39,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::compat::target::Target;
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -121,6 +122,8 @@ impl BundledCuda {
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
+    /// A command-line flag (`--target-driver`), checked by clap.
+    Flag(&'static str),
     /// An environment variable.
     Variable(&'static str),
     /// A key of `$CUDAENV_ROOT/config.toml`.
@@ -143,6 +146,12 @@ impl Origin {
     pub fn invalid(&self, value: &str, expected: impl Into<String>) -> Error {
         let expected = expected.into();
         match self {
+            // Only the target flags have a variable behind them.
+            Origin::Flag(flag) => Error::InvalidTarget {
+                setting: flag.to_string(),
+                input: value.escape_debug().to_string(),
+                reason: format!("expected {expected}"),
+            },
             Origin::Variable(name) => Error::BadVariable {
                 variable: name,
                 value: value.escape_debug().to_string(),
@@ -167,7 +176,7 @@ impl Origin {
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Origin::Variable(name) => f.write_str(name),
+            Origin::Flag(flag) | Origin::Variable(flag) => f.write_str(flag),
             Origin::File { path, key } => write!(f, "{}:{key}", path.display()),
             Origin::Pip(from) => f.write_str(from),
             Origin::Default => f.write_str("the default"),
@@ -200,6 +209,87 @@ impl Setting<String> {
         })?;
         Ok(self.value.trim_end_matches('/'))
     }
+}
+
+/// The machine to plan for instead of this one: each part from its flag,
+/// else from its variable; `None` for this machine. A bad flag is
+/// `InvalidTarget` naming the flag, a bad variable `BadVariable`.
+pub fn target(
+    ctx: &Context,
+    driver_flag: Option<&str>,
+    arch_flag: Option<&str>,
+) -> Result<Option<Setting<Target>>> {
+    let part = |flag: Option<&str>,
+                flag_name: &'static str,
+                var: &'static str,
+                is_driver: bool|
+     -> Result<Option<Setting<Target>>> {
+        let (value, origin) = match (flag, ctx.var(var)) {
+            (Some(f), _) => (f, Origin::Flag(flag_name)),
+            (None, Some(v)) => (v, Origin::Variable(var)),
+            (None, None) => return Ok(None),
+        };
+        let parsed = if is_driver {
+            Target::parse(Some(value), None)
+        } else {
+            Target::parse(None, Some(value))
+        };
+        let b = match parsed {
+            Ok(t) => return Ok(t.map(|t| Setting::new(t, origin))),
+            Err(b) => b,
+        };
+        let input = if b.input.is_empty() {
+            value.to_string()
+        } else {
+            b.input
+        };
+        Err(match origin {
+            Origin::Variable(_) => {
+                // Target's reasons read "not X": what is expected is X.
+                let expected = match b.reason.strip_prefix("not ") {
+                    Some(x) if input == value => x.to_string(),
+                    Some(x) => format!("{x} (not `{input}`)"),
+                    None => format!("a list of GPU architectures ({})", b.reason),
+                };
+                origin.invalid(value, expected)
+            }
+            _ => Error::InvalidTarget {
+                setting: flag_name.to_string(),
+                input,
+                reason: b.reason,
+            },
+        })
+    };
+    let driver = part(
+        driver_flag,
+        "--target-driver",
+        env_vars::CUDAENV_TARGET_DRIVER,
+        true,
+    )?;
+    let arch = part(
+        arch_flag,
+        "--target-arch",
+        env_vars::CUDAENV_TARGET_ARCH,
+        false,
+    )?;
+    Ok(match (driver, arch) {
+        (None, None) => None,
+        (d, a) => {
+            // Said as the driver's origin, else the architecture's.
+            let origin = d
+                .as_ref()
+                .or(a.as_ref())
+                .map(|s| s.origin.clone())
+                .unwrap_or(Origin::Default);
+            Some(Setting::new(
+                Target {
+                    driver: d.and_then(|t| t.value.driver),
+                    arch: a.map(|t| t.value.arch).unwrap_or_default(),
+                },
+                origin,
+            ))
+        }
+    })
 }
 
 /// A variable parsed by `parse`: `None` when it is unset or empty; a value
@@ -334,7 +424,9 @@ impl Settings {
     /// (pip's settings are pip's: they are used as pip would).
     pub fn pypi_base(&self) -> Result<String> {
         match self.pypi_index.origin {
-            Origin::Variable(_) | Origin::File { .. } => self.pypi_index.base().map(str::to_string),
+            Origin::Flag(_) | Origin::Variable(_) | Origin::File { .. } => {
+                self.pypi_index.base().map(str::to_string)
+            }
             Origin::Pip(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
         }
     }
@@ -627,6 +719,41 @@ mod tests {
                 BundledCuda::Wheels,
                 Origin::Variable("CUDAENV_BUNDLED_CUDA")
             )
+        );
+    }
+
+    #[test]
+    fn a_target_part_comes_from_its_flag_else_its_variable() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(
+            tmp.path(),
+            &[
+                ("CUDAENV_TARGET_DRIVER", "550.54.15"),
+                ("CUDAENV_TARGET_ARCH", "8.6"),
+            ],
+        );
+        let t = target(&ctx, None, None).unwrap().unwrap();
+        assert_eq!(t.origin, Origin::Variable("CUDAENV_TARGET_DRIVER"));
+        assert_eq!(t.value.driver.as_deref(), Some("550.54.15"));
+        assert_eq!(t.value.arch, ["sm_86"]);
+        let t = target(&ctx, Some("580"), None).unwrap().unwrap();
+        assert_eq!(t.origin.to_string(), "--target-driver");
+        assert_eq!(
+            (t.value.driver.as_deref(), t.value.arch),
+            (Some("580"), vec!["sm_86".to_string()])
+        );
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_TARGET_ARCH", "sm_90,hopper")]);
+        match target(&ctx, None, None) {
+            Err(Error::BadVariable {
+                variable: "CUDAENV_TARGET_ARCH",
+                expected,
+                ..
+            }) => assert!(expected.contains("not `hopper`"), "{expected}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            target(&ctx_with(tmp.path(), &[]), None, None).unwrap(),
+            None
         );
     }
 

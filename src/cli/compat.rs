@@ -11,7 +11,6 @@ use crate::compat::target::Target;
 use crate::compat::{self, FrameworkReq, Machine, Requirement, StackChoice};
 use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
-use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -103,67 +102,15 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// The target from the flags, else from the variables; `None` for this machine.
+    /// The target from the flags, else from the variables (`config::target`,
+    /// where each part's origin is known); `None` for this machine.
     pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
-        // Each part on its own, so an error names the setting that is wrong.
-        let part = |flag: &Option<String>, flag_name: &str, var: &'static str, is_driver: bool| {
-            let (value, from_var) = match flag {
-                Some(v) => (v.clone(), false),
-                None => match ctx.var(var) {
-                    Some(v) => (v.to_string(), true),
-                    None => return Ok(None),
-                },
-            };
-            let (d, a) = if is_driver {
-                (Some(value.as_str()), None)
-            } else {
-                (None, Some(value.as_str()))
-            };
-            Target::parse(d, a).map_err(|b| {
-                let input = if b.input.is_empty() {
-                    value.clone()
-                } else {
-                    b.input
-                };
-                if from_var {
-                    Error::BadVariable {
-                        variable: var,
-                        value: value.escape_debug().to_string(),
-                        // Target's reasons read "not X": what is expected is X.
-                        expected: match b.reason.strip_prefix("not ") {
-                            Some(x) if input == value => x.to_string(),
-                            Some(x) => format!("{x} (not `{input}`)"),
-                            None => format!("a list of GPU architectures ({})", b.reason),
-                        },
-                    }
-                } else {
-                    Error::InvalidTarget {
-                        setting: flag_name.to_string(),
-                        input,
-                        reason: b.reason,
-                    }
-                }
-            })
-        };
-        let driver = part(
-            &self.target_driver,
-            "--target-driver",
-            env_vars::CUDAENV_TARGET_DRIVER,
-            true,
+        let t = crate::config::target(
+            ctx,
+            self.target_driver.as_deref(),
+            self.target_arch.as_deref(),
         )?;
-        let arch = part(
-            &self.target_arch,
-            "--target-arch",
-            env_vars::CUDAENV_TARGET_ARCH,
-            false,
-        )?;
-        Ok(match (driver, arch) {
-            (None, None) => None,
-            (d, a) => Some(Target {
-                driver: d.and_then(|t| t.driver),
-                arch: a.map(|t| t.arch).unwrap_or_default(),
-            }),
-        })
+        Ok(t.map(|s| s.value))
     }
 }
 
