@@ -1,6 +1,9 @@
 //! Terminal output: data on stdout, messages on stderr, colour only when
 //! stderr is a terminal and `NO_COLOR` is unset (anstream strips styles
 //! otherwise). Errors are printed here, once, as `error:` + causes + `hint:`.
+//! Everything goes through the context's `Stdio` (`context.rs`), so a test
+//! can capture a command's output; only the top of the binary, which may
+//! have no context yet, reports on the process's stderr.
 
 pub mod progress;
 
