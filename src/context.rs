@@ -232,6 +232,12 @@ impl Stdio {
         }
     }
 
+    /// Whether output is kept in memory (progress bars, which draw on the
+    /// terminal, stay hidden then).
+    pub fn is_captured(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// What was written so far (empty for the process's own streams).
     pub fn captured(&self) -> Captured {
         self.0.as_ref().map(|c| lock(c).clone()).unwrap_or_default()

@@ -158,6 +158,12 @@ impl Env {
         Env { ctx, printer }
     }
 
+    /// Whether progress bars may be drawn: not with `--quiet`, not when
+    /// output is captured (a bar draws on the terminal, not through `Stdio`).
+    pub fn bars_hidden(&self) -> bool {
+        self.printer.quiet || self.ctx.stdio().is_captured()
+    }
+
     /// Data to stdout.
     pub fn out(&self, bytes: &[u8]) -> Result<()> {
         ui::out(self.ctx.stdio(), bytes)
