@@ -19,6 +19,16 @@
 //! missing file means defaults; a malformed one is an error naming the file,
 //! never silently ignored. Unknown keys are rejected so typos show up.
 //!
+//! `Settings` is every setting resolved once, from the file and the
+//! variables, each value with its `Origin` (a variable, `PATH:key` in the
+//! file, pip's configuration, or the default) — as rustup's `ActiveSource`
+//! says why a toolchain is active. Values are checked here and nowhere else,
+//! and a bad one is reported as coming from where it came from: a variable as
+//! `Error::BadVariable` (its name, its value, what it takes), the file as
+//! `Error::Config` (the path and the key). Base URLs are checked when a
+//! source that uses them is opened, so a mistyped NVIDIA mirror does not
+//! stop a command that only asks PyPI.
+//!
 //! The system root is needed on the shim path, so `store` finds it cheaply:
 //! `CUDAENV_SYSTEM_ROOT` if set (set but empty: none), else the file — only
 //! parsed when it exists and mentions `system-root` at all, so a machine
@@ -29,6 +39,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::compat::target::Target;
 use crate::context::Context;
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -75,17 +86,349 @@ pub enum BundledCuda {
 impl BundledCuda {
     /// `CUDAENV_BUNDLED_CUDA`, else the config key, else `stack`.
     pub fn resolve(ctx: &Context) -> Result<BundledCuda> {
-        if let Some(v) = ctx.var(env_vars::CUDAENV_BUNDLED_CUDA) {
-            return match v {
-                "stack" => Ok(BundledCuda::Stack),
-                "wheels" => Ok(BundledCuda::Wheels),
-                other => Err(Error::Config {
-                    path: PathBuf::from(format!("${}", env_vars::CUDAENV_BUNDLED_CUDA)),
-                    reason: format!("`{}` is not `stack` or `wheels`", other.escape_debug()),
-                }),
-            };
+        Ok(Self::resolve_with_origin(ctx)?.value)
+    }
+
+    /// `resolve`, saying where the value came from.
+    pub fn resolve_with_origin(ctx: &Context) -> Result<Setting<BundledCuda>> {
+        let var = variable(
+            ctx,
+            env_vars::CUDAENV_BUNDLED_CUDA,
+            "`stack` or `wheels`",
+            |v| match v {
+                "stack" => Some(BundledCuda::Stack),
+                "wheels" => Some(BundledCuda::Wheels),
+                _ => None,
+            },
+        )?;
+        if let Some(s) = var {
+            return Ok(s);
         }
-        Ok(Config::load(ctx)?.bundled_cuda.unwrap_or_default())
+        let config = Config::load(ctx)?;
+        Ok(match config.bundled_cuda {
+            Some(b) => Setting::new(b, Origin::file(ctx, "bundled-cuda")),
+            None => Setting::new(BundledCuda::default(), Origin::Default),
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BundledCuda::Stack => "stack",
+            BundledCuda::Wheels => "wheels",
+        }
+    }
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag (`--target-driver`), checked by clap.
+    Flag(&'static str),
+    /// An environment variable.
+    Variable(&'static str),
+    /// A key of `$CUDAENV_ROOT/config.toml`.
+    File { path: PathBuf, key: &'static str },
+    /// pip's own configuration (`PIP_INDEX_URL`, a pip.conf), for the index.
+    Pip(String),
+    /// Nothing set it.
+    Default,
+}
+
+impl Origin {
+    fn file(ctx: &Context, key: &'static str) -> Origin {
+        Origin::File {
+            path: Config::path(ctx),
+            key,
+        }
+    }
+
+    /// The error for `value`, which is not `expected`, as coming from here.
+    pub fn invalid(&self, value: &str, expected: impl Into<String>) -> Error {
+        let expected = expected.into();
+        match self {
+            // Only the target flags have a variable behind them.
+            Origin::Flag(flag) => Error::InvalidTarget {
+                setting: flag.to_string(),
+                input: value.escape_debug().to_string(),
+                reason: format!("expected {expected}"),
+            },
+            Origin::Variable(name) => Error::BadVariable {
+                variable: name,
+                value: value.escape_debug().to_string(),
+                expected,
+            },
+            Origin::File { path, key } => Error::Config {
+                path: path.clone(),
+                reason: format!("{key}: `{}` is not {expected}", value.escape_debug()),
+            },
+            Origin::Pip(from) => Error::Config {
+                path: PathBuf::from(from),
+                reason: format!("`{}` is not {expected}", value.escape_debug()),
+            },
+            Origin::Default => Error::Config {
+                path: PathBuf::from("cudaenv's built-in defaults"),
+                reason: format!("`{}` is not {expected}", value.escape_debug()),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Flag(flag) | Origin::Variable(flag) => f.write_str(flag),
+            Origin::File { path, key } => write!(f, "{}:{key}", path.display()),
+            Origin::Pip(from) => f.write_str(from),
+            Origin::Default => f.write_str("the default"),
+        }
+    }
+}
+
+/// A setting's value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub origin: Origin,
+}
+
+impl<T> Setting<T> {
+    pub fn new(value: T, origin: Origin) -> Setting<T> {
+        Setting { value, origin }
+    }
+}
+
+impl Setting<String> {
+    /// The value as a base URL (no trailing slash), or the error naming
+    /// where it came from.
+    pub fn base(&self) -> Result<&str> {
+        check_base(&self.value).map_err(|_| {
+            self.origin.invalid(
+                &self.value,
+                "an http(s):// or file:/// URL (without ?, # or spaces)",
+            )
+        })?;
+        Ok(self.value.trim_end_matches('/'))
+    }
+}
+
+/// The machine to plan for instead of this one: each part from its flag,
+/// else from its variable; `None` for this machine. A bad flag is
+/// `InvalidTarget` naming the flag, a bad variable `BadVariable`.
+pub fn target(
+    ctx: &Context,
+    driver_flag: Option<&str>,
+    arch_flag: Option<&str>,
+) -> Result<Option<Setting<Target>>> {
+    let part = |flag: Option<&str>,
+                flag_name: &'static str,
+                var: &'static str,
+                is_driver: bool|
+     -> Result<Option<Setting<Target>>> {
+        let (value, origin) = match (flag, ctx.var(var)) {
+            (Some(f), _) => (f, Origin::Flag(flag_name)),
+            (None, Some(v)) => (v, Origin::Variable(var)),
+            (None, None) => return Ok(None),
+        };
+        let parsed = if is_driver {
+            Target::parse(Some(value), None)
+        } else {
+            Target::parse(None, Some(value))
+        };
+        let b = match parsed {
+            Ok(t) => return Ok(t.map(|t| Setting::new(t, origin))),
+            Err(b) => b,
+        };
+        let input = if b.input.is_empty() {
+            value.to_string()
+        } else {
+            b.input
+        };
+        Err(match origin {
+            Origin::Variable(_) => {
+                // Target's reasons read "not X": what is expected is X.
+                let expected = match b.reason.strip_prefix("not ") {
+                    Some(x) if input == value => x.to_string(),
+                    Some(x) => format!("{x} (not `{input}`)"),
+                    None => format!("a list of GPU architectures ({})", b.reason),
+                };
+                origin.invalid(value, expected)
+            }
+            _ => Error::InvalidTarget {
+                setting: flag_name.to_string(),
+                input,
+                reason: b.reason,
+            },
+        })
+    };
+    let driver = part(
+        driver_flag,
+        "--target-driver",
+        env_vars::CUDAENV_TARGET_DRIVER,
+        true,
+    )?;
+    let arch = part(
+        arch_flag,
+        "--target-arch",
+        env_vars::CUDAENV_TARGET_ARCH,
+        false,
+    )?;
+    Ok(match (driver, arch) {
+        (None, None) => None,
+        (d, a) => {
+            // Said as the driver's origin, else the architecture's.
+            let origin = d
+                .as_ref()
+                .or(a.as_ref())
+                .map(|s| s.origin.clone())
+                .unwrap_or(Origin::Default);
+            Some(Setting::new(
+                Target {
+                    driver: d.and_then(|t| t.value.driver),
+                    arch: a.map(|t| t.value.arch).unwrap_or_default(),
+                },
+                origin,
+            ))
+        }
+    })
+}
+
+/// A variable parsed by `parse`: `None` when it is unset or empty; a value
+/// `parse` refuses is `Error::BadVariable` with `expected`.
+fn variable<T>(
+    ctx: &Context,
+    name: &'static str,
+    expected: &str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<Option<Setting<T>>> {
+    let Some(raw) = ctx.var_os(name).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let bad = || Error::BadVariable {
+        variable: name,
+        value: raw.to_string_lossy().escape_debug().to_string(),
+        expected: expected.to_string(),
+    };
+    let text = raw.to_str().ok_or_else(bad)?;
+    match parse(text) {
+        Some(v) => Ok(Some(Setting::new(v, Origin::Variable(name)))),
+        None => Err(bad()),
+    }
+}
+
+/// Every setting an installing command uses, resolved once.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The file as read (checked when it was read).
+    pub config: Config,
+    /// NVIDIA's download host or a mirror of it (checked by `Setting::base`).
+    pub nvidia_mirror: Setting<String>,
+    /// Debian's archive or a mirror of it (checked by `Setting::base`).
+    pub debian_mirror: Setting<String>,
+    /// The package index for the PyPI source.
+    pub pypi_index: Setting<String>,
+    /// How long the PyPI release catalogue is reused, in seconds.
+    pub catalogue_max_age: Setting<u64>,
+    /// From what size a download is fetched over several connections.
+    pub parallel_download_min: Setting<u64>,
+}
+
+impl Settings {
+    /// Reads the file and the variables, and checks what is not a base URL.
+    pub fn resolve(ctx: &Context) -> Result<Settings> {
+        let config = Config::load(ctx)?;
+        let base =
+            |var: &'static str, key: &'static str, file: &Option<String>, default: &str| match ctx
+                .var(var)
+            {
+                Some(v) => Setting::new(v.to_string(), Origin::Variable(var)),
+                None => match file {
+                    Some(f) => Setting::new(f.clone(), Origin::file(ctx, key)),
+                    None => Setting::new(default.to_string(), Origin::Default),
+                },
+            };
+        let nvidia_mirror = base(
+            env_vars::CUDAENV_NVIDIA_MIRROR,
+            "nvidia-mirror",
+            &config.nvidia_mirror,
+            DEFAULT_BASE,
+        );
+        let debian_mirror = base(
+            env_vars::CUDAENV_DEBIAN_MIRROR,
+            "debian-mirror",
+            &config.debian_mirror,
+            crate::sources::debian::DEFAULT_MIRROR,
+        );
+        let pypi_index = match (ctx.var(env_vars::CUDAENV_PYPI_INDEX), &config.pypi_index) {
+            (None, Some(i)) => Setting::new(
+                i.trim_end_matches('/').to_string(),
+                Origin::file(ctx, "pypi-index"),
+            ),
+            _ => {
+                let (url, why) = crate::sources::pypi::index_url(ctx);
+                let origin = match why.as_str() {
+                    env_vars::CUDAENV_PYPI_INDEX => Origin::Variable(env_vars::CUDAENV_PYPI_INDEX),
+                    "the default" => Origin::Default,
+                    _ => Origin::Pip(why),
+                };
+                Setting::new(url, origin)
+            }
+        };
+        let catalogue_max_age = match variable(
+            ctx,
+            env_vars::CUDAENV_CATALOGUE_MAX_AGE,
+            "a duration such as `1d`, `12h` or `3600` (seconds)",
+            |v| parse_age(v).ok(),
+        )? {
+            Some(s) => s,
+            None => match &config.catalogue_max_age {
+                Some(a) => Setting::new(
+                    parse_age(a).expect("checked by load"),
+                    Origin::file(ctx, "catalogue-max-age"),
+                ),
+                None => Setting::new(DAY, Origin::Default),
+            },
+        };
+        let parallel_download_min = variable(
+            ctx,
+            env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN,
+            "a number of bytes",
+            |v| v.trim().parse().ok(),
+        )?
+        .unwrap_or_else(|| Setting::new(crate::fetch::PARALLEL_MIN, Origin::Default));
+        Ok(Settings {
+            config,
+            nvidia_mirror,
+            debian_mirror,
+            pypi_index,
+            catalogue_max_age,
+            parallel_download_min,
+        })
+    }
+
+    /// The per-component source order for `--source auto`.
+    pub fn source_order(&self) -> SourceOrder {
+        self.config.source_order()
+    }
+
+    /// The NVIDIA base URL, checked.
+    pub fn nvidia_base(&self) -> Result<String> {
+        self.nvidia_mirror.base().map(str::to_string)
+    }
+
+    /// The Debian mirror, checked.
+    pub fn debian_base(&self) -> Result<String> {
+        self.debian_mirror.base().map(str::to_string)
+    }
+
+    /// The package index, checked when cudaenv's own setting names it
+    /// (pip's settings are pip's: they are used as pip would).
+    pub fn pypi_base(&self) -> Result<String> {
+        match self.pypi_index.origin {
+            Origin::Flag(_) | Origin::Variable(_) | Origin::File { .. } => {
+                self.pypi_index.base().map(str::to_string)
+            }
+            Origin::Pip(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
+        }
     }
 }
 
@@ -167,72 +510,6 @@ impl Config {
             }
         }
         Ok(config)
-    }
-
-    /// The base URL for NVIDIA downloads: `CUDAENV_NVIDIA_MIRROR`, else the
-    /// config key, else NVIDIA's host. No trailing slash.
-    pub fn nvidia_base(&self, ctx: &Context) -> Result<String> {
-        if let Some(m) = ctx.var(env_vars::CUDAENV_NVIDIA_MIRROR) {
-            check_base(m).map_err(|reason| Error::Config {
-                path: PathBuf::from(format!("${}", env_vars::CUDAENV_NVIDIA_MIRROR)),
-                reason,
-            })?;
-            return Ok(m.trim_end_matches('/').to_string());
-        }
-        Ok(self
-            .nvidia_mirror
-            .as_deref()
-            .unwrap_or(DEFAULT_BASE)
-            .trim_end_matches('/')
-            .to_string())
-    }
-
-    /// The Debian mirror: `CUDAENV_DEBIAN_MIRROR`, else the config key,
-    /// else Debian's redirector. No trailing slash.
-    pub fn debian_mirror(&self, ctx: &Context) -> Result<String> {
-        if let Some(m) = ctx.var(env_vars::CUDAENV_DEBIAN_MIRROR) {
-            check_base(m).map_err(|reason| Error::Config {
-                path: PathBuf::from(format!("${}", env_vars::CUDAENV_DEBIAN_MIRROR)),
-                reason,
-            })?;
-            return Ok(m.trim_end_matches('/').to_string());
-        }
-        Ok(self
-            .debian_mirror
-            .as_deref()
-            .unwrap_or(crate::sources::debian::DEFAULT_MIRROR)
-            .trim_end_matches('/')
-            .to_string())
-    }
-
-    /// The PyPI index and why it was chosen: `CUDAENV_PYPI_INDEX`, else the
-    /// `pypi-index` key, else pip's settings (`PIP_INDEX_URL`, pip.conf), else PyPI.
-    pub fn pypi_index(&self, ctx: &Context) -> (String, String) {
-        if ctx.var(env_vars::CUDAENV_PYPI_INDEX).is_none()
-            && let Some(i) = &self.pypi_index
-        {
-            return (
-                i.trim_end_matches('/').to_string(),
-                format!("pypi-index in {}", Self::path(ctx).display()),
-            );
-        }
-        crate::sources::pypi::index_url(ctx)
-    }
-
-    /// How long the PyPI release catalogue is reused, in seconds:
-    /// `CUDAENV_CATALOGUE_MAX_AGE`, else `catalogue-max-age`, else a day.
-    pub fn catalogue_max_age(&self, ctx: &Context) -> Result<u64> {
-        if let Some(v) = ctx.var(env_vars::CUDAENV_CATALOGUE_MAX_AGE) {
-            return parse_age(v).map_err(|reason| Error::InvalidSpec {
-                input: v.escape_debug().to_string(),
-                reason: format!("{}: {reason}", env_vars::CUDAENV_CATALOGUE_MAX_AGE),
-            });
-        }
-        Ok(self
-            .catalogue_max_age
-            .as_deref()
-            .map(|a| parse_age(a).expect("checked by load"))
-            .unwrap_or(DAY))
     }
 
     /// The per-component source order for `--source auto`.
@@ -352,15 +629,24 @@ mod tests {
         assert!(parse_age("1w").is_err() && parse_age("soon").is_err() && parse_age("").is_err());
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
-        assert_eq!(
-            Config::load(&ctx).unwrap().catalogue_max_age(&ctx).unwrap(),
-            DAY
-        );
+        let age = |ctx: &Context| Settings::resolve(ctx).unwrap().catalogue_max_age;
+        assert_eq!(age(&ctx), Setting::new(DAY, Origin::Default));
         std::fs::write(tmp.path().join(FILE_NAME), "catalogue-max-age = \"12h\"\n").unwrap();
-        let c = Config::load(&ctx).unwrap();
-        assert_eq!(c.catalogue_max_age(&ctx).unwrap(), 12 * 3600);
+        assert_eq!(
+            age(&ctx),
+            Setting::new(
+                12 * 3600,
+                Origin::File {
+                    path: tmp.path().join(FILE_NAME),
+                    key: "catalogue-max-age"
+                }
+            )
+        );
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_CATALOGUE_MAX_AGE", "0")]);
-        assert_eq!(c.catalogue_max_age(&ctx).unwrap(), 0);
+        assert_eq!(
+            age(&ctx),
+            Setting::new(0, Origin::Variable("CUDAENV_CATALOGUE_MAX_AGE"))
+        );
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "catalogue-max-age = \"later\"\n",
@@ -373,16 +659,20 @@ mod tests {
     fn defaults_file_and_env_precedence() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
-        let c = Config::load(&ctx).unwrap();
-        assert_eq!(c.nvidia_base(&ctx).unwrap(), DEFAULT_BASE);
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(c.nvidia_base().unwrap(), DEFAULT_BASE);
         assert_eq!(c.source_order(), SourceOrder::default());
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "nvidia-mirror = \"file:///srv/nvidia/\"\n[sources]\norder = [\"nvidia\", \"legacy\"]\n[sources.component]\ncudnn = [\"legacy\"]\n",
         )
         .unwrap();
-        let c = Config::load(&ctx).unwrap();
-        assert_eq!(c.nvidia_base(&ctx).unwrap(), "file:///srv/nvidia");
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(c.nvidia_base().unwrap(), "file:///srv/nvidia");
+        assert_eq!(
+            c.nvidia_mirror.origin.to_string(),
+            format!("{}:nvidia-mirror", tmp.path().join(FILE_NAME).display())
+        );
         let o = c.source_order();
         assert_eq!(o.default, vec![SourceKind::Nvidia, SourceKind::Legacy]);
         assert_eq!(o.per_component["cudnn"], vec![SourceKind::Legacy]);
@@ -395,7 +685,80 @@ mod tests {
             tmp.path(),
             &[("CUDAENV_NVIDIA_MIRROR", "http://127.0.0.1:9/nv")],
         );
-        assert_eq!(c.nvidia_base(&ctx).unwrap(), "http://127.0.0.1:9/nv");
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(c.nvidia_base().unwrap(), "http://127.0.0.1:9/nv");
+        assert_eq!(c.nvidia_mirror.origin.to_string(), "CUDAENV_NVIDIA_MIRROR");
+    }
+
+    /// Defect: a bad variable was reported as an invalid version spec, or as
+    /// a config file error; it is reported as the variable, with its value
+    /// and what it takes.
+    #[test]
+    fn a_bad_variable_is_named_as_a_variable() {
+        let tmp = tempfile::tempdir().unwrap();
+        for (var, value) in [
+            ("CUDAENV_CATALOGUE_MAX_AGE", "soon"),
+            ("CUDAENV_PARALLEL_DOWNLOAD_MIN", "lots"),
+        ] {
+            let ctx = ctx_with(tmp.path(), &[(var, value)]);
+            match Settings::resolve(&ctx) {
+                Err(Error::BadVariable {
+                    variable, value: v, ..
+                }) => assert_eq!((variable, v.as_str()), (var, value)),
+                other => panic!("{var}: {other:?}"),
+            }
+        }
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_BUNDLED_CUDA", "sometimes")]);
+        assert!(matches!(
+            BundledCuda::resolve(&ctx),
+            Err(Error::BadVariable {
+                variable: "CUDAENV_BUNDLED_CUDA",
+                ..
+            })
+        ));
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_BUNDLED_CUDA", "wheels")]);
+        assert_eq!(
+            BundledCuda::resolve_with_origin(&ctx).unwrap(),
+            Setting::new(
+                BundledCuda::Wheels,
+                Origin::Variable("CUDAENV_BUNDLED_CUDA")
+            )
+        );
+    }
+
+    #[test]
+    fn a_target_part_comes_from_its_flag_else_its_variable() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx_with(
+            tmp.path(),
+            &[
+                ("CUDAENV_TARGET_DRIVER", "550.54.15"),
+                ("CUDAENV_TARGET_ARCH", "8.6"),
+            ],
+        );
+        let t = target(&ctx, None, None).unwrap().unwrap();
+        assert_eq!(t.origin, Origin::Variable("CUDAENV_TARGET_DRIVER"));
+        assert_eq!(t.value.driver.as_deref(), Some("550.54.15"));
+        assert_eq!(t.value.arch, ["sm_86"]);
+        let t = target(&ctx, Some("580"), None).unwrap().unwrap();
+        assert_eq!(t.origin.to_string(), "--target-driver");
+        assert_eq!(
+            (t.value.driver.as_deref(), t.value.arch),
+            (Some("580"), vec!["sm_86".to_string()])
+        );
+        let ctx = ctx_with(tmp.path(), &[("CUDAENV_TARGET_ARCH", "sm_90,hopper")]);
+        match target(&ctx, None, None) {
+            Err(Error::BadVariable {
+                variable: "CUDAENV_TARGET_ARCH",
+                expected,
+                ..
+            }) => assert!(expected.contains("not `hopper`"), "{expected}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            target(&ctx_with(tmp.path(), &[]), None, None).unwrap(),
+            None
+        );
     }
 
     #[test]
@@ -429,9 +792,9 @@ mod tests {
     fn debian_mirror_from_default_file_and_env() {
         let tmp = tempfile::tempdir().unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
-        let c = Config::load(&ctx).unwrap();
+        let c = Settings::resolve(&ctx).unwrap();
         assert_eq!(
-            c.debian_mirror(&ctx).unwrap(),
+            c.debian_base().unwrap(),
             crate::sources::debian::DEFAULT_MIRROR
         );
         std::fs::write(
@@ -439,18 +802,25 @@ mod tests {
             "debian-mirror = \"https://mirrors.example.org/debian/\"\n",
         )
         .unwrap();
-        let c = Config::load(&ctx).unwrap();
+        let c = Settings::resolve(&ctx).unwrap();
         assert_eq!(
-            c.debian_mirror(&ctx).unwrap(),
+            c.debian_base().unwrap(),
             "https://mirrors.example.org/debian"
         );
         let ctx = ctx_with(
             tmp.path(),
             &[("CUDAENV_DEBIAN_MIRROR", "file:///srv/debian")],
         );
-        assert_eq!(c.debian_mirror(&ctx).unwrap(), "file:///srv/debian");
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(c.debian_base().unwrap(), "file:///srv/debian");
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_DEBIAN_MIRROR", "deb.debian.org")]);
-        assert!(matches!(c.debian_mirror(&ctx), Err(Error::Config { .. })));
+        assert!(matches!(
+            Settings::resolve(&ctx).unwrap().debian_base(),
+            Err(Error::BadVariable {
+                variable: "CUDAENV_DEBIAN_MIRROR",
+                ..
+            })
+        ));
         std::fs::write(tmp.path().join(FILE_NAME), "debian-mirror = \"ftp://x\"\n").unwrap();
         assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
     }
@@ -489,6 +859,12 @@ mod tests {
         assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
         std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_NVIDIA_MIRROR", "mirror.local")]);
-        assert!(Config::default().nvidia_base(&ctx).is_err());
+        assert!(matches!(
+            Settings::resolve(&ctx).unwrap().nvidia_base(),
+            Err(Error::BadVariable {
+                variable: "CUDAENV_NVIDIA_MIRROR",
+                ..
+            })
+        ));
     }
 }

@@ -4,12 +4,20 @@
 //! once, at start-up, into a `Context`, and passed down. Library code never calls
 //! `std::env::var` or `current_dir` itself, so tests can build a `Context` with
 //! any environment they like and run in parallel without touching process state.
+//!
+//! Standard output and standard error are on the context too (`Stdio`), as
+//! rustup's `Process` has them: commands write data and messages through it,
+//! never through `println!`/`eprintln!`, so a test can run a command with
+//! `Context::capturing` and read what it printed. The process's own streams
+//! cost nothing to carry (no allocation), which matters on the shim path.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString, OsStr, OsString, c_char};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::env_vars;
 use crate::error::{Error, Result};
@@ -20,6 +28,7 @@ pub struct Context {
     cwd: PathBuf,
     home: Option<PathBuf>,
     root: PathBuf,
+    stdio: Stdio,
 }
 
 impl Context {
@@ -64,7 +73,20 @@ impl Context {
             cwd,
             home,
             root,
+            stdio: Stdio::default(),
         })
+    }
+
+    /// This context with its output kept in memory (`Stdio::captured`).
+    pub fn capturing(&self) -> Context {
+        let mut c = self.clone();
+        c.stdio = Stdio(Some(Arc::default()));
+        c
+    }
+
+    /// Where output goes.
+    pub fn stdio(&self) -> &Stdio {
+        &self.stdio
     }
 
     /// `$CUDAENV_ROOT`, absolute.
@@ -151,6 +173,79 @@ impl Context {
         self.var_os(env_vars::NO_COLOR)
             .is_some_and(|v| !v.is_empty())
     }
+}
+
+/// A command's standard output and standard error: the process's, or (for
+/// tests) two buffers. Clones share the same buffers.
+#[derive(Debug, Clone, Default)]
+pub struct Stdio(Option<Arc<Mutex<Captured>>>);
+
+/// What a capturing context's commands wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    /// Styles (colours) removed, as on a stream that is not a terminal.
+    pub stderr: Vec<u8>,
+}
+
+impl Stdio {
+    /// Data, as it is (shell code, JSON, paths): never restyled.
+    pub fn out(&self, bytes: &[u8]) -> std::io::Result<()> {
+        match &self.0 {
+            None => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(bytes).and_then(|_| o.flush())
+            }
+            Some(c) => {
+                lock(c).stdout.extend_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// Styled text for stdout (a table with colours): the styles are dropped
+    /// when stdout is not a terminal or `NO_COLOR` is set.
+    pub fn out_styled(&self, text: &str) -> std::io::Result<()> {
+        match &self.0 {
+            None => {
+                let mut o = anstream::stdout().lock();
+                o.write_all(text.as_bytes()).and_then(|_| o.flush())
+            }
+            Some(c) => {
+                lock(c)
+                    .stdout
+                    .extend(anstream::adapter::strip_str(text).to_string().bytes());
+                Ok(())
+            }
+        }
+    }
+
+    /// Messages for stderr, styles dropped as for `out_styled`.
+    pub fn err(&self, text: &str) {
+        match &self.0 {
+            None => {
+                let _ = anstream::stderr().lock().write_all(text.as_bytes());
+            }
+            Some(c) => lock(c)
+                .stderr
+                .extend(anstream::adapter::strip_str(text).to_string().bytes()),
+        }
+    }
+
+    /// Whether output is kept in memory (progress bars, which draw on the
+    /// terminal, stay hidden then).
+    pub fn is_captured(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// What was written so far (empty for the process's own streams).
+    pub fn captured(&self) -> Captured {
+        self.0.as_ref().map(|c| lock(c).clone()).unwrap_or_default()
+    }
+}
+
+fn lock(c: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
+    c.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The shell's `$PWD` when it names the working directory (the path the user

@@ -2,11 +2,13 @@
 //!
 //! Errors carry the values a user needs (the file, the URL, expected and actual
 //! hashes) and know their own `hint`: the one thing to do next. They are printed
-//! once, at the top of the binary (`cli::report_error`), as `error:` + the chain
+//! once, at the top of the binary (`ui::report_error`, called by `cli::main`), as `error:` + the chain
 //! of causes + `hint:`. Exit codes are deliberately few; each is documented in
 //! `docs/exit-codes.md` and stable for scripts.
 
 use std::path::PathBuf;
+
+use crate::sources::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +25,6 @@ pub enum ExitCode {
     Integrity = 4,
     /// A network or mirror problem (after retries), or `--offline` with a cold cache.
     Network = 5,
-    /// Another cudaenv holds a lock that is needed and `--no-wait` was given.
-    Locked = 6,
     /// The requested release or component does not exist in any source.
     NotAvailable = 7,
     /// A version of the system root, or the root itself, can be written by
@@ -68,14 +68,13 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 24] = [
+    pub const ALL: [ExitCode; 23] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
         ExitCode::NotInstalled,
         ExitCode::Integrity,
         ExitCode::Network,
-        ExitCode::Locked,
         ExitCode::NotAvailable,
         ExitCode::UnsafeSystemRoot,
         ExitCode::SystemRootNotWritable,
@@ -178,11 +177,21 @@ pub enum Error {
         actual: String,
     },
 
+    /// `from`: the source the file was asked of, when known (for the hint).
     #[error("size mismatch for {url}: {reason}")]
-    SizeMismatch { url: String, reason: String },
+    SizeMismatch {
+        url: String,
+        reason: String,
+        from: Option<crate::sources::SourceKind>,
+    },
 
+    /// `from`: the source the URL belongs to, when known (for the hint).
     #[error("download failed: {url}: {reason}")]
-    Network { url: String, reason: String },
+    Network {
+        url: String,
+        reason: String,
+        from: Option<crate::sources::SourceKind>,
+    },
 
     #[error("--offline: {file} is not in the download cache")]
     Offline { file: String, url: String },
@@ -331,9 +340,6 @@ pub enum Error {
         machine: Box<crate::compat::Machine>,
     },
 
-    #[error("{0}")]
-    Other(String),
-
     #[error("`{name}` is neither a help topic nor a command")]
     UnknownHelpTopic { name: String, topics: Vec<String> },
 
@@ -458,6 +464,80 @@ pub enum Error {
         variable: &'static str,
         value: String,
     },
+    /// An environment variable whose value cannot be used.
+    #[error("invalid {variable}=`{value}`: expected {expected}")]
+    BadVariable {
+        variable: &'static str,
+        value: String,
+        expected: String,
+    },
+
+    /// Encoding a value cudaenv built itself (JSON, TOML) failed.
+    #[error("cannot encode {what}: {reason}")]
+    Encode { what: &'static str, reason: String },
+
+    /// A task run on another thread panicked or was cancelled.
+    #[error("the {task} task failed: {reason}")]
+    TaskFailed { task: &'static str, reason: String },
+
+    #[error("cannot start the async runtime")]
+    AsyncRuntime {
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("cannot set up the HTTP client: {reason}")]
+    HttpClient { reason: String },
+
+    /// `exec`: the command exists but could not be started.
+    #[error("cannot run `{command}`")]
+    CannotRun {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `explain` with nothing to explain.
+    #[error("no error text given")]
+    NoErrorText,
+
+    /// `shell` without SPEC when no shell-specific version is set.
+    #[error("no shell-specific version is set ({variable} is unset)")]
+    NoShellVersion { variable: &'static str },
+
+    /// `prefix` of `system`.
+    #[error("the system toolkit is not managed by cudaenv, so it has no prefix")]
+    SystemHasNoPrefix,
+
+    /// `link --force` onto a version that was installed, not linked.
+    #[error("`{name}` is an installed version, not a link")]
+    NotALink { name: String },
+
+    /// Something at a version's place that is not a complete version.
+    #[error("{} exists but is not a complete version", path.display())]
+    IncompleteVersion { path: PathBuf },
+
+    /// The request handed to `verify`'s child process is malformed.
+    #[error("invalid request for {command}: {reason}")]
+    BadChildRequest {
+        command: &'static str,
+        reason: String,
+    },
+
+    /// A stored index page in the download cache that cannot be read back.
+    #[error("corrupt index cache {}: {reason}", path.display())]
+    CorruptCache { path: PathBuf, reason: String },
+
+    /// A version's `.cudaenv/meta.toml` that cannot be read.
+    #[error("invalid version metadata {}: {reason}", path.display())]
+    BadMetadata { path: PathBuf, reason: String },
+
+    /// A value a shell's code cannot carry.
+    #[error("cannot pass the non-UTF-8 value {value} to {shell}")]
+    NotUtf8ForShell { shell: &'static str, value: String },
+
+    #[error("unknown shell `{name}`")]
+    UnknownShell { name: String },
 }
 
 impl Error {
@@ -471,6 +551,48 @@ impl Error {
             context,
             path,
             source,
+        }
+    }
+
+    /// Wraps the failure of a task run on another thread (a join error, a panic).
+    pub fn task<E: std::fmt::Display>(task: &'static str) -> impl FnOnce(E) -> Error {
+        move |e| Error::TaskFailed {
+            task,
+            reason: e.to_string(),
+        }
+    }
+
+    /// Wraps a failure to encode a value cudaenv built itself.
+    pub fn encode<E: std::fmt::Display>(what: &'static str) -> impl FnOnce(E) -> Error {
+        move |e| Error::Encode {
+            what,
+            reason: e.to_string(),
+        }
+    }
+
+    /// Says which source a network or size failure came from, when the code
+    /// that failed (a shared retry loop) did not know it.
+    pub fn from_source(self, kind: SourceKind) -> Error {
+        match self {
+            Error::Network {
+                url,
+                reason,
+                from: None,
+            } => Error::Network {
+                url,
+                reason,
+                from: Some(kind),
+            },
+            Error::SizeMismatch {
+                url,
+                reason,
+                from: None,
+            } => Error::SizeMismatch {
+                url,
+                reason,
+                from: Some(kind),
+            },
+            other => other,
         }
     }
 
@@ -518,8 +640,7 @@ impl Error {
             | Error::NoHome
             | Error::ShimRecursion { .. }
             | Error::Aborted(_)
-            | Error::Io { .. }
-            | Error::Other(_) => ExitCode::Failure,
+            | Error::Io { .. } => ExitCode::Failure,
             Error::UnknownHelpTopic { .. } | Error::UnknownCommand { .. } => ExitCode::Usage,
             Error::NoPin { .. } => ExitCode::Failure,
             Error::VersionNameRequired { .. } => ExitCode::Usage,
@@ -538,6 +659,22 @@ impl Error {
             Error::NoLock { .. } | Error::NoVersionFile { .. } => ExitCode::Usage,
             Error::NetworkStalled { .. } => ExitCode::Network,
             Error::InvalidHttpTimeout { .. } => ExitCode::Usage,
+            Error::BadVariable { .. } => ExitCode::Usage,
+            Error::Encode { .. }
+            | Error::TaskFailed { .. }
+            | Error::AsyncRuntime { .. }
+            | Error::HttpClient { .. }
+            | Error::CannotRun { .. }
+            | Error::NoErrorText
+            | Error::NoShellVersion { .. }
+            | Error::SystemHasNoPrefix
+            | Error::NotALink { .. }
+            | Error::IncompleteVersion { .. }
+            | Error::BadChildRequest { .. }
+            | Error::CorruptCache { .. }
+            | Error::BadMetadata { .. }
+            | Error::NotUtf8ForShell { .. }
+            | Error::UnknownShell { .. } => ExitCode::Failure,
         }
     }
 
@@ -600,18 +737,35 @@ impl Error {
                 "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
                     .into(),
             ),
-            Error::SizeMismatch { url, .. } => Some(format!(
+            Error::SizeMismatch { from, .. } => Some(format!(
                 "the file is not the one the {} announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file{}",
-                if url.contains("/compute/") { "manifest" } else { "index" },
-                if url.contains("/compute/") { " (check CUDAENV_NVIDIA_MIRROR)" } else { "" }
+                match from {
+                    Some(SourceKind::Nvidia | SourceKind::Legacy) => "manifest",
+                    _ => "index",
+                },
+                match from {
+                    Some(k) => format!(" (check {})", where_configured(*k)),
+                    None => String::new(),
+                }
             )),
-            // NVIDIA's files all live under /compute/ (on NVIDIA's host or a mirror).
-            Error::Network { url, reason } if url.contains("/compute/") => Some(format!(
-                "{}; run again to resume",
-                network_advice(url, reason)
+            Error::Network {
+                url,
+                reason,
+                from: Some(SourceKind::Nvidia | SourceKind::Legacy),
+            } => Some(format!("{}; run again to resume", network_advice(url, reason))),
+            Error::Network {
+                from: Some(k @ (SourceKind::Pypi | SourceKind::Debian)),
+                ..
+            } => Some(format!(
+                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the {} ({}); run again to resume",
+                match k {
+                    SourceKind::Debian => "Debian mirror",
+                    _ => "package index",
+                },
+                where_configured(*k)
             )),
-            Error::Network { .. } => Some(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the package index (CUDAENV_PYPI_INDEX, PIP_INDEX_URL); run again to resume"
+            Error::Network { from: None, .. } => Some(
+                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the source's mirror (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml); run again to resume"
                     .into(),
             ),
             Error::Offline { url, .. } => Some(format!(
@@ -854,7 +1008,62 @@ impl Error {
                 crate::env_vars::CUDAENV_HTTP_TIMEOUT,
                 crate::fetch::timeouts::DEFAULT_SECS
             )),
-            _ => None,
+            Error::BadVariable { variable, .. } => Some(format!(
+                "set {variable} to such a value, or unset it (`cudaenv help environment` lists the variables)"
+            )),
+            Error::Encode { .. } | Error::TaskFailed { .. } => Some(
+                "this is a bug in cudaenv; nothing was committed half-way. Please report it with the command that failed"
+                    .into(),
+            ),
+            Error::AsyncRuntime { .. } | Error::HttpClient { .. } => Some(
+                "the system refused a resource cudaenv needs (threads, file descriptors, TLS roots): check `ulimit -a`"
+                    .into(),
+            ),
+            Error::CannotRun { .. } => Some(
+                "check that the file is executable and built for this machine (`file`, `ldd`)".into(),
+            ),
+            Error::NoErrorText => Some(
+                "pass the message as an argument or on standard input: `cudaenv explain \"libcudart.so.11.0: cannot open…\"`"
+                    .into(),
+            ),
+            Error::NoShellVersion { .. } => Some(
+                "`cudaenv shell SPEC` sets one for this shell; `cudaenv version` shows what is active and why".into(),
+            ),
+            Error::SystemHasNoPrefix => Some(
+                "select a cudaenv version (`cudaenv prefix 12.4`, `cudaenv local 12.4`); `cudaenv versions` lists them"
+                    .into(),
+            ),
+            Error::NotALink { name } => Some(format!(
+                "`--force` only replaces links: run `cudaenv uninstall {name}` first, or pick another name"
+            )),
+            Error::IncompleteVersion { .. } => Some("pass --force to replace it".into()),
+            Error::BadChildRequest { .. } => Some(
+                "this process is started by `cudaenv verify`; run that instead".into(),
+            ),
+            Error::CorruptCache { path, .. } => Some(format!(
+                "remove {} (or run once without --offline to read the index again)",
+                path.display()
+            )),
+            Error::BadMetadata { path, .. } => Some(format!(
+                "the version's record was changed or damaged: reinstall it, or remove {} with `cudaenv uninstall`",
+                path.parent()
+                    .and_then(|p| p.parent())
+                    .unwrap_or(path)
+                    .display()
+            )),
+            Error::NotUtf8ForShell { .. } => Some(
+                "use a path or value that is valid UTF-8, or another shell (bash, zsh, fish)".into(),
+            ),
+            Error::UnknownShell { .. } => Some("expected bash, zsh, fish or pwsh".into()),
+            Error::UnknownFrameworkVersion { .. }
+            | Error::VerifyCrashed { .. }
+            | Error::PathNotFound { .. }
+            | Error::InvalidName { .. }
+            | Error::NoHome
+            | Error::Aborted(_)
+            | Error::Interrupted
+            | Error::Io { .. }
+            | Error::CheckFailed { .. } => None,
         }
     }
 
@@ -877,9 +1086,80 @@ impl Error {
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
             | Error::InvalidName { .. }
-            | Error::UnrepresentablePath { .. } => "usage",
-            _ => "failure",
+            | Error::UnrepresentablePath { .. }
+            | Error::BadVariable { .. }
+            | Error::InvalidHttpTimeout { .. } => "usage",
+            Error::NoSuchVersion { .. }
+            | Error::NoRuntimeAt { .. }
+            | Error::PathNotFound { .. }
+            | Error::ConfirmationRequired { .. }
+            | Error::AlreadyExists { .. }
+            | Error::ShimRecursion { .. }
+            | Error::NoHome
+            | Error::BadArchive { .. }
+            | Error::HashMismatch { .. }
+            | Error::SizeMismatch { .. }
+            | Error::Network { .. }
+            | Error::NetworkStalled { .. }
+            | Error::Offline { .. }
+            | Error::NotAvailable { .. }
+            | Error::Aborted(_)
+            | Error::Interrupted
+            | Error::Io { .. }
+            | Error::BadManifest { .. }
+            | Error::Unverified { .. }
+            | Error::BadRunfile { .. }
+            | Error::Config { .. }
+            | Error::InvalidFacts { .. }
+            | Error::InvalidFramework { .. }
+            | Error::UnknownFrameworkVersion { .. }
+            | Error::FrameworkNotInstalled { .. }
+            | Error::WouldNotRun { .. }
+            | Error::UnknownHelpTopic { .. }
+            | Error::UnknownCommand { .. }
+            | Error::NoPin { .. }
+            | Error::VersionNameRequired { .. }
+            | Error::ManifestsUnreachable { .. }
+            | Error::ModulefileNotOurs { .. }
+            | Error::NothingInstalled { .. }
+            | Error::UnsafeSystemRoot { .. }
+            | Error::SystemRootNotWritable { .. }
+            | Error::NoSystemRoot
+            | Error::NotAMirror { .. }
+            | Error::BadMirror { .. }
+            | Error::InvalidTarget { .. }
+            | Error::TraceFailed { .. }
+            | Error::InvalidLock { .. }
+            | Error::LockForeignUrl { .. }
+            | Error::LockMismatch { .. }
+            | Error::LockPlatform { .. }
+            | Error::NoLock { .. }
+            | Error::NoVersionFile { .. }
+            | Error::Encode { .. }
+            | Error::TaskFailed { .. }
+            | Error::AsyncRuntime { .. }
+            | Error::HttpClient { .. }
+            | Error::CannotRun { .. }
+            | Error::NoErrorText
+            | Error::NoShellVersion { .. }
+            | Error::SystemHasNoPrefix
+            | Error::NotALink { .. }
+            | Error::IncompleteVersion { .. }
+            | Error::BadChildRequest { .. }
+            | Error::CorruptCache { .. }
+            | Error::BadMetadata { .. }
+            | Error::NotUtf8ForShell { .. }
+            | Error::UnknownShell { .. } => "failure",
         }
+    }
+}
+
+/// Where the user configures the server of a source, for hints.
+fn where_configured(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Pypi => "CUDAENV_PYPI_INDEX, PIP_INDEX_URL",
+        SourceKind::Nvidia | SourceKind::Legacy => "CUDAENV_NVIDIA_MIRROR",
+        SourceKind::Debian => "CUDAENV_DEBIAN_MIRROR",
     }
 }
 
@@ -926,7 +1206,6 @@ mod tests {
             | ExitCode::NotInstalled
             | ExitCode::Integrity
             | ExitCode::Network
-            | ExitCode::Locked
             | ExitCode::NotAvailable
             | ExitCode::UnsafeSystemRoot
             | ExitCode::SystemRootNotWritable
@@ -945,6 +1224,53 @@ mod tests {
             | ExitCode::InvalidLock
             | ExitCode::LockMismatch => {}
         }
+    }
+
+    /// Defect: hints guessed the source from `/compute/` in the URL, so a
+    /// PyPI mirror under such a path was sent to CUDAENV_NVIDIA_MIRROR. The
+    /// hint follows the source the error carries.
+    #[test]
+    fn a_hint_names_the_source_the_error_carries_not_a_url_guess() {
+        let url = "https://mirror.example/compute/pypi/simple/nvidia-cuda-runtime/";
+        let hint = |from| {
+            Error::Network {
+                url: url.into(),
+                reason: "server answered 503".into(),
+                from,
+            }
+            .hint()
+            .unwrap()
+        };
+        let pypi = hint(Some(SourceKind::Pypi));
+        assert!(pypi.contains("CUDAENV_PYPI_INDEX"), "{pypi}");
+        assert!(!pypi.contains("NVIDIA"), "{pypi}");
+        let nvidia = hint(Some(SourceKind::Nvidia));
+        assert!(nvidia.contains("CUDAENV_NVIDIA_MIRROR"), "{nvidia}");
+        assert!(!nvidia.contains("CUDAENV_PYPI_INDEX"), "{nvidia}");
+        let debian = hint(Some(SourceKind::Debian));
+        assert!(debian.contains("CUDAENV_DEBIAN_MIRROR"), "{debian}");
+        let size = Error::SizeMismatch {
+            url: "https://h/pkgs/libcudart.deb".into(),
+            reason: "got 1 bytes".into(),
+            from: Some(SourceKind::Debian),
+        }
+        .hint()
+        .unwrap();
+        assert!(size.contains("CUDAENV_DEBIAN_MIRROR"), "{size}");
+        // A failure that no source was named for is filled in by its caller.
+        let e = Error::Network {
+            url: url.into(),
+            reason: "x".into(),
+            from: None,
+        }
+        .from_source(SourceKind::Pypi);
+        assert!(matches!(
+            e,
+            Error::Network {
+                from: Some(SourceKind::Pypi),
+                ..
+            }
+        ));
     }
 
     /// docs/exit-codes.md is the public contract: every code must be in its table.

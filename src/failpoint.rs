@@ -59,13 +59,10 @@ impl Point {
         Point::ALL
             .into_iter()
             .find(|p| p.name() == s.trim())
-            .ok_or_else(|| Error::InvalidSpec {
-                input: s.to_string(),
-                reason: format!(
-                    "{} must be one of: {}",
-                    crate::env_vars::CUDAENV_CRASH_AT,
-                    Point::ALL.map(Point::name).join(", ")
-                ),
+            .ok_or_else(|| Error::BadVariable {
+                variable: crate::env_vars::CUDAENV_CRASH_AT,
+                value: s.escape_debug().to_string(),
+                expected: format!("one of: {}", Point::ALL.map(Point::name).join(", ")),
             })
     }
 }

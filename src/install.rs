@@ -123,7 +123,7 @@ pub async fn install(
         Ok(known)
     })
     .await
-    .map_err(|e| Error::Other(format!("assembling task failed: {e}")))??;
+    .map_err(Error::task("assembling"))??;
 
     let meta = metadata(plan, staging.path());
     if opts.force && store.get(&plan.name)?.is_some() {
@@ -212,7 +212,7 @@ async fn fetch_and_unpack(
                 .map(Some)
             })
             .await
-            .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))?
+            .map_err(Error::task("unpacking"))?
         }
     };
     let (file, early) = tokio::join!(fetcher.fetch_following(a, line, Some(follower)), unpacking);
@@ -231,7 +231,7 @@ async fn fetch_and_unpack(
             let summary =
                 tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, threads))
                     .await
-                    .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
+                    .map_err(Error::task("unpacking"))??;
             (tmp, summary)
         }
     };
@@ -318,7 +318,7 @@ async fn ensure_unpacked(
         store_package(tmp, &summary, &dest2)
     })
     .await
-    .map_err(|e| Error::Other(format!("unpacking task failed: {e}")))??;
+    .map_err(Error::task("unpacking"))??;
     drop(lock);
     Ok(dest)
 }

@@ -3,6 +3,8 @@
 //! Layers, from the bottom up (lower layers never import higher ones):
 //! - `spec`, `version_file`: what users write, parsed once into types;
 //! - `store`: `$CUDAENV_ROOT` on disk — versions, metadata, locks, atomic commits;
+//! - `config`: the settings (config.toml, variables), resolved once, each
+//!   with where it came from;
 //! - `select`: which version is active here and why;
 //! - `activate`: the environment a version needs, as data;
 //! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
@@ -11,7 +13,7 @@
 //! - `verify`: proving on the GPU that a version works (a child process that
 //!   loads the libraries by soname and runs GEMMs and a convolution);
 //! - `cli`: one file per subcommand, the only layer that talks to the terminal
-//!   (through `ui`).
+//!   (through `ui` and the context's `Stdio`).
 //!
 //! The shim path (`shims` → `select` → `activate` → `store`) touches no network
 //! or progress code, so it stays small and fast.

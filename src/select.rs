@@ -105,14 +105,17 @@ pub fn select(ctx: &Context) -> Result<Selection> {
         .var_os(env_vars::CUDAENV_VERSION)
         .filter(|v| !v.is_empty())
     {
-        let s = v.to_str().ok_or_else(|| Error::InvalidSpec {
-            input: v.to_string_lossy().into_owned(),
-            reason: format!("{} is not valid UTF-8", env_vars::CUDAENV_VERSION),
-        })?;
-        let spec = Spec::parse_reason(s).map_err(|reason| Error::InvalidSpec {
-            input: s.escape_debug().to_string(),
-            reason: format!("{reason} (from {})", env_vars::CUDAENV_VERSION),
-        })?;
+        let bad = |reason: String| Error::BadVariable {
+            variable: env_vars::CUDAENV_VERSION,
+            value: v.to_string_lossy().escape_debug().to_string(),
+            expected: format!(
+                "a spec such as `12.4`, `11.2+cudnn8.1`, `system` or a linked version's name ({reason})"
+            ),
+        };
+        let s = v
+            .to_str()
+            .ok_or_else(|| bad("it is not valid UTF-8".into()))?;
+        let spec = Spec::parse_reason(s).map_err(bad)?;
         return Ok(Selection {
             spec,
             origin: Origin::ShellVar,

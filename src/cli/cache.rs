@@ -11,7 +11,6 @@ use crate::fetch::Cache;
 use crate::fetch::usage::{self, CacheUsage, Usage};
 use crate::sources::measure::human_bytes;
 use crate::store::Store;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,11 +37,11 @@ pub enum CacheCommand {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let dir = env.ctx.cache_dir();
     match args.command {
-        CacheCommand::Dir => ui::outln(dir.display())?,
+        CacheCommand::Dir => env.outln(dir.display())?,
         CacheCommand::Size { json } => {
             let u = CacheUsage::of(&Cache::new(&dir));
             if json {
-                ui::out_json(&u)?;
+                env.out_json(&u)?;
             } else {
                 let line = |what: &str, u: &Usage| {
                     format!(
@@ -56,7 +55,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 t.push_str(&line("packages", &u.pkgs));
                 t.push_str(&line("index", &u.index));
                 t.push_str(&line("total", &u.total()));
-                ui::out(t.as_bytes())?;
+                env.out(t.as_bytes())?;
             }
         }
         CacheCommand::Prune => {

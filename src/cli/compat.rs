@@ -11,9 +11,7 @@ use crate::compat::target::Target;
 use crate::compat::{self, FrameworkReq, Machine, StackChoice};
 use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
-use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::ui;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Platform {
@@ -104,51 +102,15 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// The target from the flags, else from the variables; `None` for this machine.
+    /// The target from the flags, else from the variables (`config::target`,
+    /// where each part's origin is known); `None` for this machine.
     pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
-        // Each part on its own, so an error names the setting that is wrong.
-        let part = |flag: &Option<String>, flag_name: &str, var: &str, is_driver: bool| {
-            let (value, setting) = match flag {
-                Some(v) => (v.clone(), flag_name.to_string()),
-                None => match ctx.var(var) {
-                    Some(v) => (v.to_string(), var.to_string()),
-                    None => return Ok(None),
-                },
-            };
-            let (d, a) = if is_driver {
-                (Some(value.as_str()), None)
-            } else {
-                (None, Some(value.as_str()))
-            };
-            Target::parse(d, a).map_err(|b| Error::InvalidTarget {
-                setting,
-                input: if b.input.is_empty() {
-                    value.clone()
-                } else {
-                    b.input
-                },
-                reason: b.reason,
-            })
-        };
-        let driver = part(
-            &self.target_driver,
-            "--target-driver",
-            env_vars::CUDAENV_TARGET_DRIVER,
-            true,
+        let t = crate::config::target(
+            ctx,
+            self.target_driver.as_deref(),
+            self.target_arch.as_deref(),
         )?;
-        let arch = part(
-            &self.target_arch,
-            "--target-arch",
-            env_vars::CUDAENV_TARGET_ARCH,
-            false,
-        )?;
-        Ok(match (driver, arch) {
-            (None, None) => None,
-            (d, a) => Some(Target {
-                driver: d.and_then(|t| t.driver),
-                arch: a.map(|t| t.arch).unwrap_or_default(),
-            }),
-        })
+        Ok(t.map(|s| s.value))
     }
 }
 
@@ -289,7 +251,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
         .collect();
     if args.json {
-        ui::out_json(&Out {
+        env.out_json(&Out {
             framework: requirement.framework,
             version: &requirement.version,
             package: &requirement.package,
@@ -388,6 +350,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
         ));
     }
-    ui::out(t.as_bytes())?;
+    env.out(t.as_bytes())?;
     Ok(ExitCode::Success)
 }

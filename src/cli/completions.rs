@@ -27,7 +27,6 @@ use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::shell::Shell;
 use crate::store::Store;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -41,7 +40,7 @@ pub struct Args {
     pub shell: Shell,
 }
 
-pub fn run(_env: &Env, args: Args) -> Result<ExitCode> {
+pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let exe = std::env::current_exe().map_err(Error::io(
         "cannot find the running executable",
         "/proc/self/exe",
@@ -67,7 +66,7 @@ pub fn run(_env: &Env, args: Args) -> Result<ExitCode> {
             &mut script,
         )
         .map_err(Error::io("cannot write to", "standard output"))?;
-    ui::out(&script)?;
+    env.out(&script)?;
     Ok(ExitCode::Success)
 }
 

@@ -11,16 +11,15 @@
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::shell::init;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-pub fn run(_env: &Env, _args: Args) -> Result<ExitCode> {
+pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
     let exe = std::env::current_exe().map_err(Error::io(
         "cannot find the running executable",
         "/proc/self/exe",
     ))?;
-    ui::out(&init::render_direnvrc(&exe)?)?;
+    env.out(&init::render_direnvrc(&exe)?)?;
     Ok(ExitCode::Success)
 }

@@ -1,14 +1,11 @@
 //! `cudaenv doctor [--json]`: what is wrong with this machine's CUDA setup, and the fix.
 
-use std::io::Write;
-
 use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 use super::Env;
 use crate::doctor::{self, Finding, Level};
 use crate::error::{ExitCode, Result};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -44,7 +41,7 @@ struct Summary {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.probe_driver {
-        ui::out_json(&doctor::libcuda::probe())?;
+        env.out_json(&doctor::libcuda::probe())?;
         return Ok(ExitCode::Success);
     }
     let target = args.target.resolve(&env.ctx)?;
@@ -74,17 +71,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .count(),
     };
     if args.json {
-        ui::out_json(&Report {
+        env.out_json(&Report {
             summary: Summary { ..summary },
             findings: &findings,
             facts: &facts,
         })?;
     } else {
         let text = render(&findings, env.printer.quiet, &summary);
-        let mut o = anstream::stdout().lock();
-        o.write_all(text.as_bytes())
-            .and_then(|_| o.flush())
-            .map_err(crate::Error::io("cannot write to", "standard output"))?;
+        env.out_styled(&text)?;
     }
     Ok(if summary.errors > 0 {
         ExitCode::DoctorErrors

@@ -9,7 +9,6 @@ use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::shell::{Shell, container};
 use crate::spec::Spec;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,7 +41,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         for note in &delta.notes {
             env.printer.warn(note);
         }
-        ui::out(&shell.render(&delta)?)?;
+        env.out(&shell.render(&delta)?)?;
         return Ok(ExitCode::Success);
     };
     let Active::Version(v) = &active else {
@@ -66,7 +65,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             container::github(&delta, v.cuda())?
         }
     };
-    ui::out(&out)?;
+    env.out(&out)?;
     Ok(ExitCode::Success)
 }
 

@@ -46,6 +46,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             available_in: super::which::available_in(&crate::config::store(&env.ctx)?, program)
                 .unwrap_or_default(),
         },
-        _ => Error::Other(format!("cannot run `{}`: {err}", program.to_string_lossy())),
+        _ => Error::CannotRun {
+            command: program.to_string_lossy().into_owned(),
+            source: err,
+        },
     })
 }

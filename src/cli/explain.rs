@@ -7,7 +7,7 @@ use std::io::Read;
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::explain::{self, Explanation, Input};
-use crate::{doctor, select, ui};
+use crate::{doctor, select};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -34,9 +34,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         args.text.join(" ")
     };
     if text.trim().is_empty() {
-        return Err(Error::Other(
-            "no error text given (pass it as an argument or on standard input)".into(),
-        ));
+        return Err(Error::NoErrorText);
     }
     let store = crate::config::store(&env.ctx)?;
     let installed = store
@@ -61,9 +59,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     let found = explain::explain(&input);
     if args.json {
-        ui::out_json(&found)?;
+        env.out_json(&found)?;
     } else {
-        ui::out(render(&found).as_bytes())?;
+        env.out(render(&found).as_bytes())?;
     }
     if found.is_empty() {
         env.printer.warn("cudaenv does not recognise this message");

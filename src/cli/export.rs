@@ -5,7 +5,6 @@
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::lockfile::export;
-use crate::ui;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -37,6 +36,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         Format::PipConstraints => export::pip_constraints(&lock),
         Format::Uv => export::uv(&lock),
     };
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     Ok(ExitCode::Success)
 }

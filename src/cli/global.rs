@@ -4,7 +4,6 @@ use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::spec::Spec;
 use crate::store::Store;
-use crate::ui;
 use crate::version_file;
 
 #[derive(Debug, clap::Args)]
@@ -32,7 +31,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     match args.spec {
         Some(spec) => {
-            super::local::warn_if_missing(env, &spec, args.force);
+            super::local::warn_if_missing(
+                env,
+                &spec,
+                super::local::IfMissing::from_force(args.force),
+            );
             version_file::write(&path, &spec)?;
             env.printer.success(format!("global version is now {spec}"));
         }
@@ -42,7 +45,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             } else {
                 Spec::System
             };
-            ui::outln(spec)?;
+            env.outln(spec)?;
         }
     }
     Ok(ExitCode::Success)

@@ -14,7 +14,6 @@
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
-use crate::ui;
 
 /// `(name, title, text)` of every `docs/*.md`, sorted by name.
 pub const TOPICS: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/help_topics.rs"));
@@ -55,7 +54,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if let [name] = args.name.as_slice()
         && let Some(text) = topic(name)
     {
-        ui::out(text.as_bytes())?;
+        env.out(text.as_bytes())?;
         if cli.find_subcommand(name).is_some() {
             env.printer.hint(format!(
                 "the options of the `{name}` command: `cudaenv {name} --help`"

@@ -12,7 +12,6 @@ use crate::error::{ExitCode, Result};
 use crate::select;
 use crate::shell::Shell;
 use crate::shell::session;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,11 +31,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     let t = session::transition(&env.ctx, &store, target)?;
     if let Some(problem) = &t.problem {
-        ui::report_error(problem);
+        env.printer.errors([problem]);
     }
     for note in &t.delta.notes {
         env.printer.warn(note);
     }
-    ui::out(&args.shell.render(&t.delta)?)?;
+    env.out(&args.shell.render(&t.delta)?)?;
     Ok(ExitCode::Success)
 }

@@ -10,7 +10,6 @@ use crate::error::{Error, ExitCode, Result};
 use crate::shell::Shell;
 use crate::shell::init::{self, Hook};
 use crate::store::Store;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -37,7 +36,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     } else {
         Hook::Install
     };
-    ui::out(&init::render(shell, &exe, &store.shims_dir(), hook)?)?;
+    env.out(&init::render(shell, &exe, &store.shims_dir(), hook)?)?;
     Ok(ExitCode::Success)
 }
 

@@ -16,6 +16,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
+use super::resolution::{self, Resolution};
+use crate::config::Settings;
 use crate::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Fetcher, Progress};
@@ -23,30 +25,20 @@ use crate::install::{self, Outcome};
 use crate::select;
 use crate::sources::measure::{PlanSize, human_bytes};
 use crate::sources::pypi::Request;
-use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::remote::{self, Remote};
 use crate::sources::resolve::SourceChoice;
 use crate::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
-use crate::ui::{self, progress::Bars};
+use crate::ui::progress::Bars;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to install: `12.4`, `12.4.1`, `12.4+cudnn9.1`. Default: the selected version.
-    pub spec: Option<String>,
-    /// Which part of the toolkit to install.
-    #[arg(long, value_enum, default_value_t = Profile::Runtime)]
-    pub profile: Profile,
-    /// Components to add to the profile (comma-separated), e.g. `--with nvcc,cccl`.
-    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
-    pub with: Vec<String>,
-    /// Components to leave out (comma-separated), e.g. `--without cufft,curand`.
-    #[arg(long, value_delimiter = ',', value_name = "C")]
-    pub without: Vec<String>,
-    /// Where the bits come from: `auto` takes each component from the first
-    /// source that has it, in the configured order (see docs/sources.md).
-    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
-    pub source: SourceChoice,
+    #[arg(value_parser = resolution::stack_spec("install"))]
+    pub spec: Option<StackSpec>,
+    #[command(flatten)]
+    pub resolution: Resolution,
     /// Accept downloads that no pinned sha256 can verify (registry entries without one).
     #[arg(long)]
     pub allow_unverified: bool,
@@ -107,42 +99,32 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env
     };
     let machine = super::compat::this_machine(env, &args.target)?;
-    let explicit = args.spec.is_some()
-        || args.for_framework.is_some()
-        || !args.with.is_empty()
-        || !args.without.is_empty();
+    let explicit =
+        args.spec.is_some() || args.for_framework.is_some() || args.resolution.names_components();
     let lock = super::lock::for_install(env, args.locked, args.frozen, args.offline, explicit)?;
     let stack = match (&args.spec, &args.for_framework) {
         _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
         (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
-        (Some(s), None) => stack_of(Spec::parse(s)?, s)?,
+        (Some(s), None) => s.clone(),
         (None, None) => {
             let sel = select::select(&env.ctx)?;
             let text = sel.spec.to_string();
             let origin = sel.origin.to_string();
-            stack_of(sel.spec, &text).map_err(|_| Error::InvalidSpec {
-                input: text.clone(),
-                reason: format!(
-                    "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
-                ),
-            })?
+            match sel.spec {
+                Spec::Stack(s) => s,
+                _ => {
+                    return Err(Error::InvalidSpec {
+                        input: text,
+                        reason: format!(
+                            "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
+                        ),
+                    });
+                }
+            }
         }
     };
     super::compat::guard_install(env, &machine, &stack, args.strict)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        tokio::select! {
-            r = install_async(env, &args, stack, lock.as_ref()) => r,
-            // Dropping the install future drops its staging directory (deleted).
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
-    });
-    // Do not wait for blocking work still running (an interrupted unpack).
-    runtime.shutdown_background();
-    result
+    resolution::block_on(install_async(env, &args, stack, lock.as_ref()))
 }
 
 /// `env` with the system root as its root, once it is known that this user
@@ -157,7 +139,7 @@ fn system_root_env(env: &Env) -> Result<Env> {
     }
     Ok(Env {
         ctx: env.ctx.with_root(root),
-        printer: env.printer,
+        printer: env.printer.clone(),
     })
 }
 
@@ -192,16 +174,6 @@ fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> boo
             .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
 }
 
-pub(crate) fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
-    match spec {
-        Spec::Stack(s) => Ok(s),
-        _ => Err(Error::InvalidSpec {
-            input: text.escape_debug().to_string(),
-            reason: "`install` needs a CUDA version such as `12.4` or `12.4+cudnn9.1`".into(),
-        }),
-    }
-}
-
 async fn install_async(
     env: &Env,
     args: &Args,
@@ -210,12 +182,13 @@ async fn install_async(
 ) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
+    let settings = Settings::resolve(&env.ctx)?;
     // `--frozen` resolves nothing: no source is opened.
     let remote = match lock {
         Some(l) if l.frozen() => None,
-        _ => Some(open_remote(env, args, lock.map(|l| l.lock.choice())).await?),
+        _ => Some(open_remote(env, &settings, args, lock.map(|l| l.lock.choice())).await?),
     };
-    let (plan, grow) = match resolve(env, args, &stack, remote.as_ref(), lock).await? {
+    let (plan, grow) = match resolve(env, &settings, args, &stack, remote.as_ref(), lock).await? {
         Resolved::Plan { plan, grow } => (plan, grow),
         Resolved::Installed(v) => {
             refresh_shims(env, &store);
@@ -232,22 +205,12 @@ async fn install_async(
     };
     if args.dry_run {
         let size = crate::sources::measure::measure(&plan, &cache, &client, timeouts).await;
-        return print_plan(args, &plan, &size);
+        return print_plan(env, args, &plan, &size);
     }
-    let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
+    let bars = Arc::new(Bars::new(env.bars_hidden() || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
-    let parallel_min = match env.ctx.var(env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN) {
-        None => fetch::PARALLEL_MIN,
-        Some(v) => v.parse().map_err(|_| Error::InvalidSpec {
-            input: v.to_string(),
-            reason: format!(
-                "{} must be a number of bytes",
-                env_vars::CUDAENV_PARALLEL_DOWNLOAD_MIN
-            ),
-        })?,
-    };
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
-        .with_parallel_min(parallel_min)
+        .with_parallel_min(settings.parallel_download_min.value)
         .with_timeouts(timeouts);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
@@ -270,33 +233,21 @@ async fn install_async(
 /// `--source`), with their notices printed.
 pub(crate) async fn open_remote(
     env: &Env,
+    settings: &Settings,
     args: &Args,
     choice: Option<SourceChoice>,
 ) -> Result<Remote> {
-    let remote = Remote::open(
-        &env.ctx,
+    resolution::open_remote(
+        env,
+        settings,
         remote::Options {
-            choice: choice.unwrap_or(args.source),
-            refresh: if args.refresh {
-                Refresh::Always
-            } else {
-                Refresh::WhenStale
-            },
+            choice: choice.unwrap_or(args.resolution.source()),
+            refresh: resolution::refresh(args.refresh),
             offline: args.offline,
             allow_unverified: args.allow_unverified,
         },
     )
-    .await?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
-    for (path, why) in &remote.catalog.skipped {
-        env.printer.warn(format!(
-            "ignoring the cached manifest {}: {why}",
-            path.display()
-        ));
-    }
-    Ok(remote)
+    .await
 }
 
 /// What resolving a request found.
@@ -321,6 +272,7 @@ pub(crate) enum Resolved {
 /// `--frozen` resolves without `remote`.
 pub(crate) async fn resolve(
     env: &Env,
+    settings: &Settings,
     args: &Args,
     stack: &StackSpec,
     remote: Option<&Remote>,
@@ -328,7 +280,7 @@ pub(crate) async fn resolve(
 ) -> Result<Resolved> {
     let (profile, with) = match lock {
         Some(l) => (l.lock.stack.profile, l.lock.stack.with.clone()),
-        None => (args.profile, args.with.clone()),
+        None => (args.resolution.profile(), args.resolution.with_names()),
     };
     // Already there (in the user's root or the system root)? Decided without
     // the network. Installed in the user's root with a smaller profile (or
@@ -362,10 +314,10 @@ pub(crate) async fn resolve(
         },
         profile,
         with,
-        without: args.without.clone(),
+        without: args.resolution.without_names(),
     };
     let plan = match (lock, remote) {
-        (Some(l), r) => super::lock::plan_for_install(env, l, r).await?,
+        (Some(l), r) => super::lock::plan_for_install(env, settings, l, r).await?,
         (None, Some(remote)) => remote.plan(&req).await?,
         (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
     };
@@ -426,7 +378,7 @@ fn report(
             already_installed: bool,
             components: &'a [crate::store::Component],
         }
-        ui::out_json(&Out {
+        env.out_json(&Out {
             name: v.name.to_string(),
             cuda: v.cuda().map(|c| c.to_string()),
             cudnn: v.cudnn().map(|c| c.to_string()),
@@ -457,7 +409,7 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
+fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
         #[derive(serde::Serialize)]
         struct Out<'a> {
@@ -465,7 +417,7 @@ fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
             plan: &'a Plan,
             size: &'a PlanSize,
         }
-        ui::out_json(&Out { plan, size })?;
+        env.out_json(&Out { plan, size })?;
         return Ok(ExitCode::Success);
     }
     let mut text = format!(
@@ -538,6 +490,6 @@ fn print_plan(args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
             String::new()
         },
     ));
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     Ok(ExitCode::Success)
 }

@@ -82,9 +82,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             });
         }
         if existing.meta.kind != Kind::Linked {
-            return Err(Error::Other(format!(
-                "`{name}` is an installed version, not a link; `--force` only replaces links (run `cudaenv uninstall {name}` first)"
-            )));
+            return Err(Error::NotALink {
+                name: name.to_string(),
+            });
         }
     } else if store.version_dir(&name).symlink_metadata().is_ok() {
         // Something without the completion marker sits at that name: not a
@@ -93,10 +93,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         if args.force {
             store.remove(&name)?;
         } else {
-            return Err(Error::Other(format!(
-                "{} exists but is not a complete version; pass --force to replace it",
-                store.version_dir(&name).display()
-            )));
+            return Err(Error::IncompleteVersion {
+                path: store.version_dir(&name),
+            });
         }
     }
     let staging = store.stage(&name)?;

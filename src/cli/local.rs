@@ -5,7 +5,6 @@ use crate::compat::FrameworkReq;
 use crate::error::{Error, ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
-use crate::ui;
 use crate::version_file;
 
 #[derive(Debug, clap::Args)]
@@ -42,13 +41,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     match spec {
         Some(spec) => {
-            warn_if_missing(env, &spec, args.force);
+            warn_if_missing(env, &spec, IfMissing::from_force(args.force));
             version_file::write(&path, &spec)?;
             env.printer
                 .success(format!("pinned {spec} in {}", path.display()));
         }
         None => match version_file::find(env.ctx.cwd())? {
-            Some(p) => ui::outln(&p.spec)?,
+            Some(p) => env.outln(&p.spec)?,
             None => {
                 return Err(Error::NoPin {
                     file: version_file::FILE_NAME,
@@ -71,10 +70,29 @@ pub(super) fn spec_for(env: &Env, req: &FrameworkReq) -> Result<Spec> {
     super::compat::stack_for_cli(env, req, &machine).map(Spec::Stack)
 }
 
+/// Whether pinning a spec that matches no installed version is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IfMissing {
+    /// Warn, with the command that installs it.
+    Warn,
+    /// Say nothing: `--force` asked for the pin as it is.
+    Pin,
+}
+
+impl IfMissing {
+    pub(super) fn from_force(force: bool) -> IfMissing {
+        if force {
+            IfMissing::Pin
+        } else {
+            IfMissing::Warn
+        }
+    }
+}
+
 /// A pin to something not installed is allowed (a project may be pinned before
-/// the install), but the user hears about it.
-pub(super) fn warn_if_missing(env: &Env, spec: &Spec, quiet: bool) {
-    if quiet {
+/// the install), but the user hears about it unless `--force` was given.
+pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
+    if if_missing == IfMissing::Pin {
         return;
     }
     let Ok(store) = crate::config::store(&env.ctx) else {

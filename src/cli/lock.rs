@@ -11,13 +11,14 @@
 use std::path::PathBuf;
 
 use super::Env;
-use crate::config::Config;
+use super::resolution::{self, Resolution};
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::lockfile::{self, Lock, Origins};
 use crate::select;
+use crate::sources::measure::human_bytes;
 use crate::sources::pypi::Request;
-use crate::sources::remote::{self, Refresh, Remote};
-use crate::sources::resolve::SourceChoice;
+use crate::sources::remote::{self, Remote};
 use crate::sources::{Plan, Platform, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::version_file;
@@ -26,22 +27,13 @@ use crate::version_file;
 pub struct Args {
     /// The stack to lock (`12.4+cudnn9`); it is also pinned in ./.cuda-version.
     /// Default: the .cuda-version that applies here.
-    pub spec: Option<String>,
+    #[arg(value_parser = resolution::stack_spec("lock"))]
+    pub spec: Option<StackSpec>,
     /// Platforms to lock, comma-separated. Default: the existing lock's, else this machine's.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "P1,P2")]
     pub platform: Vec<Platform>,
-    /// Which part of the toolkit. Default: the existing lock's, else `runtime`.
-    #[arg(long, value_enum)]
-    pub profile: Option<Profile>,
-    /// Components to add to the profile (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
-    pub with: Vec<String>,
-    /// Components to leave out (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "C")]
-    pub without: Vec<String>,
-    /// Where the bits come from (see `install --source`). Default: the existing lock's, else `auto`.
-    #[arg(long, value_enum, value_name = "S")]
-    pub source: Option<SourceChoice>,
+    #[command(flatten)]
+    pub resolution: Resolution,
     /// Read the release list from the package index now.
     #[arg(long)]
     pub refresh: bool,
@@ -57,17 +49,24 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let cwd = env.ctx.cwd();
     let (version_file, spec, pin) = match &args.spec {
-        Some(s) => (
-            cwd.join(version_file::FILE_NAME),
-            stack_of(Spec::parse(s)?, s)?,
-            true,
-        ),
+        Some(s) => (cwd.join(version_file::FILE_NAME), s.clone(), true),
         None => {
             let p = version_file::find(cwd)?.ok_or_else(|| Error::NoVersionFile {
                 dir: cwd.to_path_buf(),
             })?;
-            let text = p.spec.to_string();
-            (p.path, stack_of(p.spec, &text)?, false)
+            let stack = match p.spec {
+                Spec::Stack(s) => s,
+                other => {
+                    return Err(Error::InvalidVersionFile {
+                        path: p.path,
+                        line: 0,
+                        reason: format!(
+                            "`{other}` is not a CUDA version; a lock needs one such as `12.4` or `12.4+cudnn9.1`"
+                        ),
+                    });
+                }
+            };
+            (p.path, stack, false)
         }
     };
     let path = lockfile::beside(&version_file);
@@ -90,32 +89,35 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     platforms.sort();
     platforms.dedup();
     let profile = args
+        .resolution
         .profile
         .or(existing.as_ref().map(|l| l.stack.profile))
         .unwrap_or_default();
     let (with, without) = match &existing {
-        Some(l) if args.with.is_empty() && args.without.is_empty() => {
+        Some(l) if !args.resolution.names_components() => {
             (l.stack.with.clone(), l.stack.without.clone())
         }
-        _ => (args.with.clone(), args.without.clone()),
+        _ => (
+            args.resolution.with_names(),
+            args.resolution.without_names(),
+        ),
     };
     let choice = args
+        .resolution
         .source
         .or(existing.as_ref().map(|l| l.choice()))
         .unwrap_or_default();
     let opts = remote::Options {
         choice,
-        refresh: if args.refresh {
-            Refresh::Always
-        } else {
-            Refresh::WhenStale
-        },
+        refresh: resolution::refresh(args.refresh),
         offline: args.offline,
         allow_unverified: false,
     };
-    let plans = block_on(resolve(
-        env, opts, &spec, &platforms, profile, &with, &without,
-    ))?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let plans = resolution::block_on(async {
+        let remote = resolution::open_remote(env, &settings, opts).await?;
+        resolve(env, remote, &spec, &platforms, profile, &with, &without).await
+    })?;
     let lock = Lock::from_plans(&spec, choice, &with, &without, &plans)?;
     let text = lock.render();
 
@@ -197,17 +199,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 /// One plan per platform, all of the same exact releases.
 async fn resolve(
     env: &Env,
-    opts: remote::Options,
+    mut remote: Remote,
     spec: &StackSpec,
     platforms: &[Platform],
     profile: Profile,
     with: &[String],
     without: &[String],
 ) -> Result<Vec<(Platform, Plan)>> {
-    let mut remote = Remote::open(&env.ctx, opts).await?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
     let mut exact = spec.clone();
     let mut plans: Vec<(Platform, Plan)> = Vec::new();
     for p in platforms {
@@ -254,39 +252,6 @@ fn this_platform() -> Result<Platform> {
         source_name: None,
         hint: Some("pass `--platform linux-x86_64` or `--platform linux-aarch64`".into()),
     })
-}
-
-fn stack_of(spec: Spec, text: &str) -> Result<StackSpec> {
-    match spec {
-        Spec::Stack(s) => Ok(s),
-        _ => Err(Error::InvalidSpec {
-            input: text.escape_debug().to_string(),
-            reason: "a lock needs a CUDA version such as `12.4` or `12.4+cudnn9.1`".into(),
-        }),
-    }
-}
-
-fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(Error::io("cannot start the async runtime for", "cudaenv"))?;
-    let r = runtime.block_on(async {
-        tokio::select! {
-            r = f => r,
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
-    });
-    runtime.shutdown_background();
-    r
-}
-
-fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
-        n => format!("{:.1} KiB", n as f64 / 1024.0),
-    }
 }
 
 /// The `.cuda-version` that applies in the working directory, the lock beside
@@ -438,11 +403,11 @@ pub(super) fn for_install(
 /// hash and source.
 pub(super) async fn plan_for_install(
     env: &Env,
+    settings: &Settings,
     l: &ForInstall,
     remote: Option<&Remote>,
 ) -> Result<Plan> {
-    let config = Config::load(&env.ctx)?;
-    let origins = Origins::from_config(&config, &env.ctx)?;
+    let origins = Origins::from_settings(settings)?;
     let Some(remote) = remote else {
         return lockfile::frozen_plan(&l.lock, &l.path, l.platform, &origins);
     };

@@ -9,18 +9,18 @@
 //! prints.
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ExitCode, Result};
 use crate::registry;
 use crate::sources::SourceKind;
-use crate::sources::remote::{self, CatalogueState, Refresh, Remote, RemoteRelease};
+use crate::sources::remote::{self, CatalogueState, RemoteRelease};
 use crate::sources::resolve::SourceChoice;
-use crate::spec::{Spec, Version};
-use crate::ui;
+use crate::spec::Version;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only releases matching this spec (e.g. `12`, `12.4`).
-    pub spec: Option<String>,
+    #[arg(value_parser = super::resolution::stack_spec("ls-remote"))]
+    pub spec: Option<crate::spec::StackSpec>,
     /// Only what this source serves (`auto`: every source in the configured order).
     #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
     pub source: SourceChoice,
@@ -36,40 +36,31 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let stack = match &args.spec {
-        None => None,
-        Some(s) => match Spec::parse(s)? {
-            Spec::Stack(st) => Some(st),
-            _ => {
-                return Err(Error::InvalidSpec {
-                    input: s.escape_debug().to_string(),
-                    reason: "expected a CUDA version such as `12` or `12.4`".into(),
-                });
-            }
-        },
-    };
+    let stack = args.spec.clone();
     // What this machine's driver and GPU can run (nothing is marked without a driver).
     let machine = super::compat::this_machine(env, &Default::default())?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let remote = rt.block_on(Remote::open(
-        &env.ctx,
+    super::resolution::block_on(list(env, &args, stack, machine))
+}
+
+/// The listing, on one runtime: the index answers the cuDNN questions too.
+async fn list(
+    env: &Env,
+    args: &Args,
+    stack: Option<crate::spec::StackSpec>,
+    machine: crate::compat::Machine,
+) -> Result<ExitCode> {
+    let settings = crate::config::Settings::resolve(&env.ctx)?;
+    let remote = super::resolution::open_remote(
+        env,
+        &settings,
         remote::Options {
             choice: args.source,
-            refresh: if args.refresh {
-                Refresh::Always
-            } else {
-                Refresh::WhenStale
-            },
+            refresh: super::resolution::refresh(args.refresh),
             offline: args.offline,
             allow_unverified: false,
         },
-    ))?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
+    )
+    .await?;
     let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
         .releases
         .iter()
@@ -108,7 +99,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .collect();
         majors.dedup();
         for m in majors {
-            match rt.block_on(remote.pypi.cudnn_versions(m)) {
+            match remote.pypi.cudnn_versions(m).await {
                 Ok(v) => cudnn.push((m, v)),
                 // Without the index (air-gapped, offline laptop) the releases and the
                 // NVIDIA/legacy cuDNN builds above still come from stored data: list
@@ -161,7 +152,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             /// cuDNN builds of the NVIDIA redist and legacy sources.
             cudnn_builds: Vec<Cudnn>,
         }
-        ui::out_json(&Out {
+        env.out_json(&Out {
             catalogue: remote.state.clone(),
             cuda: releases
                 .iter()
@@ -229,7 +220,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             }
         ));
     }
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     match &remote.state {
         CatalogueState::Fetched => env.printer.info(format!(
             "release list read from {} just now",

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -52,6 +51,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     clap_mangen::Man::new(cmd)
         .render(&mut page)
         .map_err(Error::io("cannot write to", "standard output"))?;
-    ui::out(&page)?;
+    env.out(&page)?;
     Ok(ExitCode::Success)
 }

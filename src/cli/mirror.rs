@@ -17,40 +17,34 @@ use futures_util::StreamExt;
 
 use super::Env;
 use super::install::{self as install_cli, Resolved};
-use crate::config::Config;
+use super::resolution::{self, Resolution};
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{Fetcher, Progress};
 use crate::mirror::{FileEntry, Mirror, wheel_project};
 use crate::sources::catalogue;
 use crate::sources::nvidia::{self, Product};
-use crate::sources::resolve::SourceChoice;
-use crate::sources::{Artifact, Plan, Profile, SourceKind};
-use crate::spec::Spec;
-use crate::ui::{self, progress::Bars};
+use crate::sources::{Artifact, Plan, SourceKind};
+use crate::spec::StackSpec;
+use crate::ui::progress::Bars;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The directory to write (created if needed; a mirror written before is added to).
     pub dir: PathBuf,
     /// The stacks to mirror: `12.4`, `12.4.1+cudnn9.1`, `11.8` …
-    #[arg(value_name = "SPEC", required_unless_present = "for_framework")]
-    pub specs: Vec<String>,
+    #[arg(
+        value_name = "SPEC",
+        required_unless_present = "for_framework",
+        value_parser = resolution::stack_spec("mirror")
+    )]
+    pub specs: Vec<StackSpec>,
     /// Also the stack each framework release needs (`torch==2.4`), chosen as
     /// `install --for` chooses it: for the target machine when one is given.
     #[arg(long = "for", value_name = "FRAMEWORK==VERSION")]
     pub for_framework: Vec<crate::compat::FrameworkReq>,
-    /// Which part of each toolkit, as for `install`.
-    #[arg(long, value_enum, default_value_t = Profile::Runtime)]
-    pub profile: Profile,
-    /// Components to add to the profile (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "C1,C2")]
-    pub with: Vec<String>,
-    /// Components to leave out (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "C")]
-    pub without: Vec<String>,
-    /// Where the bits come from, as for `install`.
-    #[arg(long, value_enum, value_name = "S", default_value_t = SourceChoice::Auto)]
-    pub source: SourceChoice,
+    #[command(flatten)]
+    pub resolution: Resolution,
     /// Accept downloads that no pinned sha256 can verify (their hash is then
     /// the one computed here, recorded in the mirror).
     #[arg(long)]
@@ -66,29 +60,15 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        tokio::select! {
-            r = mirror_async(env, &args) => r,
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
-    });
-    runtime.shutdown_background();
-    result
+    resolution::block_on(mirror_async(env, &args))
 }
 
 /// `install`'s arguments for one spec of this mirror: `--force` and
 /// `--dry-run`, so it always resolves and never looks at what is installed.
-fn install_args(args: &Args, spec: String) -> install_cli::Args {
+fn install_args(args: &Args, spec: Option<StackSpec>) -> install_cli::Args {
     install_cli::Args {
-        spec: Some(spec),
-        profile: args.profile,
-        with: args.with.clone(),
-        without: args.without.clone(),
-        source: args.source,
+        spec,
+        resolution: args.resolution.clone(),
         allow_unverified: args.allow_unverified,
         dry_run: true,
         json: false,
@@ -106,14 +86,11 @@ fn install_args(args: &Args, spec: String) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let config = Config::load(&env.ctx)?;
-    let nvidia_base = config.nvidia_base(&env.ctx)?;
-    let debian_base = config.debian_mirror(&env.ctx)?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let nvidia_base = settings.nvidia_base()?;
+    let debian_base = settings.debian_base()?;
 
-    let mut stacks = Vec::new();
-    for spec in &args.specs {
-        stacks.push(install_cli::stack_of(Spec::parse(spec)?, spec)?);
-    }
+    let mut stacks = args.specs.clone();
     if !args.for_framework.is_empty() {
         let machine = super::compat::this_machine(env, &args.target)?;
         for req in &args.for_framework {
@@ -121,12 +98,12 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         }
     }
     // One set of sources for every spec (the options are the same for all).
-    let remote = install_cli::open_remote(env, &install_args(args, String::new()), None).await?;
+    let remote = install_cli::open_remote(env, &settings, &install_args(args, None), None).await?;
     let mut plans: Vec<Plan> = Vec::new();
     for stack in stacks {
-        let a = install_args(args, stack.to_string());
+        let a = install_args(args, Some(stack.clone()));
         let Resolved::Plan { plan, .. } =
-            install_cli::resolve(env, &a, &stack, Some(&remote), None).await?
+            install_cli::resolve(env, &settings, &a, &stack, Some(&remote), None).await?
         else {
             unreachable!("--force resolves even what is installed");
         };
@@ -166,7 +143,7 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     // What the mirror already holds with the announced hash is not fetched again.
     wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
 
-    let bars = Arc::new(Bars::new(env.printer.quiet || args.json));
+    let bars = Arc::new(Bars::new(env.bars_hidden() || args.json));
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(
         remote.client.clone(),
@@ -316,24 +293,25 @@ fn report(
             added: usize,
             files: Vec<File<'a>>,
         }
-        return ui::out_json(&Out {
-            dir: mirror.dir().display().to_string(),
-            pypi_index: mirror.pypi_index_url(),
-            nvidia_mirror: mirror.nvidia_url(),
-            debian_mirror: mirror.debian_url(),
-            resolved: plans.iter().map(|p| p.name.as_str()).collect(),
-            stacks: mirror.stacks().collect(),
-            added,
-            files: mirror
-                .files()
-                .map(|(path, f)| File {
-                    path,
-                    sha256: &f.sha256,
-                    size: f.size,
-                })
-                .collect(),
-        })
-        .map(|()| ExitCode::Success);
+        return env
+            .out_json(&Out {
+                dir: mirror.dir().display().to_string(),
+                pypi_index: mirror.pypi_index_url(),
+                nvidia_mirror: mirror.nvidia_url(),
+                debian_mirror: mirror.debian_url(),
+                resolved: plans.iter().map(|p| p.name.as_str()).collect(),
+                stacks: mirror.stacks().collect(),
+                added,
+                files: mirror
+                    .files()
+                    .map(|(path, f)| File {
+                        path,
+                        sha256: &f.sha256,
+                        size: f.size,
+                    })
+                    .collect(),
+            })
+            .map(|()| ExitCode::Success);
     }
     let (count, bytes) = mirror
         .files()

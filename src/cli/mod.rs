@@ -34,6 +34,7 @@ mod mirror;
 mod module;
 mod prefix;
 mod rehash;
+mod resolution;
 mod root;
 mod shell;
 mod trace;
@@ -143,9 +144,45 @@ pub enum Command {
 }
 
 /// Everything a command needs: the outside world and how to talk to the user.
+/// Data goes to the context's stdout through `out*`, messages through the
+/// printer to its stderr: a command never prints to the process directly.
 pub struct Env {
     pub ctx: Context,
     pub printer: Printer,
+}
+
+impl Env {
+    /// The context's own printer: messages go where its output goes.
+    pub fn new(ctx: Context, quiet: bool) -> Env {
+        let printer = Printer::new(quiet, ctx.stdio().clone());
+        Env { ctx, printer }
+    }
+
+    /// Whether progress bars may be drawn: not with `--quiet`, not when
+    /// output is captured (a bar draws on the terminal, not through `Stdio`).
+    pub fn bars_hidden(&self) -> bool {
+        self.printer.quiet || self.ctx.stdio().is_captured()
+    }
+
+    /// Data to stdout.
+    pub fn out(&self, bytes: &[u8]) -> Result<()> {
+        ui::out(self.ctx.stdio(), bytes)
+    }
+
+    /// A line of data to stdout.
+    pub fn outln(&self, line: impl std::fmt::Display) -> Result<()> {
+        self.out(format!("{line}\n").as_bytes())
+    }
+
+    /// Pretty JSON to stdout.
+    pub fn out_json<T: serde::Serialize>(&self, value: &T) -> Result<()> {
+        self.out(ui::json(value)?.as_bytes())
+    }
+
+    /// Styled text (colours on a terminal only) to stdout.
+    pub fn out_styled(&self, text: &str) -> Result<()> {
+        ui::out_styled(self.ctx.stdio(), text)
+    }
 }
 
 /// Runs the binary in whichever role `argv[0]` names; returns the exit status.
@@ -205,10 +242,7 @@ fn run_cli() -> Result<ExitCode> {
             });
         }
     };
-    let env = Env {
-        ctx: Context::from_process()?,
-        printer: Printer::new(cli.quiet),
-    };
+    let env = Env::new(Context::from_process()?, cli.quiet);
     match cli.command {
         Command::Versions(a) => versions::run(&env, a),
         Command::Version(a) => version::run(&env, a),
@@ -288,5 +322,52 @@ mod tests {
     fn command_line_definition_is_valid() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    /// Commands write through the context: a capturing one gets their data
+    /// and their messages, the test process's own streams get nothing.
+    #[test]
+    fn commands_write_through_the_context() {
+        let tmp = tempfile::tempdir().unwrap();
+        let vars = [
+            ("HOME".into(), tmp.path().as_os_str().to_owned()),
+            ("CUDAENV_ROOT".into(), tmp.path().join("r").into_os_string()),
+        ];
+        let ctx = Context::new(vars, tmp.path().to_path_buf())
+            .unwrap()
+            .capturing();
+        let env = Env::new(ctx, false);
+        root::run(&env, root::Args {}).unwrap();
+        local::run(
+            &env,
+            local::Args {
+                spec: None,
+                unset: true,
+                force: false,
+                for_framework: None,
+            },
+        )
+        .unwrap();
+        let err = versions::run(
+            &env,
+            versions::Args {
+                bare: true,
+                json: false,
+                check: false,
+            },
+        );
+        assert!(err.is_ok(), "{err:?}");
+        let got = env.ctx.stdio().captured();
+        assert_eq!(
+            String::from_utf8(got.stdout).unwrap(),
+            format!("{}\n", tmp.path().join("r").display())
+        );
+        assert_eq!(
+            String::from_utf8(got.stderr).unwrap(),
+            "no .cuda-version here\n"
+        );
+        env.printer.errors([&Error::NoErrorText]);
+        let err = String::from_utf8(env.ctx.stdio().captured().stderr).unwrap();
+        assert!(err.ends_with("error: no error text given\nhint: pass the message as an argument or on standard input: `cudaenv explain \"libcudart.so.11.0: cannot open…\"`\n"), "{err}");
     }
 }

@@ -8,7 +8,6 @@ use crate::modulefile::{self, Format, Written};
 use crate::select::{self, Active, Origin, Selection};
 use crate::spec::Spec;
 use crate::store::{Installed, Store};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -87,7 +86,7 @@ fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
         written.push(w);
     }
     for w in &written {
-        ui::outln(format!("{}\t{}", w.module, w.path.display()))?;
+        env.outln(format!("{}\t{}", w.module, w.path.display()))?;
     }
     env.printer.success(format!(
         "wrote {} modulefile{} in {}",

@@ -4,7 +4,6 @@ use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::spec::Spec;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -15,11 +14,9 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     match active {
-        Active::Version(v) => ui::outln(v.prefix().display())?,
+        Active::Version(v) => env.outln(v.prefix().display())?,
         Active::System => {
-            return Err(Error::Other(
-                "the system toolkit is not managed by cudaenv, so it has no prefix".into(),
-            ));
+            return Err(Error::SystemHasNoPrefix);
         }
     }
     Ok(ExitCode::Success)

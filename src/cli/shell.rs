@@ -13,7 +13,6 @@ use crate::select::{self, Origin, Selection};
 use crate::shell::Shell;
 use crate::shell::session;
 use crate::spec::Spec;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,16 +41,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 .warn(format!("{e}; this shell falls back to the system toolkit"));
         }
         code.extend(shell.render(&t.delta)?);
-        ui::out(&code)?;
+        env.out(&code)?;
         return Ok(ExitCode::Success);
     }
     let Some(spec) = args.spec else {
         return match env.ctx.var(env_vars::CUDAENV_VERSION) {
-            Some(v) => ui::outln(v).map(|_| ExitCode::Success),
-            None => Err(Error::Other(format!(
-                "no shell-specific version is set ({} is unset)",
-                env_vars::CUDAENV_VERSION
-            ))),
+            Some(v) => env.outln(v).map(|_| ExitCode::Success),
+            None => Err(Error::NoShellVersion {
+                variable: env_vars::CUDAENV_VERSION,
+            }),
         };
     };
     let active = select::resolve_required(
@@ -71,6 +69,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env.printer.warn(note);
     }
     code.extend(shell.render(&t.delta)?);
-    ui::out(&code)?;
+    env.out(&code)?;
     Ok(ExitCode::Success)
 }

@@ -12,7 +12,6 @@ use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::select;
 use crate::spec::Spec;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,10 +30,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
     let report = crate::trace::run(&env.ctx, &active, &args.command)?;
     if args.json {
-        ui::out_json(&report)?;
+        env.out_json(&report)?;
     } else {
         // The report is the point of the command: `--quiet` does not hide it.
-        eprint!("{}", crate::trace::render(&report));
+        env.printer.report(&crate::trace::render(&report));
     }
     // The command's status, which no `ExitCode` variant can carry.
     std::process::exit(report.exit_code.clamp(0, 255));

@@ -5,7 +5,7 @@
 //! deleting is not the place to guess). Asks first on a terminal; from a
 //! script `-y` is required, so a pipe can never answer "yes" by accident.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
@@ -83,7 +83,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 action: format!("remove {what}"),
             });
         }
-        if !confirm(&format!("Remove {what}?"))? {
+        if !confirm(env, &format!("Remove {what}?"))? {
             return Err(Error::Aborted("nothing was removed".into()));
         }
     }
@@ -112,10 +112,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn confirm(question: &str) -> Result<bool> {
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{question} [y/N] ");
-    let _ = err.flush();
+fn confirm(env: &Env, question: &str) -> Result<bool> {
+    env.printer.report(&format!("{question} [y/N] "));
     let mut line = String::new();
     std::io::stdin()
         .lock()

@@ -31,14 +31,13 @@ use std::path::{Path, PathBuf};
 use futures_util::StreamExt;
 
 use super::Env;
-use crate::config::Config;
+use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::Attempt;
 use crate::fetch::timeouts::{self, Breaker, Timeouts};
 use crate::safe_url::DisplaySafeUrl;
 use crate::sources::nvidia::{self, Product};
 use crate::sources::remote::{self, CatalogueUpdate};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -91,24 +90,15 @@ struct Report<'a> {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let config = Config::load(&env.ctx)?;
-    let base = config.nvidia_base(&env.ctx)?;
+    let settings = Settings::resolve(&env.ctx)?;
+    let base = settings.nvidia_base()?;
     let timeouts = Timeouts::from_ctx(&env.ctx)?;
     let cache = env.ctx.cache_dir();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
-    let (catalogue, nvidia) = runtime.block_on(async {
-        tokio::select! {
-            r = async {
-                tokio::join!(
-                    remote::update_catalogue(&env.ctx),
-                    update(&base, &cache, args.trust_mirror, timeouts)
-                )
-            } => Ok(r),
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
+    let (catalogue, nvidia) = super::resolution::block_on(async {
+        Ok(tokio::join!(
+            remote::update_catalogue(&env.ctx, &settings),
+            update(&base, &cache, args.trust_mirror, timeouts)
+        ))
     })?;
     let (rows, nvidia_error) = match nvidia {
         Ok(rows) => (rows, None),
@@ -129,7 +119,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         })
         .collect();
     if args.json {
-        ui::out_json(&Report {
+        env.out_json(&Report {
             catalogue: catalogue.as_ref().map_err(|e| e.to_string()),
             nvidia_error: nvidia_error.as_ref().map(|e| e.to_string()),
             manifests: &rows,

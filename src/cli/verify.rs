@@ -12,7 +12,6 @@ use crate::activate;
 use crate::error::{Error, ExitCode, Result};
 use crate::select::{self, Active};
 use crate::spec::Spec;
-use crate::ui;
 use crate::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
@@ -69,12 +68,15 @@ pub struct ChildArgs {
 }
 
 pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
-    let request: Request = serde_json::from_str(&args.request)
-        .map_err(|e| Error::Other(format!("bad request for {}: {e}", verify::CHILD_COMMAND)))?;
+    let request: Request =
+        serde_json::from_str(&args.request).map_err(|e| Error::BadChildRequest {
+            command: verify::CHILD_COMMAND,
+            reason: e.to_string(),
+        })?;
     let probe = verify::probe::run(&env.ctx, &request);
-    ui::out(
+    env.out(
         serde_json::to_string(&probe)
-            .map_err(|e| Error::Other(e.to_string()))?
+            .map_err(Error::encode("the probe report"))?
             .as_bytes(),
     )?;
     Ok(ExitCode::Success)
@@ -163,14 +165,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         wall_seconds: started.elapsed().as_secs_f64(),
     };
     if args.json {
-        ui::out_json(&report)?;
+        env.out_json(&report)?;
     } else {
-        ui::out(render::render(&report).as_bytes())?;
+        env.out(render::render(&report).as_bytes())?;
     }
     for w in &warnings {
         env.printer.warn(w);
     }
-    ui::report_errors(&problems);
+    env.printer.errors(&problems);
     if exit == ExitCode::Success {
         env.printer.success(format!(
             "`{}` works: every check passed in {:.2} s",

@@ -5,7 +5,6 @@ use serde::Serialize;
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::select;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -35,10 +34,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let store = crate::config::store(&env.ctx)?;
     let (selection, active) = select::active_in(&env.ctx, &store)?;
     if args.bare {
-        ui::outln(active.name())?;
+        env.outln(active.name())?;
     } else if args.json {
         let v = active.installed();
-        ui::out_json(&Out {
+        env.out_json(&Out {
             name: active.name(),
             spec: selection.spec.to_string(),
             origin: selection.origin.to_string(),
@@ -50,7 +49,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             cudnn: v.and_then(|v| v.cudnn()).map(|c| c.to_string()),
         })?;
     } else {
-        ui::outln(format!("{} (set by {})", active.name(), selection.origin))?;
+        env.outln(format!("{} (set by {})", active.name(), selection.origin))?;
     }
     Ok(ExitCode::Success)
 }

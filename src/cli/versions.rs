@@ -6,7 +6,6 @@ use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::select::{self, Active};
 use crate::store::{Kind, Location};
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -73,7 +72,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             origin: Option<String>,
             versions: &'a [Row],
         }
-        ui::out_json(&Out {
+        env.out_json(&Out {
             active: active_name.clone(),
             origin: active.as_ref().map(|(s, _)| s.origin.to_string()),
             versions: &rows,
@@ -82,7 +81,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     if args.bare {
         for r in rows.iter().filter(|r| !r.shadowed) {
-            ui::outln(&r.name)?;
+            env.outln(&r.name)?;
         }
         return Ok(ExitCode::Success);
     }
@@ -124,7 +123,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         text.push_str(&line);
         text.push('\n');
     }
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     if rows.is_empty() {
         env.printer.hint("no versions installed yet; try `cudaenv install 12.4+cudnn9` or `cudaenv link NAME PATH`");
     }
@@ -149,7 +148,7 @@ fn check(env: &Env, installed: &[crate::store::Installed]) -> Result<ExitCode> {
             }
         }
     }
-    ui::out(text.as_bytes())?;
+    env.out(text.as_bytes())?;
     if failed > 0 {
         env.printer.warn(format!(
             "{failed} version(s) differ from what was installed"

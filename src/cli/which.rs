@@ -13,7 +13,6 @@ use crate::select::{self, Active};
 use crate::store::Store;
 use crate::sys::path_list;
 use crate::toolkit;
-use crate::ui;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,7 +35,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         Active::System => system_which(env, &store, cmd)?,
     };
     if let Some(path) = found {
-        ui::outln(path.display())?;
+        env.outln(path.display())?;
         return Ok(ExitCode::Success);
     }
     Err(Error::CommandNotFound {

@@ -226,7 +226,9 @@ pub fn client(timeouts: Timeouts) -> Result<reqwest::Client> {
         .read_timeout(timeouts.window)
         .dns_resolver(Arc::new(dns::SharedLookups::default()))
         .build()
-        .map_err(|e| Error::Other(format!("cannot set up HTTP: {e}")))
+        .map_err(|e| Error::HttpClient {
+            reason: e.to_string(),
+        })
 }
 
 /// The retry policy every HTTP request shares: up to `attempts` tries of `op`,
@@ -271,6 +273,7 @@ where
     Err(Error::Network {
         url: url.into(),
         reason: format!("{last} (gave up after {attempts} attempts)"),
+        from: None,
     })
 }
 
@@ -715,6 +718,7 @@ impl Fetcher {
         let unreadable = |e: std::io::Error| Error::Network {
             url: a.url.to_string(),
             reason: format!("cannot read the mirror's file: {e}"),
+            from: Some(a.source),
         };
         let mut from = File::open(src).map_err(unreadable)?;
         let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
@@ -737,6 +741,7 @@ impl Fetcher {
                         "the file is larger than the {} bytes the index announced",
                         a.size.unwrap_or(0)
                     ),
+                    from: Some(a.source),
                 });
             }
             hasher.update(&buf[..n]);
@@ -752,6 +757,7 @@ impl Fetcher {
             return Err(Error::SizeMismatch {
                 url: a.url.to_string(),
                 reason: format!("got {got} bytes, the index announced {want}"),
+                from: Some(a.source),
             });
         }
         Ok(hasher.finish())
@@ -769,6 +775,7 @@ impl Fetcher {
             self.stream_once(a, part, line, mark)
         })
         .await
+        .map_err(|e| e.from_source(a.source))
     }
 
     async fn stream_once(
@@ -800,6 +807,7 @@ impl Fetcher {
             return Err(Attempt::Fail(Error::Network {
                 url: a.url.to_string(),
                 reason: format!("server answered {status}"),
+                from: Some(a.source),
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
@@ -875,6 +883,7 @@ impl Fetcher {
                         "the server sent more than the {} bytes the index announced",
                         a.size.unwrap_or(0)
                     ),
+                    from: Some(a.source),
                 }));
             }
         }
@@ -1093,6 +1102,7 @@ impl Fetcher {
                 return Err(RangeFallback::Error(Error::Network {
                     url: a.url.to_string(),
                     reason: format!("server answered {status}"),
+                    from: Some(a.source),
                 }));
             }
             let mut pos = start;
@@ -1104,7 +1114,10 @@ impl Fetcher {
             let write = |block: &mut Vec<u8>, at: u64| {
                 let r = file.write_all_at(block, at);
                 block.clear();
-                r.map_err(|e| Error::Other(format!("cannot write download: {e}")))
+                r.map_err(Error::io(
+                    "cannot write the download",
+                    self.cache.file_for(a),
+                ))
             };
             while let Some(chunk) = stream.next().await {
                 match chunk {
@@ -1150,6 +1163,7 @@ impl Fetcher {
         Err(RangeFallback::Error(Error::Network {
             url: a.url.to_string(),
             reason: format!("{last} (gave up after {ATTEMPTS} attempts)"),
+            from: Some(a.source),
         }))
     }
 }

@@ -33,8 +33,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
-use crate::context::Context;
+use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::safe_url::DisplaySafeUrl;
 use crate::sources::resolve::SourceChoice;
@@ -377,8 +376,8 @@ pub struct Origins {
 }
 
 impl Origins {
-    pub fn from_config(config: &Config, ctx: &Context) -> Result<Origins> {
-        let (index, _) = config.pypi_index(ctx);
+    pub fn from_settings(settings: &Settings) -> Result<Origins> {
+        let index = settings.pypi_base()?;
         let mut pypi = Vec::new();
         if let Ok(u) = reqwest::Url::parse(&index) {
             pypi.push(u.origin().ascii_serialization());
@@ -387,8 +386,8 @@ impl Origins {
                 pypi.push("https://files.pythonhosted.org".into());
             }
         }
-        let nvidia = config.nvidia_base(ctx)?;
-        let debian = config.debian_mirror(ctx)?;
+        let nvidia = settings.nvidia_base()?;
+        let debian = settings.debian_base()?;
         let configured = [&index, &nvidia, &debian]
             .into_iter()
             .map(|u| DisplaySafeUrl::new(u.as_str()))

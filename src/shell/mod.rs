@@ -109,10 +109,10 @@ impl Shell {
     }
 
     fn unrepresentable(self, value: &OsStr) -> Error {
-        Error::Other(format!(
-            "cannot pass the non-UTF-8 value {} to PowerShell",
-            value.to_string_lossy()
-        ))
+        Error::NotUtf8ForShell {
+            shell: "PowerShell",
+            value: value.to_string_lossy().into_owned(),
+        }
     }
 
     /// Code that sets (`Some`) or unsets (`None`) an exported variable.
@@ -148,10 +148,8 @@ impl FromStr for Shell {
         Shell::ALL
             .into_iter()
             .find(|sh| sh.name() == s)
-            .ok_or_else(|| {
-                Error::Other(format!(
-                    "unknown shell `{s}`; expected bash, zsh, fish or pwsh"
-                ))
+            .ok_or_else(|| Error::UnknownShell {
+                name: s.to_string(),
             })
     }
 }

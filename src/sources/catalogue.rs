@@ -225,6 +225,7 @@ pub async fn fetch(
         return Err(Error::Network {
             url: shown_index.to_string(),
             reason: s.reason.clone(),
+            from: Some(crate::sources::SourceKind::Pypi),
         });
     }
     releases.sort_by_key(|r| r.cuda());

@@ -309,8 +309,11 @@ impl Index {
                 file: format!("the index page of {project} ({})", p.display()),
                 url: format!("{}/{}/", self.base, normalize(project)),
             })?;
-            let files: Vec<CachedFile> = serde_json::from_slice(&text)
-                .map_err(|e| Error::Other(format!("corrupt index cache {}: {e}", p.display())))?;
+            let files: Vec<CachedFile> =
+                serde_json::from_slice(&text).map_err(|e| Error::CorruptCache {
+                    path: p.clone(),
+                    reason: e.to_string(),
+                })?;
             return Ok(Some(
                 files
                     .into_iter()
@@ -361,6 +364,7 @@ impl Index {
         let parsed = reqwest::Url::parse(url.expose()).map_err(|e| Error::Network {
             url: url.to_string(),
             reason: format!("invalid URL: {e}"),
+            from: Some(SourceKind::Pypi),
         })?;
         let shown = url.to_string();
         if parsed.scheme() == "file" {
@@ -380,23 +384,27 @@ impl Index {
                 return Err(Attempt::Fail(Error::Network {
                     url: shown.clone(),
                     reason: format!("server answered {status}"),
+                    from: Some(SourceKind::Pypi),
                 }));
             }
             if resp.content_length().is_some_and(|n| n > max as u64) {
                 return Err(Attempt::Fail(Error::Network {
                     url: shown.clone(),
                     reason: format!("larger than the {max} bytes such a file may have"),
+                    from: Some(SourceKind::Pypi),
                 }));
             }
             let Some(body) = timeouts::body(resp, started, self.timeouts, max).await? else {
                 return Err(Attempt::Fail(Error::Network {
                     url: shown.clone(),
                     reason: format!("larger than the {max} bytes such a file may have"),
+                    from: Some(SourceKind::Pypi),
                 }));
             };
             Ok(Some(body))
         })
         .await
+        .map_err(|e| e.from_source(SourceKind::Pypi))
     }
 
     /// Is this index configured not to be contacted?
@@ -416,6 +424,7 @@ impl Index {
         let page = reqwest::Url::parse(&page).map_err(|e| Error::Network {
             url: url.clone(),
             reason: format!("invalid index URL: {e}"),
+            from: Some(SourceKind::Pypi),
         })?;
         if page.scheme() == "file" {
             return read_local_page(&page, &url);
@@ -424,6 +433,7 @@ impl Index {
             self.fetch_files_once(&page, &url)
         })
         .await
+        .map_err(|e| e.from_source(SourceKind::Pypi))
     }
 
     /// One request for a project page: `Retry` for network trouble and 5xx.
@@ -448,6 +458,7 @@ impl Index {
             return Err(Attempt::Fail(Error::Network {
                 url: url.into(),
                 reason: format!("server answered {status}"),
+                from: Some(SourceKind::Pypi),
             }));
         }
         let ctype = resp
@@ -463,6 +474,7 @@ impl Index {
                 Attempt::Fail(Error::Network {
                     url: url.into(),
                     reason: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
+                    from: Some(SourceKind::Pypi),
                 })
             })?;
         let files = if ctype.contains("json") {
@@ -470,6 +482,7 @@ impl Index {
                 Attempt::Fail(Error::Network {
                     url: url.into(),
                     reason: format!("invalid PEP 691 JSON: {e}"),
+                    from: Some(SourceKind::Pypi),
                 })
             })?;
             p.files
@@ -512,6 +525,7 @@ fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<
     let unreadable = |reason: String| Error::Network {
         url: url.to_string(),
         reason,
+        from: Some(SourceKind::Pypi),
     };
     let path = file
         .to_file_path()
@@ -539,6 +553,7 @@ fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFil
     let unreadable = |reason: String| Error::Network {
         url: url.to_string(),
         reason,
+        from: Some(SourceKind::Pypi),
     };
     let dir = page
         .to_file_path()
@@ -620,6 +635,7 @@ fn attr(attrs: &str, name: &str) -> Option<String> {
 pub struct Request {
     pub spec: StackSpec,
     pub profile: Profile,
+    /// Component names, checked where they entered (clap, a lock's reader).
     pub with: Vec<String>,
     pub without: Vec<String>,
 }
@@ -851,23 +867,6 @@ impl PypiSource {
         let pypi = registry::pypi();
         let release = &self.release(&req.spec)?;
         let major = release.version.major();
-        for c in req.with.iter().chain(&req.without) {
-            if !releases.is_component(c) && c != "cudnn" {
-                return Err(Error::NotAvailable {
-                    what: format!("the component `{c}`"),
-                    source_name: None,
-                    hint: Some(format!(
-                        "known components: {}",
-                        releases
-                            .components
-                            .keys()
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                });
-            }
-        }
         let mut names = releases.profile_components(req.profile, release);
         for c in &req.with {
             if !names.contains(c) && c != "cudnn" {

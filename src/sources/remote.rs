@@ -1,6 +1,7 @@
 //! The one front end to the sources: what `install`, `ls-remote` and `update`
-//! call. It reads the settings once (index, mirror, source order, how old a
-//! catalogue may be), opens every source, and answers "which releases are
+//! call. It takes the settings the command resolved once (`config::Settings`:
+//! index, mirrors, source order, how old a catalogue may be), checks the base
+//! URLs of the sources the options allow, opens every source, and answers "which releases are
 //! there" and "what exactly would installing this take" (a `Plan`).
 //!
 //! Sources plug in per component: the resolver (`resolve`) walks the
@@ -27,7 +28,7 @@ use super::nvidia::Catalog;
 use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
-use crate::config::Config;
+use crate::config::Settings;
 use crate::context::Context;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::{self, Cache};
@@ -78,7 +79,8 @@ pub struct Remote {
     /// Debian's packages of NVIDIA's libraries, for this platform.
     pub debian: Option<DebianSource>,
     pub platform: Option<Platform>,
-    pub config: Config,
+    /// The settings it was opened with.
+    pub settings: Settings,
     pub cache: Cache,
     pub client: reqwest::Client,
     /// When a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
@@ -105,20 +107,24 @@ pub struct RemoteRelease {
 
 impl Remote {
     /// Opens the sources, reading the catalogue when the options say so.
-    pub async fn open(ctx: &Context, opts: Options) -> Result<Remote> {
-        let config = Config::load(ctx)?;
+    pub async fn open(ctx: &Context, settings: Settings, opts: Options) -> Result<Remote> {
         let cache = Cache::new(ctx.cache_dir());
         let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
         let client = fetch::client(timeouts)?;
-        let (index_url, _why) = config.pypi_index(ctx);
+        let order = settings.source_order();
+        let pypi_allowed = order.allows(SourceKind::Pypi, opts.choice);
+        let index_url = if pypi_allowed {
+            settings.pypi_base()?
+        } else {
+            settings.pypi_index.value.clone()
+        };
         let index_shown = shown(&index_url);
         let index = Index::new(&index_url, client.clone())
             .with_timeouts(timeouts)
             .with_cache(cache.dir(), opts.offline);
         let mut notices = Vec::new();
-        let pypi_allowed = config.source_order().allows(SourceKind::Pypi, opts.choice);
         let (cat, state) = if pypi_allowed {
-            let max_age = config.catalogue_max_age(ctx)?;
+            let max_age = settings.catalogue_max_age.value;
             let refresh = if opts.offline {
                 Refresh::Never
             } else {
@@ -130,16 +136,15 @@ impl Remote {
         };
         // A bad mirror is an error for every command that may use it, the
         // same for `install` and `ls-remote`.
-        let order = config.source_order();
         let nvidia_base = if order.allows(SourceKind::Nvidia, opts.choice)
             || order.allows(SourceKind::Legacy, opts.choice)
         {
-            config.nvidia_base(ctx)?
+            settings.nvidia_base()?
         } else {
             String::new()
         };
         let debian_mirror = if order.allows(SourceKind::Debian, opts.choice) {
-            config.debian_mirror(ctx)?
+            settings.debian_base()?
         } else {
             String::new()
         };
@@ -153,7 +158,7 @@ impl Remote {
                 platform,
             }),
             platform,
-            config,
+            settings,
             cache,
             client,
             timeouts,
@@ -190,7 +195,7 @@ impl Remote {
             legacy: self.legacy.clone(),
             base: self.nvidia_base.clone(),
             platform,
-            order: self.config.source_order(),
+            order: self.settings.source_order(),
             choice: self.opts.choice,
             allow_unverified: self.opts.allow_unverified,
             others: match &self.debian {
@@ -394,7 +399,7 @@ impl Remote {
 
     /// May any component come from `kind`?
     pub fn allows(&self, kind: SourceKind) -> bool {
-        self.config.source_order().allows(kind, self.opts.choice)
+        self.settings.source_order().allows(kind, self.opts.choice)
     }
 }
 
@@ -411,10 +416,9 @@ pub struct CatalogueUpdate {
 
 /// Reads the catalogue from the index now and stores it (`cudaenv update`).
 /// Unlike installs, a failure is returned: reading it is what was asked.
-pub async fn update_catalogue(ctx: &Context) -> Result<CatalogueUpdate> {
-    let config = Config::load(ctx)?;
+pub async fn update_catalogue(ctx: &Context, settings: &Settings) -> Result<CatalogueUpdate> {
     let cache = Cache::new(ctx.cache_dir());
-    let (index_url, _) = config.pypi_index(ctx);
+    let index_url = settings.pypi_base()?;
     let index_shown = shown(&index_url);
     let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
     let index = Index::new(&index_url, fetch::client(timeouts)?)

@@ -110,7 +110,7 @@ pub fn record_with(root: &Path, known: &Known) -> Result<FileList> {
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(Error::Other("hashing thread panicked".into())))
+                    .unwrap_or_else(|_| Err(Error::task("hashing")("a thread panicked")))
             })
             .collect()
     });
@@ -131,7 +131,7 @@ pub fn write_with(root: &Path, known: &Known) -> Result<()> {
     let dir = root.join(META_DIR);
     std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
     let path = root.join(META_DIR).join(FILES_FILE);
-    let text = serde_json::to_vec(&list).map_err(|e| Error::Other(format!("{e}")))?;
+    let text = serde_json::to_vec(&list).map_err(Error::encode("the file list"))?;
     std::fs::write(&path, text).map_err(Error::io("cannot write", &path))
 }
 

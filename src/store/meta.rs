@@ -87,13 +87,14 @@ impl Metadata {
     pub fn read(path: &Path) -> Result<Metadata> {
         let text = std::fs::read_to_string(path)
             .map_err(Error::io("cannot read version metadata", path))?;
-        toml::from_str(&text)
-            .map_err(|e| Error::Other(format!("invalid version metadata {}: {e}", path.display())))
+        toml::from_str(&text).map_err(|e| Error::BadMetadata {
+            path: path.to_path_buf(),
+            reason: e.message().to_string(),
+        })
     }
 
     pub fn write(&self, path: &Path) -> Result<()> {
-        let text = toml::to_string_pretty(self)
-            .map_err(|e| Error::Other(format!("cannot encode version metadata: {e}")))?;
+        let text = toml::to_string_pretty(self).map_err(Error::encode("version metadata"))?;
         std::fs::write(path, text).map_err(Error::io("cannot write", path))
     }
 }

@@ -5,7 +5,7 @@
 //!   version                 global version file (one spec)
 //!   versions/<name>/        one CUDA stack per directory
 //!     .cudaenv/meta.toml    what it is (CUDA, cuDNN, components, origin)
-//!     .cudaenv/files.json   every file's size and sha256, every link's target
+//!     .cudaenv/files.json   every file's size and CRC-32, every link's target
 //!     .cudaenv/complete     marker, written last: only then does it count
 //!     .cudaenv/linked       marker of a linked version (found without parsing)
 //!     bin/ lib64/ include/  the tree (installed) — absent for linked versions

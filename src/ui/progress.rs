@@ -58,7 +58,7 @@ impl Progress for Bars {
     fn note(&self, message: &str) {
         if self.quiet {
         } else if self.multi.is_hidden() {
-            crate::ui::Printer::new(false).info(message);
+            crate::ui::Printer::new(false, crate::context::Stdio::default()).info(message);
         } else {
             let _ = self.multi.println(message);
         }

@@ -413,7 +413,7 @@ fn unpack_from(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(Error::Other("an unpacking thread panicked".into())))
+                    .unwrap_or_else(|_| Err(Error::task("unpacking")("a thread panicked")))
             })
             .collect()
     });

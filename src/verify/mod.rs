@@ -434,7 +434,7 @@ pub fn run_child(
     let started = std::time::Instant::now();
     let cache = ComputeCache::of(env);
     let cache_before = cache.as_ref().map(ComputeCache::size);
-    let arg = serde_json::to_string(request).map_err(|e| Error::Other(e.to_string()))?;
+    let arg = serde_json::to_string(request).map_err(Error::encode("the verify request"))?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg(CHILD_COMMAND).arg(arg).env_clear().envs(env);
     // The one runner: its own process group (whatever the libraries start

@@ -13,6 +13,7 @@ mod debian;
 mod devel;
 mod disk;
 mod doctor;
+mod errors;
 mod frameworks;
 mod install_script;
 mod lock;

@@ -1,0 +1,188 @@
+//! What `install`, `mirror` and `lock` share: the flags that say how a stack
+//! is resolved (profile, components, source), parsed once by clap into typed
+//! values, and the one way these commands run their asynchronous work and
+//! open the sources.
+//!
+//! Components are checked at the boundary: `--with nvc` fails in clap with
+//! the list of the names the registry knows, before anything is read or
+//! fetched, so nothing below re-checks the strings.
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+
+use super::Env;
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::sources::Profile;
+use crate::sources::remote::{self, Refresh, Remote};
+use crate::sources::resolve::SourceChoice;
+use crate::spec::{Spec, StackSpec};
+
+/// How a stack is resolved: flattened into each command that resolves one.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Resolution {
+    /// Which part of the toolkit. Default: `runtime` (for `lock`, the existing lock's).
+    #[arg(long, value_enum)]
+    pub profile: Option<Profile>,
+    /// Components to add to the profile (comma-separated), e.g. `--with nvcc,cccl`.
+    #[arg(long, value_delimiter = ',', value_name = "C1,C2", value_parser = component_parser())]
+    pub with: Vec<Component>,
+    /// Components to leave out (comma-separated), e.g. `--without cufft,curand`.
+    #[arg(long, value_delimiter = ',', value_name = "C", value_parser = component_parser())]
+    pub without: Vec<Component>,
+    /// Where the bits come from: `auto` takes each component from the first
+    /// source that has it, in the configured order (see docs/sources.md).
+    /// Default: `auto` (for `lock`, the existing lock's).
+    #[arg(long, value_enum, value_name = "S")]
+    pub source: Option<SourceChoice>,
+}
+
+impl Resolution {
+    pub fn profile(&self) -> Profile {
+        self.profile.unwrap_or_default()
+    }
+
+    pub fn source(&self) -> SourceChoice {
+        self.source.unwrap_or_default()
+    }
+
+    /// `--with`, as the resolver takes it.
+    pub fn with_names(&self) -> Vec<String> {
+        names(&self.with)
+    }
+
+    /// `--without`, as the resolver takes it.
+    pub fn without_names(&self) -> Vec<String> {
+        names(&self.without)
+    }
+
+    /// Whether any component was named.
+    pub fn names_components(&self) -> bool {
+        !self.with.is_empty() || !self.without.is_empty()
+    }
+}
+
+/// A component the registry knows (`cudart`, `nvcc` …) or `cudnn`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component(&'static str);
+
+impl Component {
+    pub fn name(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Component {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+fn names(list: &[Component]) -> Vec<String> {
+    list.iter().map(|c| c.0.to_string()).collect()
+}
+
+/// Every component name, `cudnn` included: the registry is embedded, so
+/// the names live as long as the program.
+fn component_names() -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = crate::registry::cuda_releases()
+        .components
+        .keys()
+        .map(String::as_str)
+        .collect();
+    all.push("cudnn");
+    all.sort_unstable();
+    all
+}
+
+fn component_parser() -> impl TypedValueParser<Value = Component> {
+    let names = component_names();
+    PossibleValuesParser::new(names.clone()).map(move |s: String| {
+        Component(
+            names
+                .iter()
+                .copied()
+                .find(|n| *n == s)
+                .expect("clap only passes possible values"),
+        )
+    })
+}
+
+/// A spec argument that must name a CUDA release (`install`, `mirror`,
+/// `lock`): `system` or a linked name fails in clap, naming the command.
+pub fn stack_spec(command: &'static str) -> impl Fn(&str) -> Result<StackSpec> + Clone {
+    move |s: &str| match Spec::parse(s)? {
+        Spec::Stack(st) => Ok(st),
+        _ => Err(Error::InvalidSpec {
+            input: s.escape_debug().to_string(),
+            reason: format!("`{command}` needs a CUDA version such as `12.4` or `12.4+cudnn9.1`"),
+        }),
+    }
+}
+
+/// Runs a command's asynchronous part on a runtime of its own. Ctrl-C ends
+/// it with `Interrupted` (dropping the future drops what it holds: a staging
+/// directory is deleted); blocking work still running, such as an
+/// interrupted unpack, is not waited for.
+pub fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::AsyncRuntime { source })?;
+    let result = runtime.block_on(async {
+        tokio::select! {
+            r = f => r,
+            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        }
+    });
+    runtime.shutdown_background();
+    result
+}
+
+/// How the release list is read: `--refresh`, `--offline`, or when stale.
+pub fn refresh(refresh: bool) -> Refresh {
+    if refresh {
+        Refresh::Always
+    } else {
+        Refresh::WhenStale
+    }
+}
+
+/// Opens the sources with the settings the command resolved, and says
+/// their notices (a stale catalogue, a cached manifest that was skipped) once.
+pub async fn open_remote(env: &Env, settings: &Settings, opts: remote::Options) -> Result<Remote> {
+    let remote = Remote::open(&env.ctx, settings.clone(), opts).await?;
+    for n in &remote.notices {
+        env.printer.warn(n);
+    }
+    for (path, why) in &remote.catalog.skipped {
+        env.printer.warn(format!(
+            "ignoring the cached manifest {}: {why}",
+            path.display()
+        ));
+    }
+    Ok(remote)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registry_component_and_cudnn_is_a_component() {
+        let names = component_names();
+        assert!(names.contains(&"cudart") && names.contains(&"cudnn"));
+        let p = component_parser();
+        let cmd = clap::Command::new("t");
+        let arg = clap::Arg::new("with");
+        assert_eq!(
+            p.parse_ref(&cmd, Some(&arg), std::ffi::OsStr::new("nvcc"))
+                .unwrap()
+                .name(),
+            "nvcc"
+        );
+        assert!(
+            p.parse_ref(&cmd, Some(&arg), std::ffi::OsStr::new("nvc"))
+                .is_err()
+        );
+    }
+}
