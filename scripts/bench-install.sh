@@ -8,18 +8,39 @@
 # (uninstall + install, and uninstall + install --offline).
 #
 # Usage: scripts/bench-install.sh [uv-first|cudaenv-first]
-# Needs: a dist build (cargo build --profile dist; CUDAENV_BIN overrides the path), uv on PATH.
-# With /usr/bin/time present, the CPU time (user + system) of each cold install is reported too.
-# Also reported, from the same run: the network floor (the same files by parallel curl to
-# /dev/null) and the inflate floor (unzip of every wheel at once, on all cores).
-# Needs curl and unzip for the floors.
-# Every cold run downloads ~2 GB in all; run it sparingly.
+# Needs: a dist build (cargo build --profile dist; CUDAENV_BIN overrides the path), cargo
+# (the inflate floor is an example of this crate, built here), curl, python3.
+# uv is pinned (UV_VERSION, default below): it is installed with pip into a venv under
+# ${XDG_CACHE_HOME:-~/.cache}/cudaenv-bench the first time; UV=/path/to/uv uses another one
+# (its version is printed with the results).
+# With /usr/bin/time present, the CPU time (user + system) of each cold install is reported,
+# and, from /proc/stat, the CPU the whole machine was busy meanwhile (the kernel's
+# writeback threads included).
+# Also reported, from the same run, the two floors a cold install works between: the
+# network (the same files by parallel curl to /dev/null) and inflating the same wheels'
+# members with libdeflate on every core (examples/inflate_floor.rs, the inflater cudaenv
+# uses, from memory into touched buffers: no disk, no page faults).
+# Every run downloads ~3 GB in all; run it sparingly.
 set -euo pipefail
 
 order=${1:-uv-first}
 bin=${CUDAENV_BIN:-${CARGO_TARGET_DIR:-target}/dist/cudaenv}
 [ -x "$bin" ] || { echo "no binary at $bin (cargo build --profile dist)" >&2; exit 2; }
-command -v uv >/dev/null || { echo "uv not found (pip install uv)" >&2; exit 2; }
+uv_version=${UV_VERSION:-0.13.9}
+if [ -z "${UV:-}" ]; then
+  venv=${XDG_CACHE_HOME:-$HOME/.cache}/cudaenv-bench/uv-$uv_version
+  if [ ! -x "$venv/bin/uv" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "uv==$uv_version"
+  fi
+  UV=$venv/bin/uv
+fi
+"$UV" --version >/dev/null || { echo "uv at $UV does not run" >&2; exit 2; }
+floor_bin=${INFLATE_FLOOR_BIN:-}
+if [ -z "$floor_bin" ]; then
+  cargo build -q --profile dist --example inflate_floor
+  floor_bin=${CARGO_TARGET_DIR:-target}/dist/examples/inflate_floor
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudaenv-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -34,27 +55,33 @@ timed() {
   if [ -x /usr/bin/time ]; then /usr/bin/time -f %U+%S -o "$out" "$@"; else "$@"; fi
 }
 cpu() { [ -s "$1" ] && tail -1 "$1" | awk -F+ '{ printf "%.1f s (%.1f user + %.1f system)", $1 + $2, $1, $2 }' || echo n/a; }
+# CPU seconds the whole machine has been busy (all but idle and iowait).
+busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / hz; exit }' /proc/stat; }
 
 spec=12.4.1+cudnn9.1.0.70
 only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
 
 run_uv() {
   export UV_CACHE_DIR="$work/uv-cache"
-  uv venv -q "$work/venv"
-  local t0 t1
+  "$UV" venv -q "$work/venv"
+  local t0 t1 b0
+  b0=$(busy)
   t0=$(now)
-  timed "$work/uv.cpu" uv pip install -q --python "$work/venv/bin/python" --no-deps \
+  timed "$work/uv.cpu" "$UV" pip install -q --python "$work/venv/bin/python" --no-deps \
     nvidia-cuda-runtime-cu12==12.4.127 nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70
   t1=$(now)
+  uv_busy=$(secs "$b0" "$(busy)")
   uv_cold=$(secs "$t0" "$t1")
 }
 
 run_cudaenv() {
   export CUDAENV_ROOT="$work/root"
-  local t0 t1
+  local t0 t1 b0
+  b0=$(busy)
   t0=$(now)
   timed "$work/ce.cpu" "$bin" -q install "$spec" "${only[@]}"
   t1=$(now)
+  ce_busy=$(secs "$b0" "$(busy)")
   ce_cold=$(secs "$t0" "$t1")
 }
 
@@ -75,7 +102,8 @@ export CUDAENV_ROOT="$work/root"
 
 # The two floors a cold install works between, measured in the same run:
 # the network (the same wheels fetched in parallel by curl, to /dev/null) and
-# inflating them (every wheel unzipped at once, on all cores, into $work).
+# inflating them (every member of the wheels, libdeflate on every core, from
+# memory; the wheels are fetched for it untimed).
 mapfile -t urls < <("$bin" -q install "$spec" "${only[@]}" --dry-run --json --force |
   python3 -c 'import json,sys; [print(a["url"]) for a in json.load(sys.stdin)["artifacts"]]')
 settle
@@ -84,17 +112,11 @@ for u in "${urls[@]}"; do curl -sf -o /dev/null "$u" & done
 wait
 t1=$(now)
 floor_net=$(secs "$t0" "$t1")
-settle
-t0=$(now)
-i=0
-for w in "$CUDAENV_ROOT"/cache/downloads/*.whl; do
-  mkdir -p "$work/inflate/$i"
-  unzip -q -o "$w" -d "$work/inflate/$i" & i=$((i + 1))
-done
+mkdir -p "$work/wheels"
+for u in "${urls[@]}"; do curl -sf -o "$work/wheels/${u##*/}" "$u" & done
 wait
-t1=$(now)
-floor_inflate=$(secs "$t0" "$t1")
-rm -rf "$work/inflate"
+floor_inflate=$("$floor_bin" "$work"/wheels/*.whl)
+rm -rf "$work/wheels"
 
 # After a sync (not a cache drop: a reinstall is measured warm): a commit
 # syncs its marker, and on ext4 that waits for the writeback of whatever the
@@ -113,8 +135,11 @@ for f in "$work"/venv/lib/python*/site-packages/nvidia/*/lib/lib*.so*; do
   cmp -s "$f" "$CUDAENV_ROOT/versions/$spec/lib64/$(basename "$f")" || { echo "differs: $f" >&2; exit 1; }
 done
 
-echo "machine: $(nproc) cores, $(uname -m); order: $order"
+echo "machine: $(nproc) cores, $(uname -m); order: $order; $("$UV" --version); cudaenv $("$bin" --version | awk '{ print $NF }')"
 echo "cold install   uv: ${uv_cold}s   cudaenv: ${ce_cold}s   ratio uv/cudaenv: $(awk -v a="$uv_cold" -v b="$ce_cold" 'BEGIN { printf "%.2f", a / b }')"
-echo "floors   network (${#urls[@]} files by parallel curl): ${floor_net}s   inflate (unzip of every wheel at once): ${floor_inflate}s"
+floor=$(awk -v a="$floor_net" -v b="${floor_inflate%% *}" 'BEGIN { print (a > b ? a : b) }')
+echo "floors   network (${#urls[@]} files by parallel curl): ${floor_net}s   inflate (libdeflate, in memory): $floor_inflate"
+echo "cold install / larger floor   uv: $(awk -v a="$uv_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')   cudaenv: $(awk -v a="$ce_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')"
 echo "cold install CPU time   uv: $(cpu "$work/uv.cpu")   cudaenv: $(cpu "$work/ce.cpu")"
+echo "machine busy during each cold install (all processes, kernel threads included)   uv: ${uv_busy} s   cudaenv: ${ce_busy} s"
 echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"
