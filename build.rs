@@ -13,7 +13,7 @@
 //! - `pow`, the only function the program took from libm, is defined in
 //!   src/main.rs, so libm is not loaded at all (~0.1 ms per start measured);
 //!   a version script keeps that definition private to the executable.
-//! - Optimised builds are linked with `shims/shim-path.ld`, which gathers the
+//! - `dist` builds are linked with `shims/shim-path.ld`, which gathers the
 //!   functions a shim runs into one section at the start of the code, so
 //!   that a shim touches a few pages of code instead of ~25 scattered
 //!   windows (160 -> 134 page faults per shim run measured). Its patterns name functions
@@ -23,7 +23,11 @@
 //!   and what to run, instead of quietly producing a slower shim. To build
 //!   the binary that scripts/shim-order.sh regenerates it from, set
 //!   `CUDAENV_SHIM_ORDER=off` (a build-time variable: the link goes without
-//!   the file).
+//!   the file). The file records the compiler it was made with; a build with
+//!   another compiler, or another profile, links without it and says so in a
+//!   warning, since its patterns describe what that compiler's `dist` build
+//!   made of the code (scripts/test.sh builds `dist` with the recorded one, so
+//!   a stale file fails the suite).
 //!
 //! Each of these settings is measured against the build without it, side by
 //! side, in docs/PERFORMANCE.md (scripts/bench-shim.sh): each is worth
@@ -97,7 +101,40 @@ fn shim_path_script() -> Option<PathBuf> {
         println!("cargo::warning=CUDAENV_SHIM_ORDER=off: linking without shims/shim-path.ld");
         return None;
     }
-    (optimised && !flags.contains("mold") && script.is_file()).then_some(script)
+    if !optimised || flags.contains("mold") || !script.is_file() {
+        return None;
+    }
+    // The patterns name what the `dist` profile's whole-program optimisation
+    // leaves of the shim's functions, as one compiler made them: another
+    // profile inlines differently and another compiler names differently, so
+    // the file's assertions would fail a build that is only slower without it.
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").ok()?);
+    let profile = out_dir.ancestors().nth(3).and_then(|p| p.file_name());
+    if profile.is_none_or(|p| p != "dist") {
+        return None;
+    }
+    let text = std::fs::read_to_string(&script).ok()?;
+    let recorded = text
+        .lines()
+        .find_map(|l| l.split(" with rustc ").nth(1))
+        .and_then(|rest| rest.split(';').next())
+        .map(|v| format!("rustc {v}"));
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let current = Command::new(rustc)
+        .arg("-V")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|v| v.trim().to_string());
+    if recorded.is_none() || recorded != current {
+        println!(
+            "cargo::warning=shims/shim-path.ld was generated with {}, this build uses {}: linking without it (each shim starts ~0.1 ms slower); scripts/shim-order.sh regenerates it",
+            recorded.as_deref().unwrap_or("an unknown rustc"),
+            current.as_deref().unwrap_or("an unknown rustc")
+        );
+        return None;
+    }
+    Some(script)
 }
 
 /// The directory of the C compiler's libgcc_eh.a, if it has one.

@@ -148,8 +148,9 @@ fi
 trace >"$work/fns"
 out=$repo/shims/shim-path.ld
 # v0 names: crate hashes (Cs<hash>_) and back-references (B<offset>_, which
-# move when a hash's length does) become wildcards; LTO may add suffixes.
-sed -E -e '/^_R/{s/Cs[0-9A-Za-z]+_/Cs*_/g; s/B[0-9A-Za-z]*_/B*_/g}' -e 's/$/*/' "$work/fns" |
+# move when a hash's length does) become wildcards, and so do the numbered
+# suffixes LLVM gives local copies (`.1736`, `.llvm.123`), which change with any edit.
+sed -E -e '/^_R/{s/Cs[0-9A-Za-z]+_/Cs*_/g; s/B[0-9A-Za-z]*_/B*_/g}' -e 's/(\.llvm)?\.[0-9]+$//' -e 's/$/*/' "$work/fns" |
   awk '!seen[$0]++' >"$work/patterns"
 {
   echo "/* The functions a shim runs, kept together at the start of the code (see"

@@ -131,6 +131,10 @@ run_suite "shim probe" cargo test --locked --no-fail-fast --features shim-probe 
 # Doc tests (`--all-targets` leaves them out): the compile_fail examples pin
 # what the public API must reject.
 run_suite "doc tests" cargo test --locked --no-fail-fast --doc
+# What scripts/install.sh installs: the dist build, linked with
+# shims/shim-path.ld, whose assertions fail the link when the file is stale
+# for the compiler it records (build.rs).
+run_suite "dist build (shim layout)" cargo build --locked --profile dist
 
 # A user's or packager's clone has nothing beside it: run the unit tests in a
 # fresh clone of this commit (HEAD) in an empty directory. It shares
