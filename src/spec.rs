@@ -250,7 +250,13 @@ impl Spec {
         if input == "system" {
             return Ok(Spec::System);
         }
+        if input.contains(char::is_whitespace) {
+            return Err("a spec is one word, without spaces: `12.4` or `12.4+cudnn9.1`".into());
+        }
         if input.starts_with(|c: char| c.is_ascii_digit()) {
+            if input.matches('+').count() > 1 {
+                return Err("a spec has at most one `+cudnn…` part: `12.4+cudnn9.1`".into());
+            }
             let (cuda, cudnn) = match input.split_once('+') {
                 Some((c, rest)) => (c, Some(rest)),
                 None => (input, None),
@@ -327,6 +333,21 @@ mod tests {
         assert_eq!(
             stack("12.4+cudnn9.1.0.70").to_string(),
             "12.4+cudnn9.1.0.70"
+        );
+    }
+
+    #[test]
+    fn a_spec_with_two_versions_says_so() {
+        let reason = |s| Spec::parse_reason(s).unwrap_err();
+        assert!(
+            reason("12.4 11.8").contains("one word"),
+            "{}",
+            reason("12.4 11.8")
+        );
+        assert!(
+            reason("12.4+cudnn9.1+cudnn8").contains("at most one `+cudnn"),
+            "{}",
+            reason("12.4+cudnn9.1+cudnn8")
         );
     }
 

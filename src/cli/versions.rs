@@ -44,8 +44,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.check {
         return check(env, &installed);
     }
-    // A broken pin must not hide the list; it just marks nothing active.
-    let active = select::active(&env.ctx).ok();
+    // A broken pin must not hide the list; it marks nothing active, and says why.
+    let active = match select::active(&env.ctx) {
+        Ok(a) => Some(a),
+        Err(e) => {
+            env.printer
+                .warn(format_args!("{e}; no version is marked active"));
+            None
+        }
+    };
     let active_name = active.as_ref().map(|(_, a)| a.name());
     let shadowed = store.shadowed()?;
     let rows: Vec<Row> = installed
