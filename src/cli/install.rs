@@ -195,16 +195,21 @@ async fn install_async(
             return report(env, args, &v, true, started);
         }
     };
-    let timeouts = fetch::timeouts::Timeouts::from_ctx(&env.ctx)?;
-    let (client, cache) = match &remote {
-        Some(r) => (r.client.clone(), r.cache.clone()),
-        None => (
-            fetch::client(timeouts)?,
-            fetch::Cache::new(env.ctx.cache_dir()),
-        ),
+    // One `Timeouts` for the whole command: a stall seen while resolving
+    // also ends the downloads.
+    let (client, cache, timeouts) = match &remote {
+        Some(r) => (r.client.clone(), r.cache.clone(), r.timeouts.clone()),
+        None => {
+            let timeouts = fetch::timeouts::Timeouts::from_ctx(&env.ctx)?;
+            (
+                fetch::client(&timeouts)?,
+                fetch::Cache::new(env.ctx.cache_dir()),
+                timeouts,
+            )
+        }
     };
     if args.dry_run {
-        let size = crate::sources::measure::measure(&plan, &cache, &client, timeouts).await;
+        let size = crate::sources::measure::measure(&plan, &cache, &client, &timeouts).await;
         return print_plan(env, args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(env.bars_hidden() || args.json));

@@ -34,7 +34,7 @@ use super::Env;
 use crate::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::fetch::Attempt;
-use crate::fetch::timeouts::{self, Breaker, Timeouts};
+use crate::fetch::timeouts::{self, Timeouts};
 use crate::safe_url::DisplaySafeUrl;
 use crate::sources::nvidia::{self, Product};
 use crate::sources::remote::{self, CatalogueUpdate};
@@ -96,8 +96,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let cache = env.ctx.cache_dir();
     let (catalogue, nvidia) = super::resolution::block_on(async {
         Ok(tokio::join!(
-            remote::update_catalogue(&env.ctx, &settings),
-            update(&base, &cache, args.trust_mirror, timeouts)
+            remote::update_catalogue(&env.ctx, &settings, &timeouts),
+            update(&base, &cache, args.trust_mirror, &timeouts)
         ))
     })?;
     let (rows, nvidia_error) = match nvidia {
@@ -213,7 +213,7 @@ async fn update(
     base: &str,
     cache: &Path,
     trust_mirror: bool,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> Result<Vec<Row>> {
     let client = crate::fetch::client(timeouts)?;
     let mut jobs = Vec::new();
@@ -275,7 +275,7 @@ async fn one(
     url: &str,
     file: &str,
     trust_mirror: bool,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> Status {
     let dest = nvidia::cache_dir(cache, product).join(file);
     let pin = nvidia::pinned_manifest_sha256(product, file);
@@ -370,7 +370,7 @@ enum Fetch {
 async fn get(
     client: &reqwest::Client,
     url: &str,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> std::result::Result<Vec<u8>, Fetch> {
     if let Some(path) = url.strip_prefix("file://") {
         let path = PathBuf::from(path);
@@ -397,10 +397,10 @@ async fn get(
     }
     // A stall ends the update's use of the network (see `fetch::timeouts`).
     let stalled = |why: String| {
-        Breaker::trip(&DisplaySafeUrl::new(url).to_string());
+        timeouts.breaker.trip(&DisplaySafeUrl::new(url).to_string());
         Fetch::Failed(why)
     };
-    if let Some(earlier) = Breaker::tripped() {
+    if let Some(earlier) = timeouts.breaker.tripped() {
         return Err(Fetch::Failed(format!(
             "not tried: {earlier} stalled earlier in this command"
         )));

@@ -219,7 +219,7 @@ pub struct Fetcher {
 /// proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY (reqwest's
 /// default reads them from the process environment). No connection or read
 /// waits longer than the timeouts' window (see `timeouts` for the rest).
-pub fn client(timeouts: Timeouts) -> Result<reqwest::Client> {
+pub fn client(timeouts: &Timeouts) -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(timeouts.window)
@@ -235,11 +235,13 @@ pub fn client(timeouts: Timeouts) -> Result<reqwest::Client> {
 /// with exponential backoff from `first_delay`, retrying only what `op` marks
 /// `Attempt::Retry` or `Attempt::Stalled` (at most `STALL_ATTEMPTS` of
 /// those); the last reason is reported when it gives up. Nothing is tried
-/// once a request of this command gave up on a stall (`timeouts::Breaker`).
+/// once a request made with the same `timeouts` gave up on a stall
+/// (`timeouts::Breaker`).
 pub(crate) async fn retrying<T, F, Fut>(
     url: &str,
     attempts: u32,
     first_delay: Duration,
+    timeouts: &Timeouts,
     mut op: F,
 ) -> Result<T>
 where
@@ -250,7 +252,7 @@ where
     let mut last = String::new();
     let mut stalls = 0;
     for attempt in 0..attempts {
-        if let Some(stalled) = Breaker::tripped() {
+        if let Some(stalled) = timeouts.breaker.tripped() {
             return Err(Breaker::error(url, &stalled));
         }
         if attempt > 0 {
@@ -264,7 +266,7 @@ where
             Err(Attempt::Stalled(why)) => {
                 stalls += 1;
                 if stalls >= STALL_ATTEMPTS {
-                    return Err(gave_up_stalled(url, &why, stalls));
+                    return Err(gave_up_stalled(url, &why, stalls, &timeouts.breaker));
                 }
                 last = why;
             }
@@ -279,8 +281,8 @@ where
 
 /// Gives up on a stalled request, and with it on the network for the rest
 /// of the command.
-fn gave_up_stalled(url: &str, why: &str, stalls: u32) -> Error {
-    Breaker::trip(url);
+fn gave_up_stalled(url: &str, why: &str, stalls: u32, breaker: &Breaker) -> Error {
+    breaker.trip(url);
     Error::NetworkStalled {
         url: url.into(),
         reason: format!("{why} (gave up after {stalls} attempts)"),
@@ -771,9 +773,13 @@ impl Fetcher {
         line: usize,
         mark: &Arc<Arrival>,
     ) -> Result<String> {
-        retrying(&a.url.to_string(), ATTEMPTS, self.backoff, || {
-            self.stream_once(a, part, line, mark)
-        })
+        retrying(
+            &a.url.to_string(),
+            ATTEMPTS,
+            self.backoff,
+            &self.timeouts,
+            || self.stream_once(a, part, line, mark),
+        )
         .await
         .map_err(|e| e.from_source(a.source))
     }
@@ -792,7 +798,7 @@ impl Fetcher {
         if have > 0 {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
         }
-        let (resp, started) = timeouts::send(req, self.timeouts).await?;
+        let (resp, started) = timeouts::send(req, &self.timeouts).await?;
         let status = resp.status();
         if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
             return Err(Attempt::Retry(format!("server answered {status}")));
@@ -844,7 +850,7 @@ impl Fetcher {
         };
         self.progress.advance(line, have);
         let expected_len = resp.content_length().map(|l| l + have).or(a.size);
-        let mut stream = Paced::new(resp.bytes_stream(), self.timeouts, started);
+        let mut stream = Paced::new(resp.bytes_stream(), &self.timeouts, started);
         let mut got = have;
         // Written in blocks (see WRITE_BLOCK); what is held is flushed before
         // any return that keeps the part, so a resume starts after it.
@@ -1063,7 +1069,7 @@ impl Fetcher {
         let mut stalls = 0;
         let shown = a.url.to_string();
         for attempt in 0..ATTEMPTS {
-            if let Some(stalled) = Breaker::tripped() {
+            if let Some(stalled) = self.timeouts.breaker.tripped() {
                 return Err(RangeFallback::Error(Breaker::error(&shown, &stalled)));
             }
             if attempt > 0 {
@@ -1074,12 +1080,17 @@ impl Fetcher {
                 .client
                 .get(a.url.expose())
                 .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1));
-            let (resp, started) = match timeouts::send(req, self.timeouts).await {
+            let (resp, started) = match timeouts::send(req, &self.timeouts).await {
                 Ok(r) => r,
                 Err(Attempt::Stalled(why)) => {
                     stalls += 1;
                     if stalls >= STALL_ATTEMPTS {
-                        return Err(RangeFallback::Error(gave_up_stalled(&shown, &why, stalls)));
+                        return Err(RangeFallback::Error(gave_up_stalled(
+                            &shown,
+                            &why,
+                            stalls,
+                            &self.timeouts.breaker,
+                        )));
                     }
                     last = why;
                     continue;
@@ -1106,7 +1117,7 @@ impl Fetcher {
                 }));
             }
             let mut pos = start;
-            let mut stream = Paced::new(resp.bytes_stream(), self.timeouts, started);
+            let mut stream = Paced::new(resp.bytes_stream(), &self.timeouts, started);
             let mut broken = None;
             // Written in blocks (see WRITE_BLOCK); a broken range starts over,
             // so what is held then is simply dropped.
@@ -1137,7 +1148,10 @@ impl Fetcher {
                         stalls += 1;
                         if stalls >= STALL_ATTEMPTS {
                             return Err(RangeFallback::Error(gave_up_stalled(
-                                &shown, &why, stalls,
+                                &shown,
+                                &why,
+                                stalls,
+                                &self.timeouts.breaker,
                             )));
                         }
                         broken = Some(why);

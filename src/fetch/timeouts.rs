@@ -11,13 +11,15 @@
 //!
 //! A stalled attempt is retried once ([`STALL_ATTEMPTS`]); when a request
 //! gives up on a stall, the whole command stops waiting: every later request
-//! fails at once with an error that says which URL stalled ([`Breaker`]), so
+//! made with the same `Timeouts` (one per command, shared by its clients
+//! through clones) fails at once with an error that says which URL stalled
+//! ([`Breaker`]), so
 //! that a stalled index does not cost one timeout per page and then one per
 //! download. With the default, a command facing a server that stalls or
 //! trickles ends within [`Timeouts::worst_case`] (about a minute; a unit
 //! test holds it under 150 s).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
@@ -37,17 +39,27 @@ pub const MIN_RATE: u64 = 1024;
 /// Attempts of one request that may stall before it gives up.
 pub const STALL_ATTEMPTS: u32 = 2;
 
-/// How long requests may wait (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How long requests may wait (see the module docs), and whether one of
+/// them already gave up on a stall. Clones share the breaker: a command makes
+/// one and hands clones to each of its clients.
+#[derive(Debug, Clone)]
 pub struct Timeouts {
     /// The window: no answer, or less than `MIN_RATE` on average, for this long is a stall.
     pub window: Duration,
+    pub breaker: Breaker,
 }
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
+        Timeouts::with_window(Duration::from_secs(DEFAULT_SECS))
+    }
+}
+
+impl Timeouts {
+    fn with_window(window: Duration) -> Timeouts {
         Timeouts {
-            window: Duration::from_secs(DEFAULT_SECS),
+            window,
+            breaker: Breaker::default(),
         }
     }
 }
@@ -59,9 +71,9 @@ impl Timeouts {
             return Ok(Timeouts::default());
         };
         match v.trim().parse::<u64>() {
-            Ok(s) if (1..=24 * 3600).contains(&s) => Ok(Timeouts {
-                window: Duration::from_secs(s),
-            }),
+            Ok(s) if (1..=24 * 3600).contains(&s) => {
+                Ok(Timeouts::with_window(Duration::from_secs(s)))
+            }
             _ => Err(Error::InvalidHttpTimeout {
                 variable: env_vars::CUDAENV_HTTP_TIMEOUT,
                 value: v.escape_debug().to_string(),
@@ -98,7 +110,9 @@ impl Timeouts {
 /// (`started`), so the wait for the headers counts in it.
 pub(crate) struct Paced<S> {
     stream: S,
-    timeouts: Timeouts,
+    window: Duration,
+    /// The least a window must bring (`Timeouts::floor`).
+    floor: u64,
     window_start: tokio::time::Instant,
     bytes: u64,
 }
@@ -108,10 +122,11 @@ where
     S: Stream<Item = reqwest::Result<B>> + Unpin,
     B: AsRef<[u8]>,
 {
-    pub fn new(stream: S, timeouts: Timeouts, started: tokio::time::Instant) -> Paced<S> {
+    pub fn new(stream: S, timeouts: &Timeouts, started: tokio::time::Instant) -> Paced<S> {
         Paced {
             stream,
-            timeouts,
+            window: timeouts.window,
+            floor: timeouts.floor(),
             window_start: started,
             bytes: 0,
         }
@@ -119,7 +134,7 @@ where
 
     pub async fn next(&mut self) -> Option<std::result::Result<B, Attempt>> {
         loop {
-            let end = self.window_start + self.timeouts.window;
+            let end = self.window_start + self.window;
             match tokio::time::timeout_at(end, self.stream.next()).await {
                 Ok(Some(Ok(chunk))) => {
                     self.bytes += chunk.as_ref().len() as u64;
@@ -127,7 +142,7 @@ where
                 }
                 Ok(Some(Err(e))) => return Some(Err(Attempt::from_reqwest(&e))),
                 Ok(None) => return None,
-                Err(_) if self.bytes >= self.timeouts.floor() => {
+                Err(_) if self.bytes >= self.floor => {
                     self.window_start = end;
                     self.bytes = 0;
                 }
@@ -135,7 +150,7 @@ where
                     return Some(Err(Attempt::Stalled(format!(
                         "{} bytes in the last {} s (less than {} bytes per second)",
                         self.bytes,
-                        self.timeouts.window.as_secs(),
+                        self.window.as_secs(),
                         MIN_RATE
                     ))));
                 }
@@ -147,7 +162,7 @@ where
 /// Sends a request, waiting at most the first window for the headers.
 pub(crate) async fn send(
     req: reqwest::RequestBuilder,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> std::result::Result<(reqwest::Response, tokio::time::Instant), Attempt> {
     let started = tokio::time::Instant::now();
     match tokio::time::timeout_at(started + timeouts.window, req.send()).await {
@@ -165,7 +180,7 @@ pub(crate) async fn send(
 pub(crate) async fn body(
     resp: reqwest::Response,
     started: tokio::time::Instant,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
     max: usize,
 ) -> std::result::Result<Option<Vec<u8>>, Attempt> {
     let mut paced = Paced::new(resp.bytes_stream(), timeouts, started);
@@ -179,21 +194,20 @@ pub(crate) async fn body(
     Ok(Some(out))
 }
 
-/// Remembers, for the rest of the process (one command), that a request gave
-/// up on a stalled server: later requests then fail at once instead of
-/// waiting out their own windows (see the module docs).
-pub(crate) struct Breaker;
-
-static STALLED: Mutex<Option<String>> = Mutex::new(None);
+/// Remembers, for the rest of a command, that a request gave up on a
+/// stalled server: later requests then fail at once instead of waiting out
+/// their own windows (see the module docs). Clones share what they remember.
+#[derive(Debug, Clone, Default)]
+pub struct Breaker(Arc<Mutex<Option<String>>>);
 
 impl Breaker {
     /// The URL (as shown) of the request that gave up, if one did.
-    pub fn tripped() -> Option<String> {
-        STALLED.lock().map(|s| s.clone()).unwrap_or(None)
+    pub fn tripped(&self) -> Option<String> {
+        self.0.lock().map(|s| s.clone()).unwrap_or(None)
     }
 
-    pub fn trip(url: &str) {
-        if let Ok(mut s) = STALLED.lock()
+    pub fn trip(&self, url: &str) {
+        if let Ok(mut s) = self.0.lock()
             && s.is_none()
         {
             *s = Some(url.to_string());
@@ -224,6 +238,22 @@ impl Attempt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The breaker belongs to one command's `Timeouts` and its clones, not
+    /// to the process: tests (and library users) running side by side do
+    /// not stop each other's requests.
+    #[test]
+    fn a_stall_stops_the_command_that_saw_it_and_no_other() {
+        let command = Timeouts::default();
+        let client_of_it = command.clone();
+        let other = Timeouts::default();
+        client_of_it.breaker.trip("https://stalled.example/simple/");
+        assert_eq!(
+            command.breaker.tripped().as_deref(),
+            Some("https://stalled.example/simple/")
+        );
+        assert_eq!(other.breaker.tripped(), None);
+    }
 
     /// The bound: with the default settings, a stalled or trickling
     /// server ends a command within 2.5 minutes, retries included (index

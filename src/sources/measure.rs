@@ -40,7 +40,7 @@ pub async fn measure(
     plan: &Plan,
     cache: &Cache,
     client: &reqwest::Client,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> PlanSize {
     let mut size = PlanSize::default();
     let mut to_probe = Vec::new();
@@ -85,7 +85,7 @@ async fn remote_unpacked(
     client: &reqwest::Client,
     url: &str,
     len: u64,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> Option<u64> {
     const TAIL: u64 = 256 << 10;
     let start = len.saturating_sub(TAIL);
@@ -104,7 +104,7 @@ async fn range(
     url: &str,
     start: u64,
     end: u64,
-    timeouts: Timeouts,
+    timeouts: &Timeouts,
 ) -> Option<Vec<u8>> {
     let req = client
         .get(url)

@@ -370,39 +370,45 @@ impl Index {
         if parsed.scheme() == "file" {
             return read_local_file(&parsed, &shown, max);
         }
-        retrying(&shown, 4, std::time::Duration::from_millis(300), || async {
-            let (resp, started) =
-                timeouts::send(self.client.get(parsed.clone()), self.timeouts).await?;
-            let status = resp.status();
-            if status == reqwest::StatusCode::NOT_FOUND {
-                return Ok(None);
-            }
-            if status.is_server_error() {
-                return Err(Attempt::Retry(format!("server answered {status}")));
-            }
-            if !status.is_success() {
-                return Err(Attempt::Fail(Error::Network {
-                    url: shown.clone(),
-                    reason: format!("server answered {status}"),
-                    from: Some(SourceKind::Pypi),
-                }));
-            }
-            if resp.content_length().is_some_and(|n| n > max as u64) {
-                return Err(Attempt::Fail(Error::Network {
-                    url: shown.clone(),
-                    reason: format!("larger than the {max} bytes such a file may have"),
-                    from: Some(SourceKind::Pypi),
-                }));
-            }
-            let Some(body) = timeouts::body(resp, started, self.timeouts, max).await? else {
-                return Err(Attempt::Fail(Error::Network {
-                    url: shown.clone(),
-                    reason: format!("larger than the {max} bytes such a file may have"),
-                    from: Some(SourceKind::Pypi),
-                }));
-            };
-            Ok(Some(body))
-        })
+        retrying(
+            &shown,
+            4,
+            std::time::Duration::from_millis(300),
+            &self.timeouts,
+            || async {
+                let (resp, started) =
+                    timeouts::send(self.client.get(parsed.clone()), &self.timeouts).await?;
+                let status = resp.status();
+                if status == reqwest::StatusCode::NOT_FOUND {
+                    return Ok(None);
+                }
+                if status.is_server_error() {
+                    return Err(Attempt::Retry(format!("server answered {status}")));
+                }
+                if !status.is_success() {
+                    return Err(Attempt::Fail(Error::Network {
+                        url: shown.clone(),
+                        reason: format!("server answered {status}"),
+                        from: Some(SourceKind::Pypi),
+                    }));
+                }
+                if resp.content_length().is_some_and(|n| n > max as u64) {
+                    return Err(Attempt::Fail(Error::Network {
+                        url: shown.clone(),
+                        reason: format!("larger than the {max} bytes such a file may have"),
+                        from: Some(SourceKind::Pypi),
+                    }));
+                }
+                let Some(body) = timeouts::body(resp, started, &self.timeouts, max).await? else {
+                    return Err(Attempt::Fail(Error::Network {
+                        url: shown.clone(),
+                        reason: format!("larger than the {max} bytes such a file may have"),
+                        from: Some(SourceKind::Pypi),
+                    }));
+                };
+                Ok(Some(body))
+            },
+        )
         .await
         .map_err(|e| e.from_source(SourceKind::Pypi))
     }
@@ -429,9 +435,13 @@ impl Index {
         if page.scheme() == "file" {
             return read_local_page(&page, &url);
         }
-        retrying(&url, 4, std::time::Duration::from_millis(300), || {
-            self.fetch_files_once(&page, &url)
-        })
+        retrying(
+            &url,
+            4,
+            std::time::Duration::from_millis(300),
+            &self.timeouts,
+            || self.fetch_files_once(&page, &url),
+        )
         .await
         .map_err(|e| e.from_source(SourceKind::Pypi))
     }
@@ -446,7 +456,7 @@ impl Index {
             reqwest::header::ACCEPT,
             "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
         );
-        let (resp, started) = timeouts::send(req, self.timeouts).await?;
+        let (resp, started) = timeouts::send(req, &self.timeouts).await?;
         let status = resp.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
@@ -468,7 +478,7 @@ impl Index {
             .unwrap_or("")
             .to_ascii_lowercase();
         let final_url = resp.url().clone();
-        let body = timeouts::body(resp, started, self.timeouts, MAX_PAGE)
+        let body = timeouts::body(resp, started, &self.timeouts, MAX_PAGE)
             .await?
             .ok_or_else(|| {
                 Attempt::Fail(Error::Network {

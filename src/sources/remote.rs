@@ -110,7 +110,7 @@ impl Remote {
     pub async fn open(ctx: &Context, settings: Settings, opts: Options) -> Result<Remote> {
         let cache = Cache::new(ctx.cache_dir());
         let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
-        let client = fetch::client(timeouts)?;
+        let client = fetch::client(&timeouts)?;
         let order = settings.source_order();
         let pypi_allowed = order.allows(SourceKind::Pypi, opts.choice);
         let index_url = if pypi_allowed {
@@ -120,7 +120,7 @@ impl Remote {
         };
         let index_shown = shown(&index_url);
         let index = Index::new(&index_url, client.clone())
-            .with_timeouts(timeouts)
+            .with_timeouts(timeouts.clone())
             .with_cache(cache.dir(), opts.offline);
         let mut notices = Vec::new();
         let (cat, state) = if pypi_allowed {
@@ -394,7 +394,7 @@ impl Remote {
 
     /// What the plan will download and the disk the version will take.
     pub async fn measure(&self, plan: &Plan) -> super::measure::PlanSize {
-        super::measure::measure(plan, &self.cache, &self.client, self.timeouts).await
+        super::measure::measure(plan, &self.cache, &self.client, &self.timeouts).await
     }
 
     /// May any component come from `kind`?
@@ -416,13 +416,16 @@ pub struct CatalogueUpdate {
 
 /// Reads the catalogue from the index now and stores it (`cudaenv update`).
 /// Unlike installs, a failure is returned: reading it is what was asked.
-pub async fn update_catalogue(ctx: &Context, settings: &Settings) -> Result<CatalogueUpdate> {
+pub async fn update_catalogue(
+    ctx: &Context,
+    settings: &Settings,
+    timeouts: &fetch::timeouts::Timeouts,
+) -> Result<CatalogueUpdate> {
     let cache = Cache::new(ctx.cache_dir());
     let index_url = settings.pypi_base()?;
     let index_shown = shown(&index_url);
-    let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
     let index = Index::new(&index_url, fetch::client(timeouts)?)
-        .with_timeouts(timeouts)
+        .with_timeouts(timeouts.clone())
         .with_cache(cache.dir(), false);
     let dir = index
         .cache_dir()

@@ -8,20 +8,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, text};
 use crate::pypi::{file, sha256, zip};
 
 fn code(o: &std::process::Output) -> i32 {
     o.status.code().unwrap_or(-1)
-}
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The components 13.x's runtime profile has besides cudart and cublas.

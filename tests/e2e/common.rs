@@ -441,3 +441,13 @@ pub fn json(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not JSON, or a key twice ({e}):\n{}", what()));
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// A finished command's status, stdout and stderr, for assertion messages.
+pub fn text(o: &std::process::Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

@@ -14,15 +14,6 @@ use std::collections::BTreeMap;
 
 use crate::common::*;
 
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 const LOAD_CUDART: &str = "import ctypes; l = ctypes.CDLL('libcudart.so.12'); v = ctypes.c_int(); \
      l.cudaRuntimeGetVersion(ctypes.byref(v)); print(v.value)";
 

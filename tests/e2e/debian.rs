@@ -26,15 +26,6 @@ fn code(o: &std::process::Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 /// Loads `libcudart.so.11.0` by soname under `exec` and prints where the
 /// loader found it, `cudaRuntimeGetVersion`'s status and value, and the
 /// status's name as the library spells it.

@@ -9,19 +9,10 @@
 
 use std::path::Path;
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, text};
 
 fn code(o: &std::process::Output) -> i32 {
     o.status.code().unwrap_or(-1)
-}
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/devel");

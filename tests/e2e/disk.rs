@@ -1,17 +1,8 @@
 //! What the cache costs, and giving it back: `cache size`, `cache prune`,
 //! and what `uninstall` says remains (live PyPI, the ~1 MB cudart wheel).
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, text};
 use crate::pypi::ONLY_CUDART;
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn size(env: &TestEnv) -> serde_json::Value {
     serde_json::from_str(&env.ok(&["cache", "size", "--json"])).unwrap()

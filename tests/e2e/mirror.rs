@@ -20,15 +20,6 @@ pub(crate) const NO_NETWORK: &[(&str, &str)] = &[
     ("http_proxy", "http://127.0.0.1:9"),
 ];
 
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 /// A second machine: its own HOME and root (a cold cache), no network, and
 /// the mirror as its package index and NVIDIA host.
 fn offline(env: &TestEnv, mirror: &Path) -> std::process::Command {

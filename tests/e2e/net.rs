@@ -9,20 +9,11 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, text};
 use crate::pypi::{ONLY_CUDART, good_wheel, sha256, wheel_name};
 
 const USER: &str = "ci-reader";
 const SECRET: &str = "s3cr3t-T0KEN-9f2c";
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn base64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

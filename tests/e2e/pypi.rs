@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, text};
 
 /// Leaves only cudart in the runtime profile (one ~1 MB wheel).
 pub(crate) const ONLY_CUDART: &str =
@@ -22,15 +22,6 @@ pub(crate) fn wheel_name() -> String {
 
 fn code(o: &std::process::Output) -> i32 {
     o.status.code().unwrap_or(-1)
-}
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 pub(crate) fn versions(env: &TestEnv) -> String {
