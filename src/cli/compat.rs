@@ -13,8 +13,11 @@ use crate::context::Context;
 use crate::doctor::{self, python::InstalledFramework};
 use crate::error::{Error, ExitCode, Result};
 
+/// The operating system whose framework builds `compat` shows (`--platform`):
+/// frameworks publish per OS, so only the OS matters here, not the
+/// architecture of `sys::platform::Platform`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Platform {
+pub enum FrameworkOs {
     Linux,
     /// Native Windows (TensorFlow GPU builds end at 2.10 there).
     Windows,
@@ -31,7 +34,7 @@ pub struct Args {
     pub json: bool,
     /// Whose builds to show.
     #[arg(long, value_enum, default_value = "linux")]
-    pub platform: Platform,
+    pub platform: FrameworkOs,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -229,8 +232,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (req, installed) = resolve_request(&env.ctx, &args.framework)?;
     let version = req.version.clone().expect("resolved");
     let platform = match args.platform {
-        Platform::Linux => "linux",
-        Platform::Windows => "windows",
+        FrameworkOs::Linux => "linux",
+        FrameworkOs::Windows => "windows",
     };
     let requirement = compat::framework::requirement(req.framework, &version, platform)?;
     let target = args.target.resolve(&env.ctx)?;

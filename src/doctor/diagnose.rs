@@ -1114,7 +1114,7 @@ fn framework_vs_active(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::facts::{ActiveFacts, DeviceNode, EnvFacts, NvidiaSmi, Platform, Sourced};
+    use crate::doctor::facts::{ActiveFacts, DeviceNode, EnvFacts, HostFacts, NvidiaSmi, Sourced};
     use crate::doctor::libcuda::{Gpu, Probe};
     use crate::doctor::python::{Package, PythonEnv};
 
@@ -1127,7 +1127,7 @@ mod tests {
     /// A healthy GPU machine: driver 580, one H200, CUDA 13.0 active and activated.
     fn healthy() -> Facts {
         Facts {
-            platform: Platform {
+            platform: HostFacts {
                 os: "linux".into(),
                 arch: "x86_64".into(),
                 wsl: false,

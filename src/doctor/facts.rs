@@ -27,7 +27,7 @@ use super::python::{self, PythonEnv};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Facts {
-    pub platform: Platform,
+    pub platform: HostFacts,
     /// Driver versions by where they were read (`/proc/driver/nvidia/version`, …).
     pub driver_versions: Vec<Sourced>,
     pub libcuda: libcuda::Probe,
@@ -54,7 +54,10 @@ pub struct Facts {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Platform {
+/// What doctor read about the host (the OS and architecture as the system
+/// names them, WSL): facts to report, not a platform cudaenv plans for
+/// (`sys::platform::Platform`).
+pub struct HostFacts {
     pub os: String,
     pub arch: String,
     pub wsl: bool,
@@ -269,11 +272,11 @@ pub fn machine(ctx: &Context, exe: Option<&Path>) -> Machine {
     f.machine()
 }
 
-fn platform() -> Platform {
+fn platform() -> HostFacts {
     let osrelease = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .unwrap_or_default()
         .to_ascii_lowercase();
-    Platform {
+    HostFacts {
         os: std::env::consts::OS.into(),
         arch: std::env::consts::ARCH.into(),
         wsl: osrelease.contains("microsoft") || osrelease.contains("wsl"),
