@@ -724,7 +724,7 @@ impl Error {
                 crate::env_vars::CUDAENV_SHIM_DEPTH
             )),
             Error::CommandNotFound { command, .. } => Some(format!(
-                "no installed version provides `{command}`; a toolkit's compiler tools need a `devel` or `full` install"
+                "no installed version provides `{command}`; if it is a toolkit tool (nvcc, ptxas, cuobjdump …), it comes with a `devel` or `full` install"
             )),
             Error::UnrepresentablePath { .. } => {
                 Some("use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)".into())

@@ -464,6 +464,11 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
         ));
         text.push_str(&takes);
     }
+    let disk = if size.unpacked_bytes == 0 && size.unpacked_unknown > 0 {
+        "unknown".to_string()
+    } else {
+        human_bytes(size.unpacked_bytes)
+    };
     text.push_str(&format!(
         "download {}{}{}\ndisk {}{}{}\n",
         human_bytes(size.download_bytes),
@@ -477,8 +482,13 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
         } else {
             String::new()
         },
-        human_bytes(size.unpacked_bytes),
-        if size.unpacked_unknown > 0 {
+        disk,
+        if size.unpacked_bytes == 0 && size.unpacked_unknown > 0 {
+            format!(
+                " ({} archives whose unpacked size is known only once downloaded)",
+                size.unpacked_unknown
+            )
+        } else if size.unpacked_unknown > 0 {
             format!(
                 " + {} archives whose unpacked size is unknown",
                 size.unpacked_unknown
