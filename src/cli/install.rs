@@ -212,7 +212,10 @@ async fn install_async(
         let size = crate::sources::measure::measure(&plan, &cache, &client, &timeouts).await;
         return print_plan(env, args, &plan, &size);
     }
-    let bars = Arc::new(Bars::new(env.bars_hidden() || args.json));
+    let bars = Arc::new(Bars::new(
+        env.bars_hidden() || args.json,
+        env.printer.clone(),
+    ));
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
         .with_parallel_min(settings.parallel_download_min.value)

@@ -143,7 +143,10 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     // What the mirror already holds with the announced hash is not fetched again.
     wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
 
-    let bars = Arc::new(Bars::new(env.bars_hidden() || args.json));
+    let bars = Arc::new(Bars::new(
+        env.bars_hidden() || args.json,
+        env.printer.clone(),
+    ));
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(
         remote.client.clone(),

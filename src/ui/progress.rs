@@ -9,16 +9,18 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::fetch::Progress;
 
 pub struct Bars {
-    quiet: bool,
+    /// Where messages go while no bar is drawn (`note`).
+    printer: crate::ui::Printer,
     multi: MultiProgress,
     total: ProgressBar,
     lines: Mutex<Vec<ProgressBar>>,
 }
 
 impl Bars {
-    /// Bars on stderr, or nothing when `quiet` or stderr is not a terminal.
-    pub fn new(quiet: bool) -> Bars {
-        let target = if quiet || !std::io::stderr().is_terminal() {
+    /// Bars on stderr, or nothing when `hidden` or stderr is not a
+    /// terminal; messages then go through `printer`.
+    pub fn new(hidden: bool, printer: crate::ui::Printer) -> Bars {
+        let target = if hidden || !std::io::stderr().is_terminal() {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
@@ -34,7 +36,7 @@ impl Bars {
         );
         total.set_prefix("total");
         Bars {
-            quiet,
+            printer,
             multi,
             total,
             lines: Mutex::new(Vec::new()),
@@ -56,10 +58,9 @@ impl Bars {
 
 impl Progress for Bars {
     fn note(&self, message: &str) {
-        if self.quiet {
-        } else if self.multi.is_hidden() {
-            crate::ui::Printer::new(false, crate::context::Stdio::default()).info(message);
-        } else {
+        if self.multi.is_hidden() {
+            self.printer.info(message);
+        } else if !self.printer.quiet {
             let _ = self.multi.println(message);
         }
     }
