@@ -488,8 +488,13 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
         disk,
         if size.unpacked_bytes == 0 && size.unpacked_unknown > 0 {
             format!(
-                " ({} archives whose unpacked size is known only once downloaded)",
-                size.unpacked_unknown
+                " ({} {} whose unpacked size is known only once downloaded)",
+                size.unpacked_unknown,
+                if size.unpacked_unknown == 1 {
+                    "archive"
+                } else {
+                    "archives"
+                }
             )
         } else if size.unpacked_unknown > 0 {
             format!(

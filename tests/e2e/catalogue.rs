@@ -374,7 +374,7 @@ fn a_release_only_the_catalogue_knows_is_planned_from_pypi() {
     assert_eq!(code(&o), 0, "{}", text(&o));
     assert!(
         listing(&o)
-            .contains("\ndownload 1 KB\ndisk 0 B + 1 archives whose unpacked size is unknown\n"),
+            .contains("\ndownload 1 KB\ndisk unknown (1 archive whose unpacked size is known only once downloaded)\n"),
         "{}",
         text(&o)
     );
