@@ -378,19 +378,11 @@ impl Index {
             || async {
                 let (resp, started) =
                     timeouts::send(self.client.get(parsed.clone()), &self.timeouts).await?;
-                let status = resp.status();
-                if status == reqwest::StatusCode::NOT_FOUND {
+                if resp.status() == reqwest::StatusCode::NOT_FOUND {
                     return Ok(None);
                 }
-                if status.is_server_error() {
-                    return Err(Attempt::Retry(format!("server answered {status}")));
-                }
-                if !status.is_success() {
-                    return Err(Attempt::Fail(Error::Network {
-                        url: shown.clone(),
-                        reason: format!("server answered {status}"),
-                        from: Some(SourceKind::Pypi),
-                    }));
+                if let Some(why) = refused(resp.status(), &shown) {
+                    return Err(why);
                 }
                 if resp.content_length().is_some_and(|n| n > max as u64) {
                     return Err(Attempt::Fail(Error::Network {
@@ -457,19 +449,11 @@ impl Index {
             "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
         );
         let (resp, started) = timeouts::send(req, &self.timeouts).await?;
-        let status = resp.status();
-        if status == reqwest::StatusCode::NOT_FOUND {
+        if resp.status() == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
         }
-        if status.is_server_error() {
-            return Err(Attempt::Retry(format!("server answered {status}")));
-        }
-        if !status.is_success() {
-            return Err(Attempt::Fail(Error::Network {
-                url: url.into(),
-                reason: format!("server answered {status}"),
-                from: Some(SourceKind::Pypi),
-            }));
+        if let Some(why) = refused(resp.status(), url) {
+            return Err(why);
         }
         let ctype = resp
             .headers()
@@ -526,6 +510,23 @@ impl Index {
             })
             .collect();
         Ok(Some(files))
+    }
+}
+
+/// Why an index's answer (other than 404, "no such thing") has no body to
+/// read, if it has none: a server error is worth another attempt, any other
+/// unsuccessful status is final.
+fn refused(status: reqwest::StatusCode, url: &str) -> Option<Attempt> {
+    if status.is_server_error() {
+        Some(Attempt::Retry(format!("server answered {status}")))
+    } else if !status.is_success() {
+        Some(Attempt::Fail(Error::Network {
+            url: url.into(),
+            reason: format!("server answered {status}"),
+            from: Some(SourceKind::Pypi),
+        }))
+    } else {
+        None
     }
 }
 
