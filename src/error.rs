@@ -533,7 +533,9 @@ pub enum Error {
     BadMetadata { path: PathBuf, reason: String },
 
     /// A value a shell's code cannot carry.
-    #[error("cannot pass the non-UTF-8 value {value} to {shell}")]
+    #[error(
+        "cannot pass the value {value} to {shell}: it is non-UTF-8 text (or, for cmd, holds a quote or a line break)"
+    )]
     NotUtf8ForShell { shell: &'static str, value: String },
 
     #[error("unknown shell `{name}`")]
@@ -1054,7 +1056,7 @@ impl Error {
             Error::NotUtf8ForShell { .. } => Some(
                 "use a path or value that is valid UTF-8, or another shell (bash, zsh, fish)".into(),
             ),
-            Error::UnknownShell { .. } => Some("expected bash, zsh, fish or pwsh".into()),
+            Error::UnknownShell { .. } => Some("expected bash, zsh, fish, pwsh or cmd".into()),
             Error::UnknownFrameworkVersion { .. }
             | Error::VerifyCrashed { .. }
             | Error::PathNotFound { .. }

@@ -40,8 +40,8 @@ pub mod shell;
 pub mod shims;
 pub mod version_file;
 
+use crate::os::OsStrBytes;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::activation::select::Active;
@@ -117,8 +117,8 @@ impl EnvDelta {
     pub fn apply(&self, env: &mut std::collections::BTreeMap<OsString, OsString>) {
         for (name, value) in &self.changes {
             match value {
-                Some(v) => env.insert((*name).into(), v.clone()),
-                None => env.remove(OsStr::new(name)),
+                Some(v) => env.insert(crate::os::env_key(OsStr::new(name)), v.clone()),
+                None => env.remove(&crate::os::env_key(OsStr::new(name))),
             };
         }
     }
@@ -158,6 +158,18 @@ pub fn activation(active: &Active) -> Result<Activation> {
     let mut values = Vec::with_capacity(HOME_VARS.len() + CUDNN_VARS.len() + 1);
     values.extend(HOME_VARS.iter().map(|&n| (n, home.clone())));
     values.extend(CUDNN_VARS.iter().map(|&n| (n, cudnn.clone())));
+    if crate::os::VERSIONED_CUDA_PATH {
+        // The active version's `CUDA_PATH_V<major>_<minor>`, as NVIDIA's
+        // installer sets it; every other one is cleared where it points into
+        // a cudaenv version (so switching versions undoes the last one).
+        let wanted = version
+            .and_then(Installed::cuda)
+            .map(|c| format!("CUDA_PATH_V{}_{}", c.major(), c.minor().unwrap_or(0)));
+        values.extend(env_vars::CUDA_PATH_VERSIONED.iter().map(|&n| {
+            let mine = wanted.as_deref() == Some(n);
+            (n, home.clone().filter(|_| mine))
+        }));
+    }
     values.push((
         env_vars::CUDAENV_ACTIVE,
         version.map(|v| v.name.as_str().into()),

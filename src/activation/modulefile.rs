@@ -32,9 +32,9 @@
 //! name that cudaenv did not write (it lacks the marker line) is never
 //! replaced.
 
+use crate::os::OsStrBytes;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::activation::Activation;

@@ -22,9 +22,7 @@
 //! is an error, as a broken `.cuda-version` is, since it might pin a version.
 //! In one directory `.cuda-version` is looked at first.
 
-use std::fs::OpenOptions;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -87,11 +85,7 @@ pub fn read_small_regular(
     max: u64,
     too_big: impl Fn(u64) -> String,
 ) -> std::result::Result<Vec<u8>, String> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| format!("cannot open it: {e}"))?;
+    let file = crate::os::open_untrusted(path).map_err(|e| format!("cannot open it: {e}"))?;
     let meta = file
         .metadata()
         .map_err(|e| format!("cannot stat it: {e}"))?;

@@ -55,6 +55,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         Shell::Zsh => &Zsh,
         Shell::Fish => &Fish,
         Shell::Pwsh => &Powershell,
+        Shell::Cmd => {
+            return Err(Error::InvalidName {
+                name: "cmd".into(),
+                reason: "cmd.exe has no programmable completion; in PowerShell, use `cudaenv completions pwsh`".into(),
+            });
+        }
     };
     let mut script = Vec::new();
     shell

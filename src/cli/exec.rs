@@ -2,10 +2,10 @@
 //!
 //! The child gets the caller's environment with the activation applied, and
 //! replaces this process (`execvp`), so signals and exit status are the
-//! command's own.
+//! command's own. On Windows, which has no `exec`, cudaenv starts it, waits
+//! and exits with its exit code (`os::exec_command`).
 
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 
 use super::Env;
 use crate::activation;
@@ -37,8 +37,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let path = vars.get(std::ffi::OsStr::new(env_vars::PATH));
     let resolved = activation::find_in_path(program, path).unwrap_or_else(|| program.into());
     let mut cmd = std::process::Command::new(resolved);
-    cmd.arg0(program).args(rest).env_clear().envs(&vars);
-    let err = cmd.exec();
+    crate::os::set_arg0(&mut cmd, program);
+    cmd.args(rest).env_clear().envs(&vars);
+    let err = crate::os::exec_command(cmd);
     Err(match err.kind() {
         std::io::ErrorKind::NotFound => Error::CommandNotFound {
             command: program.to_string_lossy().into_owned(),

@@ -189,8 +189,8 @@ impl Env {
 pub fn main() -> u8 {
     let mut args = std::env::args_os();
     let argv0 = args.next().unwrap_or_default();
-    let name = std::path::Path::new(&argv0)
-        .file_name()
+    // `nvcc` for a shim started as `nvcc` or, on Windows, `nvcc.exe`.
+    let name = crate::os::command_name(std::path::Path::new(&argv0))
         .unwrap_or_default()
         .to_owned();
     let result = if is_cudaenv(&name) {
@@ -223,8 +223,7 @@ pub fn main() -> u8 {
 /// not a signal that kills it. Shims leave SIGPIPE alone; the tool they start
 /// gets the default disposition either way.
 fn ignore_sigpipe() {
-    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    crate::os::ignore_sigpipe();
 }
 
 fn run_cli() -> Result<ExitCode> {
@@ -292,7 +291,7 @@ fn parse() -> std::result::Result<Cli, clap::Error> {
 /// `cudaenv`, or a renamed copy of it (`cudaenv-x86_64-linux`); anything else
 /// is the name of a shim.
 fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
-    name.is_empty() || std::os::unix::ffi::OsStrExt::as_bytes(name).starts_with(b"cudaenv")
+    name.is_empty() || crate::os::OsStrBytes::as_bytes(name).starts_with(b"cudaenv")
 }
 
 /// Brings the shims up to date after the set of versions changed. The change

@@ -22,7 +22,11 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let cmd = args.command.as_os_str();
-    if cmd.is_empty() || std::os::unix::ffi::OsStrExt::as_bytes(cmd).contains(&b'/') {
+    if cmd.is_empty()
+        || crate::os::OsStrBytes::as_bytes(cmd)
+            .iter()
+            .any(|&b| b == b'/' || b == b'\\')
+    {
         return Err(Error::InvalidName {
             name: cmd.to_string_lossy().into_owned(),
             reason: "give a command name, not a path".into(),

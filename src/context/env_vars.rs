@@ -78,6 +78,44 @@ pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
 pub const LD_LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
 pub const CUDA_HOME: &str = "CUDA_HOME";
 pub const CUDA_PATH: &str = "CUDA_PATH";
+/// `CUDA_PATH_V<major>_<minor>`: what NVIDIA's Windows installer sets beside
+/// `CUDA_PATH` for each toolkit, and what Visual Studio's CUDA build
+/// customisations read. Set on Windows for the active version; the others
+/// are cleared when they point into a cudaenv version.
+pub const CUDA_PATH_VERSIONED: [&str; 32] = [
+    "CUDA_PATH_V10_0",
+    "CUDA_PATH_V10_1",
+    "CUDA_PATH_V10_2",
+    "CUDA_PATH_V11_0",
+    "CUDA_PATH_V11_1",
+    "CUDA_PATH_V11_2",
+    "CUDA_PATH_V11_3",
+    "CUDA_PATH_V11_4",
+    "CUDA_PATH_V11_5",
+    "CUDA_PATH_V11_6",
+    "CUDA_PATH_V11_7",
+    "CUDA_PATH_V11_8",
+    "CUDA_PATH_V12_0",
+    "CUDA_PATH_V12_1",
+    "CUDA_PATH_V12_2",
+    "CUDA_PATH_V12_3",
+    "CUDA_PATH_V12_4",
+    "CUDA_PATH_V12_5",
+    "CUDA_PATH_V12_6",
+    "CUDA_PATH_V12_7",
+    "CUDA_PATH_V12_8",
+    "CUDA_PATH_V12_9",
+    "CUDA_PATH_V13_0",
+    "CUDA_PATH_V13_1",
+    "CUDA_PATH_V13_2",
+    "CUDA_PATH_V13_3",
+    "CUDA_PATH_V13_4",
+    "CUDA_PATH_V13_5",
+    "CUDA_PATH_V13_6",
+    "CUDA_PATH_V13_7",
+    "CUDA_PATH_V13_8",
+    "CUDA_PATH_V13_9",
+];
 pub const CUDA_ROOT: &str = "CUDA_ROOT";
 pub const CUDNN_PATH: &str = "CUDNN_PATH";
 pub const CUDNN_HOME: &str = "CUDNN_HOME";
@@ -139,6 +177,10 @@ mod tests {
             .lines()
             .filter_map(|l| l.strip_prefix("pub const "))
             .map(|l| {
+                // The one family of names, documented as a pattern.
+                if l.starts_with("CUDA_PATH_VERSIONED: [&str;") {
+                    return "CUDA_PATH_V<major>_<minor>".to_string();
+                }
                 let value = l
                     .split_once(": &str = \"")
                     .and_then(|(_, v)| v.strip_suffix("\";"))

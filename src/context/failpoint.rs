@@ -79,10 +79,7 @@ pub fn arm(point: Point) {
 #[inline]
 pub fn hit(point: Point) {
     if ARMED.load(Ordering::Relaxed) == point as u8 {
-        // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
-        unsafe {
-            libc::kill(libc::getpid(), libc::SIGKILL);
-        }
+        crate::os::kill_self();
         // Delivery to ourselves is immediate, but never run on past a crash
         // point even if it were not.
         loop {

@@ -15,11 +15,11 @@ pub mod config;
 pub mod env_vars;
 pub mod failpoint;
 
+use crate::os::OsStrBytes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ffi::{CStr, CString, OsStr, OsString, c_char};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -129,7 +129,7 @@ impl Context {
     pub fn vars_map(&self) -> BTreeMap<OsString, OsString> {
         self.env
             .iter()
-            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+            .map(|(n, v)| (crate::os::env_key(n), v.to_owned()))
             .collect()
     }
 
@@ -255,7 +255,6 @@ fn lock(c: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
 /// sees, through symlinks), so `.cuda-version` files are looked up along the
 /// same path by the binary and by the shell hook, as `pwd -L` would.
 fn logical_cwd(env: &Vars) -> Option<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
     let pwd = Path::new(env.get(OsStr::new(env_vars::PWD))?);
     if !pwd.is_absolute()
         || pwd.components().any(|c| {
@@ -268,7 +267,8 @@ fn logical_cwd(env: &Vars) -> Option<PathBuf> {
         return None;
     }
     let (a, b) = (std::fs::metadata(pwd).ok()?, std::fs::metadata(".").ok()?);
-    (a.dev() == b.dev() && a.ino() == b.ino()).then(|| pwd.to_path_buf())
+    let same = crate::os::file_id(pwd, &a)? == crate::os::file_id(Path::new("."), &b)?;
+    same.then(|| pwd.to_path_buf())
 }
 
 /// Makes `p` absolute against `base` without touching the file system
@@ -294,34 +294,34 @@ pub struct Var {
     eq: usize,
 }
 
-#[derive(Debug, Clone)]
-enum Text {
-    /// One of the strings the process was started with. They stay valid for
-    /// the whole run: the C library never frees them (`setenv` and `unsetenv`
-    /// leave the original strings in place), and cudaenv never changes its
-    /// own environment.
-    Process(&'static CStr),
-    Owned(Box<[u8]>),
-}
+/// One of the strings the process was started with (on Unix they stay
+/// valid for the whole run: the C library never frees them, `setenv` and
+/// `unsetenv` leave the original strings in place, and cudaenv never
+/// changes its own environment), or bytes of its own.
+use crate::os::EnvText as Text;
 
 impl Vars {
     /// The process's environment, as the C library holds it (`environ`).
     /// Entries without `=` are skipped, as `std::env::vars_os` does.
     fn from_process() -> Vars {
         Vars(
-            process_environ()
+            crate::os::process_environ()
                 .filter_map(|text| {
-                    find_eq(text.to_bytes()).map(|eq| Var {
-                        text: Text::Process(text),
-                        eq,
-                    })
+                    let eq = find_eq(match &text {
+                        Text::Process(c) => c.to_bytes(),
+                        Text::Owned(b) => b,
+                    })?;
+                    Some(Var { text, eq })
                 })
                 .collect(),
         )
     }
 
     pub fn get(&self, name: &OsStr) -> Option<&OsStr> {
-        self.0.iter().find(|v| v.name() == name).map(Var::value)
+        self.0
+            .iter()
+            .find(|v| crate::os::env_names_equal(v.name(), name))
+            .map(Var::value)
     }
 
     /// Sets `name`, replacing every entry it had (the first in place).
@@ -334,18 +334,20 @@ impl Vars {
             text: Text::Owned(text.into()),
             eq: name.len(),
         };
-        match self.0.iter().position(|v| v.name() == name) {
+        let same = |v: &Var| crate::os::env_names_equal(v.name(), name);
+        match self.0.iter().position(same) {
             Some(i) => {
                 self.0[i] = var;
                 let rest = self.0.split_off(i + 1);
-                self.0.extend(rest.into_iter().filter(|v| v.name() != name));
+                self.0.extend(rest.into_iter().filter(|v| !same(v)));
             }
             None => self.0.push(var),
         }
     }
 
     pub fn remove(&mut self, name: &OsStr) {
-        self.0.retain(|v| v.name() != name);
+        self.0
+            .retain(|v| !crate::os::env_names_equal(v.name(), name));
     }
 
     pub fn len(&self) -> usize {
@@ -376,11 +378,15 @@ impl Var {
     }
 
     pub fn name(&self) -> &OsStr {
-        OsStr::from_bytes(&self.bytes()[..self.eq])
+        // SAFETY: every entry is the process's own (any bytes on Unix) or
+        // made of encoded bytes of a name and a value joined by an ASCII
+        // `=` (`Vars::set`, `os::process_environ`): split at that `=`.
+        unsafe { OsStr::from_encoded_bytes_unchecked(&self.bytes()[..self.eq]) }
     }
 
     pub fn value(&self) -> &OsStr {
-        OsStr::from_bytes(&self.bytes()[self.eq + 1..])
+        // SAFETY: as for `name`.
+        unsafe { OsStr::from_encoded_bytes_unchecked(&self.bytes()[self.eq + 1..]) }
     }
 
     /// The entry as `execve` wants it: the process's own string as it is,
@@ -391,37 +397,6 @@ impl Var {
             Text::Owned(b) => CString::new(b.to_vec()).ok().map(Cow::Owned),
         }
     }
-}
-
-unsafe extern "C" {
-    static environ: *const *const c_char;
-}
-
-/// The process's environment as the C library holds it: the array handed
-/// to `execve` to pass it on unchanged.
-pub(crate) fn process_environ_ptr() -> *const *const c_char {
-    // SAFETY: reading the pointer itself; see `process_environ`.
-    unsafe { environ }
-}
-
-/// The strings of the process's environment, without copying them.
-pub(crate) fn process_environ() -> impl Iterator<Item = &'static CStr> {
-    let mut p = process_environ_ptr();
-    std::iter::from_fn(move || {
-        // SAFETY: `environ` is a NULL-terminated array of NUL-terminated
-        // strings. cudaenv reads it at start-up, before it starts any thread,
-        // and never changes its environment; Rust's `set_var` requires that no
-        // other thread reads the environment while it runs, which covers this
-        // read as well. The C library never frees the original strings.
-        unsafe {
-            if p.is_null() || (*p).is_null() {
-                return None;
-            }
-            let text = CStr::from_ptr(*p);
-            p = p.add(1);
-            Some(text)
-        }
-    })
 }
 
 /// Where the name ends: the first `=` after the first byte (a name may

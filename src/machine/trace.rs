@@ -827,28 +827,22 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
             available_in: Vec::new(),
         })?;
     let mut cmd = std::process::Command::new(&resolved);
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.arg0(program);
-    }
+    crate::os::set_arg0(&mut cmd, program);
     cmd.args(rest)
         .env_clear()
         .envs(&vars)
         .current_dir(ctx.cwd());
     let status = {
-        let _guard = IgnoreInterrupts::new();
+        let _guard = crate::os::IgnoreInterrupts::new();
         cmd.status().map_err(|e| Error::TraceFailed {
             command: program.to_string_lossy().into_owned(),
             reason: e.to_string(),
         })?
     };
-    let exit_code = {
-        use std::os::unix::process::ExitStatusExt;
-        status
-            .code()
-            .or_else(|| status.signal().map(|s| 128 + s))
-            .unwrap_or(1)
-    };
+    let exit_code = status
+        .code()
+        .or_else(|| crate::os::exit_signal(&status).map(|s| 128 + s))
+        .unwrap_or(1);
     let text = read_logs(&log_prefix)?;
     let mut dirs = ActiveDirs::of(active);
     dirs.kept_off = delta.notes.iter().any(|n| {
@@ -860,34 +854,6 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     let mut r = report(command, exit_code, &dirs, &text);
     r.notes = delta.notes.iter().map(|n| n.to_string()).collect();
     Ok(r)
-}
-
-/// SIGINT/SIGQUIT ignored in this process while it lives.
-struct IgnoreInterrupts {
-    int: libc::sighandler_t,
-    quit: libc::sighandler_t,
-}
-
-impl IgnoreInterrupts {
-    fn new() -> Self {
-        // SAFETY: SIG_IGN installs no handler; the previous dispositions are restored on drop.
-        unsafe {
-            IgnoreInterrupts {
-                int: libc::signal(libc::SIGINT, libc::SIG_IGN),
-                quit: libc::signal(libc::SIGQUIT, libc::SIG_IGN),
-            }
-        }
-    }
-}
-
-impl Drop for IgnoreInterrupts {
-    fn drop(&mut self) {
-        // SAFETY: restores the dispositions `new` saw.
-        unsafe {
-            libc::signal(libc::SIGINT, self.int);
-            libc::signal(libc::SIGQUIT, self.quit);
-        }
-    }
 }
 
 /// The human-readable report (for stderr).

@@ -7,7 +7,7 @@
 //! Nothing bound here is safe to call without a loaded, matching library,
 //! so every call site is `unsafe` and checks the returned status.
 
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::{CStr, c_char};
 use std::path::PathBuf;
 
 use libloading::Library;
@@ -41,21 +41,10 @@ pub fn open_first(sonames: &[String], probe_symbol: &str) -> Result<Loaded, Vec<
     Err(errors)
 }
 
-/// The file a library was loaded from: `dladdr` on one of its symbols.
+/// The file a library was loaded from: `dladdr` on one of its symbols
+/// (on Windows, the module holding that symbol).
 fn loaded_path(lib: &Library, symbol: &str) -> Option<PathBuf> {
-    let name = std::ffi::CString::new(symbol).ok()?;
-    // SAFETY: we only take the symbol's address, never call it.
-    let sym = unsafe { lib.get::<*const c_void>(name.as_bytes_with_nul()) }.ok()?;
-    let addr = *sym;
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: dladdr only reads loader state; `info` is a valid out-pointer.
-    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: dli_fname points at a NUL-terminated string owned by the loader.
-    let fname = unsafe { CStr::from_ptr(info.dli_fname) };
-    use std::os::unix::ffi::OsStrExt;
-    Some(PathBuf::from(std::ffi::OsStr::from_bytes(fname.to_bytes())))
+    super::imp::loaded_path(lib, symbol)
 }
 
 /// Copies a C string out, tolerating NULL.
@@ -100,30 +89,52 @@ macro_rules! api {
 pub(crate) use api;
 
 #[cfg(test)]
+// kernel32's exports are CamelCase, and a table's fields are named as the exports.
+#[cfg_attr(windows, allow(non_snake_case))]
 mod tests {
     use super::*;
 
+    /// A library every machine has, its name as the loader reports it, and a
+    /// function in it that returns this process's id.
+    #[cfg(unix)]
+    const SYSTEM: (&str, &str, &str) = ("libc.so.6", "libc.so", "getpid");
+    #[cfg(windows)]
+    const SYSTEM: (&str, &str, &str) = ("kernel32.dll", "kernel32", "GetCurrentProcessId");
+
+    #[cfg(unix)]
     api! {
-        /// Two libc functions, to bind a table against a library every
-        /// machine has.
-        Libc {
+        /// The process id, bound from the system library.
+        System {
             getpid: fn() -> std::ffi::c_int;
-            abs: fn(std::ffi::c_int) -> std::ffi::c_int;
+        }
+    }
+    #[cfg(windows)]
+    api! {
+        /// The process id, bound from the system library.
+        System {
+            GetCurrentProcessId: fn() -> std::ffi::c_int;
         }
     }
 
     #[test]
     fn opens_the_first_soname_that_loads_and_says_where_it_is() {
-        let l = open_first(&["libnot-there.so.7".into(), "libc.so.6".into()], "getpid").unwrap();
-        assert_eq!(l.soname, "libc.so.6");
+        let (name, file, symbol) = SYSTEM;
+        let l = open_first(&["libnot-there.so.7".into(), name.into()], symbol).unwrap();
+        assert_eq!(l.soname, name);
         let path = l.path.clone().unwrap();
-        assert!(path.to_string_lossy().contains("libc.so"), "{path:?}");
-        let libc = Libc::bind(l).unwrap();
-        assert_eq!(libc.loaded.soname, "libc.so.6");
-        // SAFETY: libc's getpid and abs, with their C signatures.
+        assert!(
+            path.to_string_lossy().to_ascii_lowercase().contains(file),
+            "{path:?}"
+        );
+        let lib = System::bind(l).unwrap();
+        assert_eq!(lib.loaded.soname, name);
+        #[cfg(unix)]
+        let pid = lib.getpid;
+        #[cfg(windows)]
+        let pid = lib.GetCurrentProcessId;
+        // SAFETY: the system's own process-id function, with its C signature.
         unsafe {
-            assert_eq!((libc.getpid)() as u32, std::process::id());
-            assert_eq!((libc.abs)(-3), 3);
+            assert_eq!(pid() as u32, std::process::id());
         }
     }
 
@@ -147,8 +158,9 @@ mod tests {
                 cudaenv_no_such_function: fn() -> std::ffi::c_int;
             }
         }
-        let l = open_first(&["libc.so.6".into()], "getpid").unwrap();
+        let (name, _, symbol) = SYSTEM;
+        let l = open_first(&[name.into()], symbol).unwrap();
         let e = NoSuch::bind(l).err().unwrap();
-        assert!(e.starts_with("libc.so.6: "), "{e}");
+        assert!(e.starts_with(&format!("{name}: ")), "{e}");
     }
 }

@@ -10,10 +10,27 @@
 //!   `machine::libcuda`, is built on it);
 //! - `hash`: sha256 of bytes, readers and files;
 //! - `platform`: the operating system and CPU pair CUDA is built for;
-//! - here: atomic small-file writes, the executable-file check, symlinks.
+//! - here: atomic small-file writes, the executable-file check, symlinks,
+//!   file identity, positioned reads and writes, names as bytes, the
+//!   environment, replacing the process with a program (`exec`), signals.
+//!
+//! What differs between operating systems is in `unix.rs` and `windows.rs`,
+//! one of which is compiled in; this is the only place in the crate that
+//! chooses between them (`cfg`), and capability code calls the functions
+//! here, never those files. docs/windows.md says what each difference means
+//! for a user.
 //!
 //! Nothing here knows the terminal or the store: callers pass in how to
 //! tell the user something (`lock::Waiting`).
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as imp;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as imp;
 
 pub mod dylib;
 pub mod hash;
@@ -22,8 +39,20 @@ pub mod path_list;
 pub mod platform;
 pub mod process;
 
+use std::ffi::{CStr, OsStr, OsString};
+use std::fs::{File, Metadata};
 use std::io::Write;
 use std::path::Path;
+
+/// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
+pub use imp::VERSIONED_CUDA_PATH;
+pub use imp::{
+    IgnoreInterrupts, access_readable, access_writable, cache_hint, command_name, exec_command,
+    exec_with_env, executable_candidates, exit_signal, ignore_sigpipe, kill_self,
+    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
+};
+#[cfg(unix)]
+pub use unix::{process_environ_c, process_environ_ptr};
 
 use crate::error::{Error, Result};
 
@@ -45,26 +74,145 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
     if let Some(mode) = mode {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))
-            .map_err(Error::io(
-                "cannot set the mode of",
-                tmp.path().to_path_buf(),
-            ))?;
+        imp::set_file_mode(tmp.as_file(), mode).map_err(Error::io(
+            "cannot set the mode of",
+            tmp.path().to_path_buf(),
+        ))?;
     }
     tmp.persist(path)
         .map_err(|e| Error::io("cannot write", path)(e.error))?;
     Ok(())
 }
 
-/// The metadata of `p` (symlinks followed) if it is a regular file with an
-/// execute bit: what `execvp` would run.
+/// The metadata of `p` (symlinks followed) if it is a regular file that
+/// can be run: with an execute bit on Unix (what `execvp` would run), with
+/// an extension of PATHEXT's (`.exe`, `.com`, `.bat`, `.cmd`) on Windows.
 pub fn executable_file(p: &Path) -> Option<std::fs::Metadata> {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p)
         .ok()
-        .filter(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .filter(|m| imp::is_executable(p, m))
+}
+
+/// The first of `dir/name`'s forms that is an executable file: `name` on
+/// Unix; `name.exe`, `.com`, `.bat`, `.cmd` on Windows (or `name`, if it
+/// has one of those extensions).
+pub fn executable_in(dir: &Path, name: &OsStr) -> Option<std::path::PathBuf> {
+    imp::executable_candidates(name)
+        .into_iter()
+        .map(|n| dir.join(n))
+        .find(|p| is_executable_file(p))
+}
+
+/// A file's identity, (device, inode) or (volume, file index): equal for
+/// two names of one file (hard links, or one path reached two ways).
+/// `meta` is `path`'s metadata (followed or not, as the caller needs).
+pub type FileId = (u64, u64);
+
+pub fn file_id(path: &Path, meta: &Metadata) -> Option<FileId> {
+    imp::file_id(path, meta)
+}
+
+/// How many names (hard links) the file has.
+pub fn link_count(path: &Path, meta: &Metadata) -> u64 {
+    imp::link_count(path, meta)
+}
+
+/// The mode bits, where the OS has them (not on Windows).
+pub fn mode(meta: &Metadata) -> Option<u32> {
+    imp::mode(meta)
+}
+
+/// Sets the mode bits (on Windows: the read-only attribute from the
+/// owner's write bit).
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    imp::set_mode(path, mode)
+}
+
+/// Opens a file that arrived from elsewhere (a pin in a cloned
+/// repository) for reading: never blocking on a FIFO, never becoming a
+/// controlling terminal.
+pub fn open_untrusted(path: &Path) -> std::io::Result<File> {
+    imp::open_untrusted(path)
+}
+
+/// Creates a new file (never following or replacing anything) with `mode`;
+/// `readable` too when it is to be mapped.
+pub fn create_new_nofollow(path: &Path, mode: u32, readable: bool) -> std::io::Result<File> {
+    imp::create_new_nofollow(path, mode, readable)
+}
+
+/// Positioned I/O on a file shared between threads: no call depends on
+/// the file's current position.
+pub fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    imp::read_at(f, buf, at)
+}
+
+pub fn read_exact_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    imp::read_exact_at(f, buf, at)
+}
+
+pub fn write_all_at(f: &File, buf: &[u8], at: u64) -> std::io::Result<()> {
+    imp::write_all_at(f, buf, at)
+}
+
+/// A mapping about to be written whole: no read-ahead, and its pages
+/// faulted in with one call where the kernel can (Linux 5.14+).
+pub fn advise_written_whole(map: &memmap2::MmapMut) {
+    imp::advise_written_whole(map)
+}
+
+/// A name's bytes: any bytes on Unix, WTF-8 (UTF-8 for every valid name)
+/// on Windows: what portable code that looks for ASCII in a name, or
+/// writes it out, reads. Bytes become a name again through
+/// `os_string_from_bytes`.
+pub trait OsStrBytes {
+    fn as_bytes(&self) -> &[u8];
+}
+
+impl OsStrBytes for OsStr {
+    fn as_bytes(&self) -> &[u8] {
+        self.as_encoded_bytes()
+    }
+}
+
+impl OsStrBytes for OsString {
+    fn as_bytes(&self) -> &[u8] {
+        self.as_encoded_bytes()
+    }
+}
+
+/// Two environment variable names are the same variable: exactly equal
+/// on Unix, equal but for ASCII case on Windows (`Path` is `PATH`).
+pub fn env_names_equal(a: &OsStr, b: &OsStr) -> bool {
+    imp::env_names_equal(a, b)
+}
+
+/// The key a map of variables keeps `name` under, so that one variable is
+/// one key: `name` itself on Unix, upper-cased on Windows.
+pub fn env_key(name: &OsStr) -> OsString {
+    imp::env_key(name)
+}
+
+/// One `NAME=value` entry of the environment: one of the strings the
+/// process was started with, borrowed (Unix keeps them for the whole run),
+/// or bytes of its own.
+#[derive(Debug, Clone)]
+pub enum EnvText {
+    Process(&'static CStr),
+    Owned(Box<[u8]>),
+}
+
+/// The process's environment, in order.
+pub fn process_environ() -> impl Iterator<Item = EnvText> {
+    imp::process_environ()
+}
+
+/// The `IoError` of a string that holds a NUL byte.
+pub fn nul_error() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "an argument or variable contains a NUL byte",
+    )
 }
 
 /// Creates the symbolic link `link` naming `target` (as given: a relative
@@ -84,6 +232,33 @@ pub fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
 /// Is `p` a regular file (symlinks followed) with an execute bit?
 pub fn is_executable_file(p: &Path) -> bool {
     executable_file(p).is_some()
+}
+
+/// What tests need to build that differs by OS.
+#[cfg(test)]
+pub mod testing {
+    use std::ffi::OsString;
+
+    /// `before`, a character that is no valid Unicode (the byte 0xFF on
+    /// Unix, an unpaired surrogate on Windows), then `after`.
+    pub fn non_utf8(before: &str, after: &str) -> OsString {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let mut b = before.as_bytes().to_vec();
+            b.push(0xff);
+            b.extend_from_slice(after.as_bytes());
+            OsString::from_vec(b)
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::ffi::OsStringExt;
+            let mut w: Vec<u16> = before.encode_utf16().collect();
+            w.push(0xd800);
+            w.extend(after.encode_utf16());
+            OsString::from_wide(&w)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +282,7 @@ mod tests {
         assert!(symlink(Path::new("x"), &dir.path().join("lib")).is_err());
     }
 
+    #[cfg(unix)]
     #[test]
     fn replaces_the_file_whole_with_the_mode_asked_for() {
         use std::os::unix::fs::PermissionsExt;
@@ -126,6 +302,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn an_executable_file_is_a_regular_file_with_an_execute_bit() {
         use std::os::unix::fs::PermissionsExt;
@@ -140,5 +317,45 @@ mod tests {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(!is_executable_file(dir.path()));
         assert!(!is_executable_file(&dir.path().join("missing")));
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn an_executable_file_is_a_regular_file_with_a_pathext_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["tool", "tool.EXE", "run.cmd", "lib.dll"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        assert!(!is_executable_file(&dir.path().join("tool")));
+        assert!(is_executable_file(&dir.path().join("tool.EXE")));
+        assert!(is_executable_file(&dir.path().join("run.cmd")));
+        assert!(!is_executable_file(&dir.path().join("lib.dll")));
+        assert_eq!(
+            executable_in(dir.path(), OsStr::new("tool")),
+            Some(dir.path().join("tool.exe"))
+        );
+        assert_eq!(
+            command_name(Path::new(r"C:\x\shims\nvcc.exe")),
+            Some(OsStr::new("nvcc"))
+        );
+        assert!(env_names_equal(OsStr::new("Path"), OsStr::new("PATH")));
+    }
+
+    #[test]
+    fn two_names_of_one_file_have_one_identity() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        std::fs::write(&a, "x").unwrap();
+        std::fs::write(&c, "x").unwrap();
+        std::fs::hard_link(&a, &b).unwrap();
+        let id = |p: &Path| file_id(p, &std::fs::metadata(p).unwrap()).unwrap();
+        assert_eq!(id(&a), id(&b));
+        assert_ne!(id(&a), id(&c));
+        assert_eq!(link_count(&a, &std::fs::metadata(&a).unwrap()), 2);
+        assert_eq!(link_count(&c, &std::fs::metadata(&c).unwrap()), 1);
     }
 }

@@ -1,6 +1,7 @@
-//! `:`-separated lists of directories (`PATH`, `LD_LIBRARY_PATH`,
-//! `CPATH` …): splitting, joining, putting directories in front, and
-//! looking a program up in them, the way `execvp` does.
+//! Lists of directories (`PATH`, `LD_LIBRARY_PATH`, `CPATH` …), separated
+//! by `:` on Unix and `;` on Windows: splitting, joining, putting
+//! directories in front, and looking a program up in them, the way
+//! `execvp` (or, on Windows, `CreateProcess` with PATHEXT) does.
 //!
 //! Lists are handled as bytes (`OsStr`), never as UTF-8: a directory name
 //! is whatever the file system allows, and an entry must come back out
@@ -10,17 +11,17 @@
 //! skip it.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// The separator of every list handled here.
-pub const SEPARATOR: u8 = b':';
+pub const SEPARATOR: u8 = super::imp::PATH_SEPARATOR;
 
 /// Every entry of `list`, empty ones included, in order.
 pub fn entries(list: &OsStr) -> impl Iterator<Item = &OsStr> {
-    list.as_bytes()
+    list.as_encoded_bytes()
         .split(|&b| b == SEPARATOR)
-        .map(OsStr::from_bytes)
+        // SAFETY: the encoded bytes of an `OsStr`, split at an ASCII byte.
+        .map(|e| unsafe { OsStr::from_encoded_bytes_unchecked(e) })
 }
 
 /// The non-empty entries of `list`, as paths.
@@ -39,14 +40,15 @@ where
         if i > 0 {
             out.push(SEPARATOR);
         }
-        out.extend_from_slice(p.as_ref().as_bytes());
+        out.extend_from_slice(p.as_ref().as_encoded_bytes());
     }
-    OsString::from_vec(out)
+    // SAFETY: encoded bytes of `OsStr`s joined by an ASCII byte.
+    unsafe { OsString::from_encoded_bytes_unchecked(out) }
 }
 
 /// Whether `p` can be an entry: it must not contain the separator.
 pub fn can_hold(p: &Path) -> bool {
-    !p.as_os_str().as_bytes().contains(&SEPARATOR)
+    !p.as_os_str().as_encoded_bytes().contains(&SEPARATOR)
 }
 
 /// `front`, then the entries of `current` that are not empty, not already
@@ -73,9 +75,10 @@ pub fn find_where<'a>(
     dirs: impl IntoIterator<Item = &'a Path>,
     accept: impl Fn(&Path, &std::fs::Metadata) -> bool,
 ) -> Option<PathBuf> {
+    let names = super::imp::executable_candidates(program);
     dirs.into_iter()
         .filter(|d| !d.as_os_str().is_empty())
-        .map(|d| d.join(program))
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
         .find(|c| super::executable_file(c).is_some_and(|m| accept(c, &m)))
 }
 
@@ -88,8 +91,10 @@ pub fn find<'a>(program: &OsStr, dirs: impl IntoIterator<Item = &'a Path>) -> Op
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn splits_and_joins_bytes_exactly() {
+        use std::os::unix::ffi::OsStrExt;
         let odd = OsStr::from_bytes(b"/a b::/\xff/bin:");
         let e: Vec<&OsStr> = entries(odd).collect();
         assert_eq!(e.len(), 4);
@@ -108,6 +113,7 @@ mod tests {
         assert!(!can_hold(Path::new("/opt/a:b")));
     }
 
+    #[cfg(unix)]
     #[test]
     fn prepend_puts_dirs_first_once_and_drops_what_is_asked() {
         let front = [PathBuf::from("/new/bin"), PathBuf::from("/usr/bin")];
@@ -118,6 +124,7 @@ mod tests {
         assert_eq!(prepend(&[], None, |_| false), None);
     }
 
+    #[cfg(unix)]
     #[test]
     fn finds_the_first_executable_file() {
         use std::os::unix::fs::PermissionsExt;
@@ -134,5 +141,32 @@ mod tests {
             find_where(OsStr::new("tool"), dirs(&list), |p, _| !p.starts_with(&b)),
             None
         );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_lists_are_split_at_semicolons_and_programs_found_by_extension() {
+        let t = tempfile::tempdir().unwrap();
+        let (a, b) = (t.path().join("a b"), t.path().join("c"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("tool"), "").unwrap(); // no extension: not a program
+        std::fs::write(b.join("tool.exe"), "").unwrap();
+        let list = join([a.as_os_str(), OsStr::new(""), b.as_os_str()]);
+        assert_eq!(entries(&list).count(), 3);
+        assert!(list.to_string_lossy().contains(";;"));
+        assert_eq!(
+            find(OsStr::new("tool"), dirs(&list)),
+            Some(b.join("tool.exe"))
+        );
+        assert_eq!(
+            find(OsStr::new("tool.exe"), dirs(&list)),
+            Some(b.join("tool.exe"))
+        );
+        let cur = OsStr::new(r"C:\old;C:\Windows;;C:\new");
+        let got = prepend(&[PathBuf::from(r"C:\new")], Some(cur), |p| {
+            p == Path::new(r"C:\old")
+        });
+        assert_eq!(got.unwrap(), r"C:\new;C:\Windows");
     }
 }

@@ -84,6 +84,21 @@ impl Platform {
         }
     }
 
+    /// Whether a wheel with this platform tag installs on it: manylinux (or
+    /// plain linux) tags of its architecture on Linux, `win_amd64` on
+    /// Windows.
+    pub fn wheel_tag_fits(self, tag: &str) -> bool {
+        let linux = |arch: &str| {
+            (tag.starts_with("manylinux") || tag.starts_with("linux"))
+                && tag.ends_with(&format!("_{arch}"))
+        };
+        match self {
+            Platform::LinuxX86_64 => linux("x86_64"),
+            Platform::LinuxSbsa => linux("aarch64"),
+            Platform::WindowsX86_64 => tag == "win_amd64",
+        }
+    }
+
     /// Python's `platform_machine` on it.
     pub fn machine(self) -> &'static str {
         match self {

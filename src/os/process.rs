@@ -9,13 +9,15 @@
 //!
 //! - the child runs in its own process group, with stdin closed, and dies
 //!   with the thread that started it (`PR_SET_PDEATHSIG`: being in its own
-//!   group it no longer gets the terminal's Ctrl-C);
+//!   group it no longer gets the terminal's Ctrl-C); on Windows the group
+//!   is a job object that kills what is in it when cudaenv ends;
 //! - stdout and stderr are read on threads, while the caller waits on one
 //!   channel for the child's exit, its output and the deadline;
 //! - when the child exits, its whole group is killed, so whatever it left
 //!   behind closes the pipes; the exit is noticed with `waitid(WNOWAIT)`,
 //!   which leaves the child unreaped until then, so the group's id cannot
-//!   have been reused by the time of the kill;
+//!   have been reused by the time of the kill (on Windows, by waiting on a
+//!   handle of the child's own, which keeps its id taken the same way);
 //! - at the deadline the group is killed and the call returns, even when
 //!   something outside the group (a grandchild that called `setsid`) still
 //!   holds a pipe or the child cannot die yet (stuck in the kernel): the
@@ -24,7 +26,6 @@
 //! Nothing here waits past the deadline, plus a moment for the kill to land.
 
 use std::io::{BufRead, Read};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -104,19 +105,10 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     let deadline = Instant::now() + timeout;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // SAFETY: prctl is async-signal-safe and touches no memory of ours.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn()?;
+        .stderr(Stdio::piped());
+    let (mut child, group) = super::imp::spawn_in_group(&mut cmd)?;
     let pid = child.id();
+    let waiter = super::imp::ExitWaiter::of(&child)?;
     let (tx, rx) = mpsc::channel::<Event>();
 
     let stdout_buf = Arc::new(Mutex::new(Vec::new()));
@@ -166,7 +158,7 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     {
         let tx = tx.clone();
         std::thread::spawn(move || {
-            if wait_for_exit(pid) {
+            if waiter.wait() {
                 let _ = tx.send(Event::Exited);
                 let _ = exit_tx.send(());
             }
@@ -191,7 +183,7 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
                 exited = true;
                 // Whatever it left behind in its group goes with it, and
                 // with them the pipes they hold.
-                kill_group(pid);
+                group.kill();
             }
             Ok(Event::StderrLine(line)) => keep_line(line, &mut stderr),
             Ok(Event::StdoutClosed) => stdout_open = false,
@@ -211,7 +203,7 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     }
     // In every case: nothing of the group outlives the call. A group with
     // nobody left answers ESRCH.
-    kill_group(pid);
+    group.kill();
     let status = if exited || exit_rx.recv_timeout(REAP_GRACE).is_ok() {
         child.wait().ok()
     } else {
@@ -233,36 +225,6 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     })
 }
 
-/// Blocks until `pid` has exited, leaving it unreaped; false if it cannot
-/// be waited for.
-fn wait_for_exit(pid: u32) -> bool {
-    loop {
-        // SAFETY: `info` is a valid out-pointer; WNOWAIT leaves the child
-        // to be reaped by `Child::wait`.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let rc = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        if rc == 0 {
-            return true;
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return false;
-        }
-    }
-}
-
-/// SIGKILL to the process group `pid` leads (the child's, by `process_group(0)`).
-fn kill_group(pid: u32) {
-    // SAFETY: plain syscall; a negative pid addresses that group only.
-    unsafe { libc::kill(-(pid as libc::pid_t), libc::SIGKILL) };
-}
-
 /// A killed child that has not died yet (stuck in the kernel) is reaped by
 /// a thread whenever it does, so that it leaves no zombie.
 fn reap_later(mut child: Child) {
@@ -271,19 +233,14 @@ fn reap_later(mut child: Child) {
     });
 }
 
-/// CPU time (user + system) a process has used so far, from `/proc`.
+/// CPU time (user + system) a process has used so far (`/proc` on Linux,
+/// `GetProcessTimes` on Windows).
 pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state …`: comm may hold spaces, so count after the last `)`.
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
-    // utime and stime are fields 14 and 15 of the whole line.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: plain query.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    (hz > 0).then(|| ticks as f64 / hz as f64)
+    super::imp::cpu_seconds(pid)
 }
 
-#[cfg(test)]
+// The tests drive /bin/sh and read /proc.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

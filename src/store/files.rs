@@ -26,7 +26,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -71,7 +70,10 @@ pub fn record_with(root: &Path, known: &Known) -> Result<FileList> {
     for (rel, path) in files {
         let meta = std::fs::symlink_metadata(&path).ok();
         let len = meta.as_ref().map(|m| m.len()).unwrap_or(0);
-        match meta.and_then(|m| known.get(&(m.dev(), m.ino()))) {
+        match meta
+            .and_then(|m| crate::os::file_id(&path, &m))
+            .and_then(|id| known.get(&id))
+        {
             Some((size, crc32)) if *size == len => {
                 list.files.insert(
                     rel,
@@ -144,7 +146,9 @@ pub fn known_from(checked: &[(PathBuf, u64, u32)]) -> Known {
         .filter_map(|(path, size, crc)| {
             let m = std::fs::symlink_metadata(path).ok()?;
             m.is_file()
-                .then(|| ((m.dev(), m.ino()), (*size, format!("{crc:08x}"))))
+                .then(|| crate::os::file_id(path, &m))
+                .flatten()
+                .map(|id| (id, (*size, format!("{crc:08x}"))))
         })
         .collect()
 }
@@ -164,8 +168,9 @@ pub fn known_in(root: &Path) -> Known {
         if let Entry::File { size, crc32 } = entry
             && let Ok(m) = std::fs::symlink_metadata(root.join(&rel))
             && m.is_file()
+            && let Some(id) = crate::os::file_id(&root.join(&rel), &m)
         {
-            out.insert((m.dev(), m.ino()), (size, crc32));
+            out.insert(id, (size, crc32));
         }
     }
     out

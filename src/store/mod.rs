@@ -463,12 +463,10 @@ impl Staging {
         files::write_with(self.path(), known)?;
         // The staging directory is private (0700); a version is readable by
         // all, as installed software is (a system root serves every user).
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(self.path(), std::fs::Permissions::from_mode(0o755)).map_err(
-                Error::io("cannot set the mode of", self.path().to_path_buf()),
-            )?;
-        }
+        crate::os::set_mode(self.path(), 0o755).map_err(Error::io(
+            "cannot set the mode of",
+            self.path().to_path_buf(),
+        ))?;
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;
@@ -521,16 +519,15 @@ fn remove_tree(path: &Path) -> std::io::Result<()> {
 }
 
 fn make_dirs_writable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
     let Ok(meta) = std::fs::symlink_metadata(dir) else {
         return;
     };
     if !meta.is_dir() {
         return;
     }
-    let mode = meta.permissions().mode();
+    let mode = crate::os::mode(&meta).unwrap_or(0);
     if mode & 0o700 != 0o700 {
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o700));
+        let _ = crate::os::set_mode(dir, mode | 0o700);
     }
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
@@ -544,34 +541,5 @@ fn make_dirs_writable(dir: &Path) {
 /// `RENAME_NOREPLACE` (the caller holds the version lock, so the check is not racy
 /// against other cudaenv processes).
 fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
-    };
-    let (f, t) = (c(from)?, c(to)?);
-    // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them like rename(2).
-    let rc = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            f.as_ptr(),
-            libc::AT_FDCWD,
-            t.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = std::io::Error::last_os_error();
-    match err.raw_os_error() {
-        Some(libc::EINVAL) | Some(libc::ENOSYS) => {
-            if to.symlink_metadata().is_ok() {
-                return Err(std::io::ErrorKind::AlreadyExists.into());
-            }
-            std::fs::rename(from, to)
-        }
-        _ => Err(err),
-    }
+    crate::os::rename_noreplace(from, to)
 }

@@ -33,7 +33,6 @@
 
 use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -351,11 +350,7 @@ fn dist_info_version(
 /// FIFO, a device, a directory) is `None`. Opened non-blocking so a FIFO
 /// cannot stall the open.
 fn read_capped(path: &Path, cap: u64) -> Option<String> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .ok()?;
+    let file = crate::os::open_untrusted(path).ok()?;
     if !file.metadata().ok()?.is_file() {
         return None;
     }

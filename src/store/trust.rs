@@ -15,7 +15,6 @@
 //!
 //! A user's own root is not checked: it is theirs to keep.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::{COMPLETE_MARKER, Installed, META_DIR, META_FILE, Store};
@@ -48,9 +47,10 @@ pub fn check_safe(store: &Store, v: &Installed) -> Result<()> {
     for file in [META_FILE, COMPLETE_MARKER] {
         let path = v.dir.join(META_DIR).join(file);
         if let Ok(meta) = std::fs::metadata(&path)
-            && meta.permissions().mode() & GROUP_OR_OTHER_WRITE != 0
+            && let Some(mode) = crate::os::mode(&meta)
+            && mode & GROUP_OR_OTHER_WRITE != 0
         {
-            return Err(unsafe_path(&path, meta.permissions().mode(), v));
+            return Err(unsafe_path(&path, mode, v));
         }
     }
     Ok(())
@@ -59,10 +59,10 @@ pub fn check_safe(store: &Store, v: &Installed) -> Result<()> {
 /// `dir` (resolved) and its ancestors, by the rules above.
 fn check_chain(dir: &Path, v: &Installed) -> Result<()> {
     for (i, p) in dir.ancestors().enumerate() {
-        let Ok(meta) = std::fs::metadata(p) else {
+        // No mode bits (Windows): access is by ACL, which is not judged here.
+        let Some(mode) = std::fs::metadata(p).ok().and_then(|m| crate::os::mode(&m)) else {
             continue;
         };
-        let mode = meta.permissions().mode();
         let writable = mode & GROUP_OR_OTHER_WRITE != 0;
         let sticky_ancestor = i > 0 && mode & STICKY != 0;
         if writable && !sticky_ancestor {
@@ -75,15 +75,9 @@ fn check_chain(dir: &Path, v: &Installed) -> Result<()> {
 /// Can this user create versions in `root`? (`root`, or the nearest
 /// existing directory above it, is writable by them.)
 pub fn can_write(root: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Some(existing) = root.ancestors().find(|p| p.exists()) else {
-        return false;
-    };
-    let Ok(c) = std::ffi::CString::new(existing.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    root.ancestors()
+        .find(|p| p.exists())
+        .is_some_and(crate::os::access_writable)
 }
 
 fn unsafe_path(path: &Path, mode: u32, v: &Installed) -> Error {

@@ -2,6 +2,11 @@
 //! CUDAENV_ROOT, real shells, the real dynamic loader, and loopback servers.
 //!
 //! One test binary (modules below) keeps link time down on small machines.
+//!
+//! This suite drives Unix shells and the Linux loader, so it is built for
+//! Unix only; the Windows build's end-to-end tests are
+//! `tests/windows/e2e.sh`, run under Wine by `scripts/windows-test.sh`.
+#![cfg(unix)]
 
 mod catalogue;
 mod clusters;

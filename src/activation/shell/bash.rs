@@ -16,7 +16,7 @@ pub(super) const DIRENVRC: &str = include_str!("scripts/direnvrc.bash");
 
 /// Quoting shared with zsh, which reads the same `'…'` and `$'…'` words.
 pub(super) fn quote(value: &OsStr) -> Vec<u8> {
-    shell_quote::Bash::quote_vec(value)
+    shell_quote::Bash::quote_vec(crate::os::OsStrBytes::as_bytes(value))
 }
 
 /// `export NAME=value`, shared with zsh.

@@ -29,7 +29,9 @@ impl Dialect for Fish {
     }
 
     fn quote(&self, value: &OsStr) -> Option<Vec<u8>> {
-        Some(shell_quote::Fish::quote_vec(value))
+        Some(shell_quote::Fish::quote_vec(
+            crate::os::OsStrBytes::as_bytes(value),
+        ))
     }
 
     fn set(&self, name: &str, value: &OsStr) -> Option<Vec<u8>> {
@@ -41,7 +43,9 @@ impl Dialect for Fish {
         };
         for e in elements {
             out.push(b' ');
-            out.extend(shell_quote::Fish::quote_vec(e));
+            out.extend(shell_quote::Fish::quote_vec(
+                crate::os::OsStrBytes::as_bytes(e),
+            ));
         }
         Some(out)
     }

@@ -90,7 +90,11 @@ mod tests {
     // all share.
     #[test]
     fn no_hook_leaves_out_the_hook() {
-        for shell in Shell::ALL {
+        // cmd has no hook to leave out.
+        for shell in Shell::ALL
+            .into_iter()
+            .filter(|s| !s.templates().1.is_empty())
+        {
             let with = rendered(shell, Hook::Install);
             let without = rendered(shell, Hook::Omit);
             assert!(with.contains("_cudaenv_hook"), "{shell}");

@@ -27,6 +27,7 @@ use crate::activation::EnvDelta;
 use crate::error::{Error, Result};
 
 mod bash;
+mod cmd;
 pub mod container;
 mod fish;
 pub mod init;
@@ -60,10 +61,17 @@ pub enum Shell {
     Zsh,
     Fish,
     Pwsh,
+    Cmd,
 }
 
 impl Shell {
-    pub const ALL: [Shell; 4] = [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Pwsh];
+    pub const ALL: [Shell; 5] = [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::Pwsh,
+        Shell::Cmd,
+    ];
 
     fn dialect(self) -> &'static dyn Dialect {
         match self {
@@ -71,6 +79,7 @@ impl Shell {
             Shell::Zsh => &zsh::Zsh,
             Shell::Fish => &fish::Fish,
             Shell::Pwsh => &pwsh::Pwsh,
+            Shell::Cmd => &cmd::Cmd,
         }
     }
 
@@ -80,6 +89,7 @@ impl Shell {
             Shell::Zsh => "zsh",
             Shell::Fish => "fish",
             Shell::Pwsh => "pwsh",
+            Shell::Cmd => "cmd",
         }
     }
 
@@ -110,7 +120,10 @@ impl Shell {
 
     fn unrepresentable(self, value: &OsStr) -> Error {
         Error::NotUtf8ForShell {
-            shell: "PowerShell",
+            shell: match self {
+                Shell::Cmd => "cmd",
+                _ => "PowerShell",
+            },
             value: value.to_string_lossy().into_owned(),
         }
     }
@@ -158,7 +171,6 @@ impl FromStr for Shell {
 #[cfg(test)]
 mod fixture {
     use std::ffi::OsString;
-    use std::os::unix::ffi::OsStringExt;
     use std::path::Path;
 
     use super::Shell;
@@ -237,6 +249,6 @@ mod fixture {
 
     /// A value that is not UTF-8.
     pub fn non_utf8() -> OsString {
-        OsString::from_vec(b"/opt/cuda-\xff/bin".to_vec())
+        crate::os::testing::non_utf8("/opt/cuda-", "/bin")
     }
 }

@@ -26,9 +26,9 @@
 //! bytes, so any path (spaces, quotes, newlines, non-UTF-8) survives the trip
 //! through the shell. A state that does not parse is ignored, never trusted.
 
+use crate::os::OsStrBytes;
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use crate::activation::select::Active;
 use crate::activation::{self, EnvDelta};
@@ -174,7 +174,7 @@ impl State {
                 }
             }
         }
-        OsString::from_vec(out)
+        crate::os::os_string_from_bytes(out)
     }
 
     fn decode(s: &[u8]) -> Option<State> {
@@ -202,7 +202,7 @@ impl State {
                     } else {
                         fields[3]
                             .split(|&b| b == b',')
-                            .map(|a| unpct(a).map(OsString::from_vec))
+                            .map(|a| unpct(a).map(crate::os::os_string_from_bytes))
                             .collect::<Option<_>>()?
                     };
                     changes.push(Change::List {
@@ -216,7 +216,7 @@ impl State {
                         if f == b"~" {
                             Some(None)
                         } else {
-                            unpct(f).map(|v| Some(OsString::from_vec(v)))
+                            unpct(f).map(|v| Some(crate::os::os_string_from_bytes(v)))
                         }
                     };
                     changes.push(Change::Value {
@@ -412,7 +412,7 @@ mod tests {
                     name: "PATH".into(),
                     added: vec![
                         OsString::from("/a b/it's \"q\"/bin"),
-                        OsString::from_vec(b"/x\n\xff,%:".to_vec()),
+                        crate::os::os_string_from_bytes(b"/x\n\xff,%:".to_vec()),
                     ],
                     before: Before::Empty,
                 },

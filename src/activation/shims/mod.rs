@@ -31,8 +31,6 @@ pub mod probe;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ffi::{CStr, CString, OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::activation::select::{self, Active};
@@ -106,7 +104,7 @@ pub fn rehash_with(store: &Store, exe: &Path, waiting: &dyn Waiting) -> Result<R
     for entry in entries {
         let entry = entry.map_err(Error::io("cannot list", &dir))?;
         let name = entry.file_name();
-        if name.as_bytes().starts_with(b".") || wanted.contains(&name) {
+        if crate::os::OsStrBytes::as_bytes(&name).starts_with(b".") || wanted.contains(&name) {
             continue;
         }
         let path = entry.path();
@@ -146,7 +144,7 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
 /// Dot-files are our state, and a name starting with `cudaenv` would make the
 /// shim run as cudaenv itself.
 fn shimmable(name: &OsStr) -> bool {
-    let b = name.as_bytes();
+    let b = crate::os::OsStrBytes::as_bytes(name);
     !b.is_empty() && !b.starts_with(b".") && !b.starts_with(b"cudaenv")
 }
 
@@ -154,7 +152,10 @@ fn shimmable(name: &OsStr) -> bool {
 fn is_link_to(shim: &Path, exe: &Path, exe_meta: &std::fs::Metadata) -> bool {
     match std::fs::symlink_metadata(shim) {
         Ok(m) if m.file_type().is_symlink() => std::fs::read_link(shim).is_ok_and(|t| t == exe),
-        Ok(m) => m.dev() == exe_meta.dev() && m.ino() == exe_meta.ino(),
+        Ok(m) => {
+            let id = crate::os::file_id(shim, &m);
+            id.is_some() && id == crate::os::file_id(exe, exe_meta)
+        }
         Err(_) => false,
     }
 }
@@ -176,9 +177,7 @@ fn write_generation(dir: &Path) -> Result<()> {
         .map_err(Error::io("cannot create a temporary file in", dir))?;
     std::io::Write::write_all(&mut tmp, stamp.as_bytes())
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    let _ = tmp
-        .as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644));
+    let _ = crate::os::set_mode(tmp.path(), 0o644);
     tmp.persist(&path)
         .map_err(|e| Error::io("cannot write", &path)(e.error))?;
     Ok(())
@@ -207,8 +206,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         Active::Version(v) => v
             .bin_dirs()
             .iter()
-            .map(|d| d.join(command))
-            .find(|p| crate::os::is_executable_file(p)),
+            .find_map(|d| crate::os::executable_in(d, command)),
         Active::System => find_not_self(command, ctx.var_os(env_vars::PATH)),
     };
     let Some(program) = program else {
@@ -221,7 +219,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
                 .filter(|v| {
                     v.bin_dirs()
                         .iter()
-                        .any(|d| crate::os::is_executable_file(&d.join(command)))
+                        .any(|d| crate::os::executable_in(d, command).is_some())
                 })
                 .map(|v| v.name.to_string())
                 .collect(),
@@ -248,21 +246,25 @@ fn environment<'a>(
     delta: &EnvDelta,
     extra: (&str, &OsStr),
 ) -> std::io::Result<Vec<Cow<'a, CStr>>> {
+    let same = crate::os::env_names_equal;
     let changed = |name: &OsStr| {
-        name == OsStr::new(extra.0) || delta.changes.iter().any(|(n, _)| OsStr::new(n) == name)
+        same(name, OsStr::new(extra.0))
+            || delta.changes.iter().any(|(n, _)| same(OsStr::new(n), name))
     };
     let entry = |name: &OsStr, value: &OsStr| {
         // One allocation each, with room for the NUL that `CString` adds.
         let mut e = Vec::with_capacity(name.len() + value.len() + 2);
-        e.extend_from_slice(name.as_bytes());
+        e.extend_from_slice(name.as_encoded_bytes());
         e.push(b'=');
-        e.extend_from_slice(value.as_bytes());
-        CString::new(e).map(Cow::Owned).map_err(|_| nul_error())
+        e.extend_from_slice(value.as_encoded_bytes());
+        CString::new(e)
+            .map(Cow::Owned)
+            .map_err(|_| crate::os::nul_error())
     };
     let mut env = Vec::with_capacity(ctx.vars().len() + delta.changes.len() + 1);
     for var in ctx.vars().entries() {
         if !changed(var.name()) {
-            env.push(var.to_c_str().ok_or_else(nul_error)?);
+            env.push(var.to_c_str().ok_or_else(crate::os::nul_error)?);
         }
     }
     for (name, value) in &delta.changes {
@@ -274,50 +276,18 @@ fn environment<'a>(
     Ok(env)
 }
 
-fn nul_error() -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        "an argument or variable contains a NUL byte",
-    )
-}
-
 /// Replaces this process with `program`, named `argv0`, with exactly the
-/// environment `env`; returns only on failure. A plain `execve`: unlike
-/// `std::process::Command`, it leaves the signal mask and dispositions as
-/// the shim got them, as running the program directly would.
+/// environment `env`; returns only on failure (on Windows: runs it, waits,
+/// and exits with its code, see `os::exec_with_env`).
 fn exec(program: &Path, argv0: &OsStr, args: &[OsString], env: &[Cow<'_, CStr>]) -> std::io::Error {
-    let c = |s: &OsStr| CString::new(s.as_bytes()).map_err(|_| nul_error());
-    let strings = || -> std::io::Result<(CString, Vec<CString>)> {
-        let path = c(program.as_os_str())?;
-        let argv = std::iter::once(argv0)
-            .chain(args.iter().map(OsString::as_os_str))
-            .map(c)
-            .collect::<std::io::Result<_>>()?;
-        Ok((path, argv))
-    };
-    let (path, argv) = match strings() {
-        Ok(s) => s,
-        Err(e) => return e,
-    };
-    fn pointers<S: AsRef<CStr>>(v: &[S]) -> Vec<*const std::ffi::c_char> {
-        v.iter()
-            .map(|s| s.as_ref().as_ptr())
-            .chain(std::iter::once(std::ptr::null()))
-            .collect()
-    }
-    let (argv, envp) = (pointers(&argv), pointers(env));
-    // SAFETY: NUL-terminated strings and NULL-terminated arrays of them, all
-    // alive across the call; execve only returns on failure.
-    unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
-    std::io::Error::last_os_error()
+    crate::os::exec_with_env(program, argv0, args, env)
 }
 
 /// The first executable `command` on `path` that is not this binary.
 fn find_not_self(command: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
-    let me = std::fs::metadata("/proc/self/exe").ok();
-    crate::os::path_list::find_where(command, crate::os::path_list::dirs(path?), |_, m| {
-        !me.as_ref()
-            .is_some_and(|me| me.dev() == m.dev() && me.ino() == m.ino())
+    let me = crate::os::self_exe_id();
+    crate::os::path_list::find_where(command, crate::os::path_list::dirs(path?), |p, m| {
+        me.is_none() || crate::os::file_id(p, m) != me
     })
 }
 
@@ -335,7 +305,7 @@ mod tests {
         for t in tools {
             let p = bin.join(t);
             std::fs::write(&p, "#!/bin/sh\n").unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            crate::os::set_mode(&p, 0o755).unwrap();
         }
         std::fs::write(bin.join("README"), "not executable").unwrap();
         let mut meta = Metadata::new(Kind::Installed, "test");
@@ -381,8 +351,8 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["nvcc", "ptxas"]);
-        let m = std::fs::metadata(store.shims_dir().join("nvcc")).unwrap();
-        assert_eq!(m.ino(), std::fs::metadata(&exe).unwrap().ino());
+        let id = |p: &Path| crate::os::file_id(p, &std::fs::metadata(p).unwrap());
+        assert_eq!(id(&store.shims_dir().join("nvcc")), id(&exe));
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod imp {
     use std::sync::atomic::{AtomicPtr, Ordering};
 
     use crate::context::env_vars;
-    use crate::context::{process_environ, process_environ_ptr};
+    use crate::os::{process_environ_c as process_environ, process_environ_ptr};
 
     static ARGV: AtomicPtr<*const c_char> = AtomicPtr::new(std::ptr::null_mut());
 

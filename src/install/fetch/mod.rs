@@ -37,7 +37,6 @@
 use crate::os::lock::LockFile;
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -435,7 +434,7 @@ impl ArrivingFile {
             }
         };
         let want = ((end - pos) as usize).min(buf.len());
-        file.read_at(&mut buf[..want], pos)
+        crate::os::read_at(&file, &mut buf[..want], pos)
     }
 
     /// Waits until every byte of `start..end` has arrived, and returns the
@@ -1123,7 +1122,7 @@ impl Fetcher {
             // so what is held then is simply dropped.
             let mut block = Vec::with_capacity(WRITE_BLOCK);
             let write = |block: &mut Vec<u8>, at: u64| {
-                let r = file.write_all_at(block, at);
+                let r = crate::os::write_all_at(file, block, at);
                 block.clear();
                 r.map_err(Error::io(
                     "cannot write the download",
@@ -1343,23 +1342,7 @@ fn drop_cached(file: &File, start: u64, end: u64) {
 /// those bytes from the page cache. Hints only: a failure leaves the bytes
 /// cached or written later, nothing else.
 fn cache_hint(file: &File, start: u64, end: u64, drop: bool) {
-    use std::os::fd::AsRawFd;
-    let (Ok(at), Ok(len)) = (
-        libc::off64_t::try_from(start),
-        libc::off64_t::try_from(end.saturating_sub(start)),
-    ) else {
-        return;
-    };
-    let fd = file.as_raw_fd();
-    let wait = libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-    let flags = libc::SYNC_FILE_RANGE_WRITE | if drop { wait } else { 0 };
-    // SAFETY: a valid descriptor; no memory is passed.
-    unsafe {
-        libc::sync_file_range(fd, at, len, flags);
-        if drop {
-            libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
-        }
-    }
+    crate::os::cache_hint(file, start, end, drop);
 }
 
 /// A short reason for a reqwest error, with its cause (reqwest's own message
@@ -1385,7 +1368,6 @@ pub fn describe(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod part_file_tests {
     use super::*;
-    use std::os::unix::fs::FileExt;
 
     #[test]
     fn spans_cover_the_file_with_a_tail_of_their_own() {
@@ -1438,7 +1420,7 @@ mod part_file_tests {
     fn arriving_reads_wait_and_fail_when_abandoned() {
         let dir = tempfile::tempdir().unwrap();
         let f = create_part(&dir.path().join("x.part"), 20).unwrap();
-        f.write_all_at(&[7u8; 20], 0).unwrap();
+        crate::os::write_all_at(&f, &[7u8; 20], 0).unwrap();
         let arrival = Arc::new(Arrival::default());
         arrival.attach(&f);
         arrival.update(|m| m.ranges = vec![(0, 10, true), (10, 20, false)]);
@@ -1553,7 +1535,7 @@ mod part_file_tests {
         let size = CHUNK_MAX + 5;
         let file = create_part(&part, size).unwrap();
         let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
-        file.write_all_at(&data, 0).unwrap();
+        crate::os::write_all_at(&file, &data, 0).unwrap();
         let state = Chunks {
             done: Mutex::new((vec![true; 2], false)),
             cv: Condvar::new(),

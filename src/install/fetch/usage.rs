@@ -9,7 +9,6 @@
 //! figure `du --apparent-size` prints.
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::Cache;
@@ -50,10 +49,11 @@ fn walk(dir: &Path, seen: &mut BTreeSet<(u64, u64)>, u: &mut Usage) {
         };
         if m.is_dir() {
             walk(&e.path(), seen, u);
-        } else if m.is_file() && seen.insert((m.dev(), m.ino())) {
+        } else if m.is_file() && seen.insert(crate::os::file_id(&e.path(), &m).unwrap_or_default())
+        {
             u.files += 1;
             u.bytes += m.len();
-            if m.nlink() == 1 {
+            if crate::os::link_count(&e.path(), &m) == 1 {
                 u.freeable += m.len();
             }
         }
@@ -147,7 +147,11 @@ fn usage_of(p: &Path) -> Usage {
         Ok(m) if m.is_dir() => usage(p),
         Ok(m) => Usage {
             bytes: m.len(),
-            freeable: if m.nlink() == 1 { m.len() } else { 0 },
+            freeable: if crate::os::link_count(p, &m) == 1 {
+                m.len()
+            } else {
+                0
+            },
             files: 1,
         },
         Err(_) => Usage::default(),

@@ -159,23 +159,18 @@ pub struct Wheel {
     pub file: IndexFile,
 }
 
-/// The machine's architecture as wheel platform tags spell it.
-pub fn machine_arch() -> &'static str {
-    std::env::consts::ARCH
-}
-
 /// Parses `name-version(-build)?-py-abi-platform.whl` and keeps it when a
-/// platform tag is manylinux for `arch`.
-fn wheel_for(file: &IndexFile, arch: &str) -> Option<Wheel> {
+/// platform tag fits `platform` (manylinux for its architecture, or
+/// `win_amd64`).
+fn wheel_for(file: &IndexFile, platform: Platform) -> Option<Wheel> {
     let stem = file.filename.strip_suffix(".whl")?;
     let parts: Vec<&str> = stem.split('-').collect();
     if parts.len() < 5 {
         return None;
     }
-    let platform = parts[parts.len() - 1];
-    let ok = platform.split('.').any(|t| {
-        (t.starts_with("manylinux") || t.starts_with("linux")) && t.ends_with(&format!("_{arch}"))
-    });
+    let ok = parts[parts.len() - 1]
+        .split('.')
+        .any(|t| platform.wheel_tag_fits(t));
     if !ok {
         return None;
     }
@@ -721,7 +716,8 @@ pub fn pick_cudnn<'a>(wheels: &'a [Wheel], spec: &Version) -> Option<&'a Wheel> 
 /// The PyPI source.
 pub struct PypiSource {
     index: Index,
-    arch: String,
+    /// Whose wheels are taken (the machine's, or `--platform`'s).
+    wheels_for: Platform,
     /// The live catalogue (`cuda-toolkit`'s releases), when one was read.
     catalogue: Option<Catalogue>,
     platform: Option<Platform>,
@@ -743,7 +739,7 @@ impl PypiSource {
     pub fn new(index: Index) -> PypiSource {
         PypiSource {
             index,
-            arch: machine_arch().to_string(),
+            wheels_for: Platform::current().unwrap_or(Platform::LinuxX86_64),
             catalogue: None,
             platform: super::Platform::current(),
         }
@@ -764,11 +760,7 @@ impl PypiSource {
     /// --platform`): its wheels' architecture and its catalogue markers.
     pub fn set_platform(&mut self, platform: Platform) {
         self.platform = Some(platform);
-        self.arch = match platform {
-            Platform::LinuxSbsa => "aarch64",
-            _ => "x86_64",
-        }
-        .to_string();
+        self.wheels_for = platform;
     }
 
     /// Every CUDA release PyPI serves for this machine, oldest first: the
@@ -836,7 +828,7 @@ impl PypiSource {
             })?;
         Ok(files
             .iter()
-            .filter_map(|f| wheel_for(f, &self.arch))
+            .filter_map(|f| wheel_for(f, self.wheels_for))
             .collect())
     }
 
@@ -939,7 +931,7 @@ impl PypiSource {
             }
             let (w, how) = picked.ok_or_else(|| {
                 Error::NotAvailable {
-                    what: format!("{project} {version} (CUDA {}) for {}", release.version, self.arch),
+                    what: format!("{project} {version} (CUDA {}) for {}", release.version, self.wheels_for.name()),
                     source_name: Some(self.index.base().to_string()),
                     hint: Some(format!(
                         "PyPI lacks this build; try another CUDA release or `--source nvidia`, or `--without {c}`"
@@ -1111,7 +1103,7 @@ mod tests {
                     yanked: f["yanked"].as_bool().unwrap_or(false),
                     metadata: None,
                 };
-                if let Some(w) = wheel_for(&file, "x86_64") {
+                if let Some(w) = wheel_for(&file, Platform::LinuxX86_64) {
                     out.push(w);
                 }
             }

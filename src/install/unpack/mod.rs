@@ -301,11 +301,9 @@ impl Extractor {
                 // reading ahead of a write into a new file only means zeroing
                 // large blocks of pages first (without it the kernel's share
                 // of unpacking cuDNN halved, see docs/PERFORMANCE.md).
-                let _ = map.advise(memmap2::Advice::Random);
                 // Fault every page in with one call rather than one trap per
                 // page (Linux 5.14+; elsewhere the pages fault in as written).
-                #[cfg(target_os = "linux")]
-                let _ = map.advise(memmap2::Advice::PopulateWrite);
+                crate::os::advise_written_whole(&map);
                 fill(&mut map).map_err(|r| self.bad(raw, r))?;
                 drop(map);
                 crate::context::failpoint::hit(crate::context::failpoint::Point::MidExtract);
@@ -440,15 +438,7 @@ impl Extractor {
 /// `readable` too when it is to be mapped (a shared writable mapping needs
 /// both).
 fn open_new(path: &Path, mode: u32, readable: bool) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(readable)
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(Error::io("cannot create", path))
+    crate::os::create_new_nofollow(path, mode, readable).map_err(Error::io("cannot create", path))
 }
 
 /// Files at least this large are written through a mapping (see
@@ -458,19 +448,7 @@ const MAP_MIN: u64 = 1 << 20;
 /// Reserves `size` bytes of blocks for `f` and sets its length: `false`
 /// when the file system cannot reserve (then the length is unchanged).
 fn reserve(f: &std::fs::File, size: u64) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    let len = libc::off_t::try_from(size).map_err(|_| std::io::ErrorKind::FileTooLarge)?;
-    // SAFETY: a valid descriptor owned by `f`; no memory is passed.
-    match unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, len) } {
-        0 => Ok(true),
-        _ => {
-            let e = std::io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) => Ok(false),
-                _ => Err(e),
-            }
-        }
-    }
+    crate::os::reserve(f, size)
 }
 
 /// Longest member name accepted (real toolkits stay under ~250 bytes).
@@ -586,9 +564,18 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
     if rest.is_empty() || rest.iter().any(|p| p.is_empty()) {
         return None;
     }
+    // Windows archives and wheels keep DLLs in `bin/` (CUDA 13's wheels in
+    // `bin/x86_64/`) and import libraries in `lib/x64/`: the tree keeps
+    // them where CMake, MSBuild and TensorFlow look under CUDA_PATH,
+    // `bin\` and `lib\x64\`.
+    let mut rest = rest.to_vec();
+    if rest.len() > 2 && rest[0] == "bin" && rest[1] == "x86_64" {
+        rest.remove(1);
+    }
+    let windows_libs = rest.len() > 2 && rest[0] == "lib" && rest[1] == "x64";
     let mut out = PathBuf::new();
     for (i, p) in rest.iter().enumerate() {
-        if i == 0 && *p == "lib" {
+        if i == 0 && *p == "lib" && !windows_libs {
             out.push("lib64");
         } else {
             out.push(p);
@@ -622,6 +609,23 @@ mod tests {
     #[test]
     fn wheel_layout() {
         let m = |s: &str| map_path(&Layout::Wheel, Path::new(s));
+        // Windows wheels: DLLs into bin/, import libraries kept in lib/x64/.
+        assert_eq!(
+            m("nvidia/cu13/bin/x86_64/cudart64_13.dll"),
+            Some(PathBuf::from("bin/cudart64_13.dll"))
+        );
+        assert_eq!(
+            m("nvidia/cuda_runtime/bin/cudart64_12.dll"),
+            Some(PathBuf::from("bin/cudart64_12.dll"))
+        );
+        assert_eq!(
+            m("nvidia/cudnn/lib/x64/cudnn.lib"),
+            Some(PathBuf::from("lib/x64/cudnn.lib"))
+        );
+        assert_eq!(
+            m("nvidia/cu13/lib/x64/cudart.lib"),
+            Some(PathBuf::from("lib/x64/cudart.lib"))
+        );
         assert_eq!(
             m("nvidia/cuda_runtime/lib/libcudart.so.12"),
             Some("lib64/libcudart.so.12".into())

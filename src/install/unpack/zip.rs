@@ -22,7 +22,6 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,6 +32,16 @@ use super::{EntryKind, Extractor, Limits, Summary, Target};
 use crate::error::{Error, Result};
 use crate::install::fetch::ArrivingFile;
 use crate::install::sources::Layout;
+
+/// The file-type bits of a member's Unix mode (`st_mode`, in the zip's
+/// external attributes): the format's, whatever system reads the archive.
+const S_IFMT: u32 = 0o170000;
+const S_IFREG: u32 = 0o100000;
+const S_IFDIR: u32 = 0o040000;
+const S_IFLNK: u32 = 0o120000;
+const S_IFCHR: u32 = 0o020000;
+const S_IFBLK: u32 = 0o060000;
+const S_IFIFO: u32 = 0o010000;
 
 /// The longest symlink target a zip member may hold.
 const MAX_LINK: u64 = 4096;
@@ -47,14 +56,14 @@ enum Source {
 impl Source {
     fn read_at(&self, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
         match self {
-            Source::File(f) => f.read_at(buf, pos),
+            Source::File(f) => crate::os::read_at(f, buf, pos),
             Source::Arriving(a) => a.read_at(buf, pos),
         }
     }
 
     fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> std::io::Result<()> {
         match self {
-            Source::File(f) => f.read_exact_at(buf, pos),
+            Source::File(f) => crate::os::read_exact_at(f, buf, pos),
             Source::Arriving(a) => a.read_exact_at(buf, pos),
         }
     }
@@ -200,7 +209,7 @@ fn unpack_from(
             return Err(ex.bad(&raw, "encrypted members are not supported"));
         }
         let mode = entry.unix_mode().unwrap_or(0o644);
-        let kind = match mode & libc::S_IFMT {
+        let kind = match mode & S_IFMT {
             0 => {
                 if entry.is_dir() {
                     EntryKind::Dir
@@ -208,11 +217,11 @@ fn unpack_from(
                     EntryKind::File
                 }
             }
-            m if m == libc::S_IFREG => EntryKind::File,
-            m if m == libc::S_IFDIR => EntryKind::Dir,
-            m if m == libc::S_IFLNK => EntryKind::Symlink,
-            m if m == libc::S_IFCHR || m == libc::S_IFBLK => EntryKind::Other("device"),
-            m if m == libc::S_IFIFO => EntryKind::Other("FIFO"),
+            m if m == S_IFREG => EntryKind::File,
+            m if m == S_IFDIR => EntryKind::Dir,
+            m if m == S_IFLNK => EntryKind::Symlink,
+            m if m == S_IFCHR || m == S_IFBLK => EntryKind::Other("device"),
+            m if m == S_IFIFO => EntryKind::Other("FIFO"),
             _ => EntryKind::Other("special-file"),
         };
         let size = entry.size();

@@ -581,8 +581,8 @@ fn device_nodes() -> Vec<DeviceNode> {
                 })
                 .filter(|p| !p.is_dir())
                 .map(|p| DeviceNode {
-                    readable: access(&p, libc::R_OK),
-                    writable: access(&p, libc::W_OK),
+                    readable: crate::os::access_readable(&p),
+                    writable: crate::os::access_writable(&p),
                     path: p.display().to_string(),
                 })
                 .collect()
@@ -590,15 +590,6 @@ fn device_nodes() -> Vec<DeviceNode> {
         .unwrap_or_default();
     v.sort_by(|a, b| a.path.cmp(&b.path));
     v
-}
-
-fn access(p: &Path, mode: libc::c_int) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
-    unsafe { libc::access(c.as_ptr(), mode) == 0 }
 }
 
 #[cfg(test)]

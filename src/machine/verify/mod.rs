@@ -429,8 +429,6 @@ pub fn run_child(
     timeout: std::time::Duration,
     on_facts: &mut dyn FnMut(&Probe),
 ) -> Result<ChildReport> {
-    use std::os::unix::process::ExitStatusExt;
-
     let started = std::time::Instant::now();
     let cache = ComputeCache::of(env);
     let cache_before = cache.as_ref().map(ComputeCache::size);
@@ -518,8 +516,11 @@ pub fn run_child(
             })
         }
         _ => {
-            let how = match (status.code(), status.signal()) {
-                (_, Some(sig)) => format!("was killed by signal {sig} ({})", signal_name(sig)),
+            let how = match (status.code(), crate::os::exit_signal(&status)) {
+                (_, Some(sig)) => format!(
+                    "was killed by signal {sig} ({})",
+                    crate::os::signal_name(sig)
+                ),
                 (Some(c), _) => format!("exited with status {c} without a report"),
                 _ => "ended without a report".into(),
             };
@@ -606,20 +607,6 @@ impl ComputeCache {
             }
         }
         total
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        _ => "signal",
     }
 }
 

@@ -8,31 +8,30 @@ function global:__cudaenvFingerprint {
     $root = if ($env:CUDAENV_ROOT) { $env:CUDAENV_ROOT } else { Join-Path $HOME '.cudaenv' }
     $here = (Get-Location -PSProvider FileSystem).ProviderPath
     $d = if ($env:CUDAENV_DIR) { $env:CUDAENV_DIR } else { $here }
-    if (-not $d.StartsWith('/')) { $d = Join-Path $here $d }
+    if (-not [System.IO.Path]::IsPathRooted($d)) { $d = Join-Path $here $d }
     $fp = [System.Collections.Generic.List[string]]::new()
     $fp.Add($here); $fp.Add("$env:CUDAENV_VERSION"); $fp.Add("$env:CUDAENV_ROOT")
-    $d = $d.TrimEnd('/')
-    while ($true) {
-        $f = "$d/.cuda-version"
+    # Up the directories to the root (`/`, or `C:\` on Windows).
+    while ($d) {
+        $f = Join-Path $d '.cuda-version'
         if ([System.IO.File]::Exists($f) -or [System.IO.Directory]::Exists($f) -or (Test-Path -LiteralPath $f)) {
             $c = ''
             try { if ([System.IO.File]::Exists($f)) { $c = [System.IO.File]::ReadAllText($f) } } catch { }
             $fp.Add($f); $fp.Add($c)
             break
         }
-        $t = "$d/.tool-versions"
+        $t = Join-Path $d '.tool-versions'
         if ([System.IO.File]::Exists($t) -or [System.IO.Directory]::Exists($t) -or (Test-Path -LiteralPath $t)) {
             $c = ''
             try { if ([System.IO.File]::Exists($t)) { $c = [System.IO.File]::ReadAllText($t) } } catch { }
             $fp.Add($t); $fp.Add($c)
         }
-        if ($d -eq '') {
-            $c = ''
-            try { $c = [System.IO.File]::ReadAllText("$root/version") } catch { }
-            $fp.Add('global'); $fp.Add($c)
-            break
-        }
-        $d = $d.Substring(0, $d.LastIndexOf('/'))
+        $d = [System.IO.Path]::GetDirectoryName($d)
+    }
+    if (-not $d) {
+        $c = ''
+        try { $c = [System.IO.File]::ReadAllText((Join-Path $root 'version')) } catch { }
+        $fp.Add('global'); $fp.Add($c)
     }
     $c = ''
     try { $c = [System.IO.File]::ReadAllText("$root/shims/.generation") } catch { }

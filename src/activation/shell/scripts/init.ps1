@@ -1,7 +1,9 @@
 # cudaenv for PowerShell; add to $PROFILE:  cudaenv init pwsh | Out-String | Invoke-Expression
 $__cudaenvShims = @SHIMS@
-if (-not (($env:PATH -split ':') -contains $__cudaenvShims)) {
-    $env:PATH = if ($env:PATH) { $__cudaenvShims + ':' + $env:PATH } else { $__cudaenvShims }
+# PATH's separator is `;` on Windows and `:` elsewhere.
+$__cudaenvSep = [System.IO.Path]::PathSeparator
+if (-not (($env:PATH -split $__cudaenvSep) -contains $__cudaenvShims)) {
+    $env:PATH = if ($env:PATH) { $__cudaenvShims + $__cudaenvSep + $env:PATH } else { $__cudaenvShims }
 }
 
 # `cudaenv shell …` must change this shell, so its output is evaluated here.
