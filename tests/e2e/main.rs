@@ -21,6 +21,7 @@ mod doctor;
 mod errors;
 mod frameworks;
 mod install_script;
+mod layout;
 mod lock;
 mod messages;
 mod mirror;
