@@ -136,6 +136,22 @@ run_suite "doc tests" cargo test --locked --no-fail-fast --doc
 # for the compiler it records (build.rs).
 run_suite "dist build (shim layout)" cargo build --locked --profile dist
 
+# The Windows build, tested under Wine (scripts/windows-test.sh installs the
+# Rust target, mingw-w64 and Wine). Exit 3 means it could not be set up here
+# (no network for the target, no root for the packages): "not run", not failed.
+say "windows (under Wine): scripts/windows-test.sh"
+set +e
+scripts/windows-test.sh 2>&1 | tee "$LOGS/${#STEPS[@]}.log"
+rc=${PIPESTATUS[0]}
+set -e
+if [[ $rc == 3 ]]; then
+  STEPS+=("windows under Wine (not run)")
+  STEP_RCS+=(skipped)
+else
+  STEPS+=("windows under Wine")
+  STEP_RCS+=("$rc")
+fi
+
 # A user's or packager's clone has nothing beside it: run the unit tests in a
 # fresh clone of this commit (HEAD) in an empty directory. It shares
 # this checkout's target directory, so only the cudaenv crate is rebuilt.

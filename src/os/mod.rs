@@ -128,6 +128,12 @@ pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     imp::set_mode(path, mode)
 }
 
+/// `std::fs::canonicalize`, without Windows' `\\?\` prefix on a drive path
+/// (`C:\\…`), which PATH entries and messages should not carry.
+pub fn canonicalize(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    imp::canonicalize(path)
+}
+
 /// Opens a file that arrived from elsewhere (a pin in a cloned
 /// repository) for reading: never blocking on a FIFO, never becoming a
 /// controlling terminal.

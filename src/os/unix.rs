@@ -45,6 +45,10 @@ pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
 
 // --- files ------------------------------------------------------------------------
 
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    std::fs::canonicalize(path)
+}
+
 pub fn mode(meta: &Metadata) -> Option<u32> {
     Some(meta.permissions().mode())
 }

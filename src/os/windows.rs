@@ -101,6 +101,19 @@ pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
 
 // --- files ------------------------------------------------------------------------
 
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    let p = std::fs::canonicalize(path)?;
+    let s = p.as_os_str().as_encoded_bytes();
+    // `\\?\C:\…` -> `C:\…`; a `\\?\UNC\…` path keeps its prefix.
+    if s.len() > 6 && s.starts_with(br"\\?\") && s[5] == b':' && s[4].is_ascii_alphabetic() {
+        // SAFETY: encoded bytes of an `OsStr`, split after ASCII.
+        return Ok(PathBuf::from(unsafe {
+            OsStr::from_encoded_bytes_unchecked(&s[4..])
+        }));
+    }
+    Ok(p)
+}
+
 /// Windows has no mode bits: access is by ACL, which cudaenv leaves as the
 /// directory gives it.
 pub fn mode(_meta: &Metadata) -> Option<u32> {

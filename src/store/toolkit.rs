@@ -101,11 +101,11 @@ impl Toolkit {
 
 /// Inspects the tree at `path` (which must exist) and describes it.
 pub fn inspect(path: &Path) -> Result<Toolkit> {
-    let prefix = std::fs::canonicalize(path).map_err(Error::io("cannot open", path))?;
+    let prefix = crate::os::canonicalize(path).map_err(Error::io("cannot open", path))?;
     if !prefix.is_dir() {
         return Err(Error::NoRuntimeAt { path: prefix });
     }
-    if let Some(t) = inspect_toolkit(&prefix) {
+    if let Some(t) = inspect_toolkit(&prefix).or_else(|| inspect_windows_toolkit(&prefix)) {
         return Ok(t);
     }
     // A wheel tree: the nvidia directory itself, site-packages, or a venv root.
@@ -213,6 +213,69 @@ fn inspect_toolkit(prefix: &Path) -> Option<Toolkit> {
         lib_dirs,
         home: Some(PathBuf::from(".")),
         cudnn_home,
+        warnings,
+    })
+}
+
+/// NVIDIA's Windows layout (the installer's `CUDA\v11.2`, the Windows redist
+/// zips): DLLs in `bin\` (`cudart64_110.dll`, `cudnn64_8.dll`), headers in
+/// `include\`, import libraries in `lib\x64\`. Windows finds DLLs on PATH,
+/// so `bin` is the only directory activation needs.
+fn inspect_windows_toolkit(prefix: &Path) -> Option<Toolkit> {
+    let dlls = |stem: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(prefix.join("bin"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .filter(|n| {
+                n.strip_prefix(stem)
+                    .and_then(|r| r.strip_suffix(".dll"))
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // `cudart64_110.dll` is CUDA 11 (its `0` means nothing), `cudart64_12.dll` 12.
+    let major_of = |name: &str, stem: &str| -> Option<Found> {
+        let d = name.strip_prefix(stem)?.strip_suffix(".dll")?;
+        let major = if d.len() == 3 && d.ends_with('0') {
+            &d[..2]
+        } else {
+            d
+        };
+        Some(Found {
+            version: parse_detected(major)?,
+            from: format!("bin/{name}"),
+        })
+    };
+    let runtime = dlls("cudart64_").into_iter().next()?;
+    let mut warnings = Vec::new();
+    let include = Path::new("include");
+    let cuda = cuda_from_version_json(&prefix.join("version.json"))
+        .or_else(|| cuda_from_version_txt(&prefix.join("version.txt")))
+        .or_else(|| cuda_from_headers(prefix, include));
+    let cuda = merge_with_lib(cuda, major_of(&runtime, "cudart64_"), "CUDA", &mut warnings);
+    let cudnn_dll = dlls("cudnn64_").into_iter().next();
+    let cudnn = cudnn_dll.as_ref().and_then(|dll| {
+        merge_with_lib(
+            cudnn_from_headers(prefix, include),
+            major_of(dll, "cudnn64_"),
+            "cuDNN",
+            &mut warnings,
+        )
+    });
+    Some(Toolkit {
+        prefix: prefix.to_path_buf(),
+        layout: Layout::Toolkit,
+        runtime: Path::new("bin").join(&runtime),
+        cuda,
+        cudnn,
+        bin_dirs: vec![PathBuf::from("bin")],
+        lib_dirs: Vec::new(),
+        home: Some(PathBuf::from(".")),
+        cudnn_home: cudnn_dll.map(|_| PathBuf::from(".")),
         warnings,
     })
 }
@@ -750,5 +813,41 @@ mod tests {
         assert!(is_cu_merged("cu13"));
         assert!(!is_cu_merged("cublas"));
         assert!(!is_cu_merged("cu"));
+    }
+
+    /// NVIDIA's Windows toolkit layout (`CUDA\v11.2` with cuDNN 8.1 copied
+    /// in), named as the Windows installer and cuDNN zip name its files.
+    #[test]
+    fn a_windows_toolkit_tree_is_found_by_its_dlls() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path();
+        for d in ["bin", "include", "lib/x64"] {
+            std::fs::create_dir_all(p.join(d)).unwrap();
+        }
+        for f in [
+            "bin/cudart64_110.dll",
+            "bin/cublas64_11.dll",
+            "bin/cudnn64_8.dll",
+            "lib/x64/cudart.lib",
+        ] {
+            std::fs::write(p.join(f), "").unwrap();
+        }
+        std::fs::write(p.join("include/cuda.h"), "#define CUDA_VERSION 11020\n").unwrap();
+        std::fs::write(
+            p.join("include/cudnn_version.h"),
+            "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 1\n",
+        )
+        .unwrap();
+        let k = inspect(p).unwrap();
+        assert_eq!(k.cuda.unwrap().version.to_string(), "11.2");
+        assert_eq!(k.cudnn.unwrap().version.to_string(), "8.1.1");
+        assert_eq!(k.runtime, Path::new("bin/cudart64_110.dll"));
+        assert_eq!(k.bin_dirs, [PathBuf::from("bin")]);
+        assert!(
+            k.lib_dirs.is_empty() && k.warnings.is_empty(),
+            "{:?}",
+            k.warnings
+        );
+        assert_eq!(k.home, Some(PathBuf::from(".")));
     }
 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Builds cudaenv for Windows (x86_64-pc-windows-gnu, linked by Debian's
+# mingw-w64) and tests it under Wine: the library's unit tests, then the
+# end-to-end set of tests/windows/e2e.sh against the real cudaenv.exe.
+#
+# What it needs, it installs: the Rust target (rustup), and Debian's
+# gcc-mingw-w64-x86-64 and wine (as root, or through sudo). When the target
+# or the packages cannot be had (no network, no rustup, no root), it says so
+# and exits 3: "not run", which scripts/test.sh reports as such, never as a
+# failure. Any other non-zero exit is a failure.
+#
+# Usage: scripts/windows-test.sh [unit|e2e|all]   (default: all)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '==> windows: %s\n' "$*" >&2; }
+not_run() {
+  say "not run: $*"
+  exit 3
+}
+
+TARGET=x86_64-pc-windows-gnu
+what=${1:-all}
+
+# --- tools --------------------------------------------------------------------------
+if ! command -v rustup >/dev/null 2>&1; then
+  not_run "rustup is not installed, so the $TARGET target cannot be added"
+fi
+if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
+  say "adding the Rust target $TARGET"
+  rustup target add "$TARGET" >&2 || not_run "rustup could not fetch the $TARGET target"
+fi
+missing=()
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
+command -v wine >/dev/null 2>&1 || missing+=(wine wine64)
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    SUDO=()
+  elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    not_run "these Debian packages are missing and I cannot install them: ${missing[*]}"
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  { "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2 ||
+    not_run "apt-get could not install ${missing[*]}"
+fi
+
+# --- the Wine prefix ----------------------------------------------------------------
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+export WINEPREFIX="$target_dir/wine-prefix"
+export WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+helpers="$target_dir/windows-helpers"
+mkdir -p "$helpers"
+# Rust's std imports ProcessPrng from bcryptprimitives.dll, which Wine 8 lacks
+# (tests/windows/README.md): built here and put in the prefix's system32.
+x86_64-w64-mingw32-gcc -shared -O2 -s -o "$helpers/bcryptprimitives.dll" \
+  tests/windows/bcryptprimitives.c tests/windows/bcryptprimitives.def -ladvapi32
+x86_64-w64-mingw32-gcc -O2 -s -o "$helpers/cudart_probe.exe" tests/windows/cudart_probe.c
+x86_64-w64-mingw32-gcc -O2 -s -o "$helpers/argecho.exe" tests/windows/argecho.c
+if [[ ! -d $WINEPREFIX/drive_c/windows/system32 ]]; then
+  say "creating the Wine prefix $WINEPREFIX"
+  wineboot -i >/dev/null 2>&1 || true
+  wineserver -w || true
+fi
+[[ -d $WINEPREFIX/drive_c/windows/system32 ]] || { say "error: wineboot made no prefix at $WINEPREFIX"; exit 1; }
+cp "$helpers/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+
+# Unit tests that do not pass under Wine yet, each skipped by name: most run
+# bash, zsh or fish, make Unix symlinks or read Linux sonames and /proc; the
+# rest (dylib, files, settings, libcuda, toolkit wheel layouts) are Windows
+# behaviour still to be ported. docs/windows.md lists them as not done.
+NOT_YET_ON_WINDOWS=(
+  activation::modulefile::tests::lmod_modulefile
+  activation::modulefile::tests::tcl_modulefile
+  activation::shell::bash::tests::non_utf8_values_pass
+  activation::shell::bash::tests::tricky_values_round_trip_through_bash
+  activation::shell::fish::tests::delta
+  activation::shell::fish::tests::path_lists_are_elements_even_when_tricky
+  activation::shell::fish::tests::tricky_values_round_trip_through_fish
+  activation::shell::session::tests::undo_keeps_user_edits_and_unset_stays_unset
+  activation::shell::zsh::tests::tricky_values_round_trip_through_zsh
+  activation::shims::tests::parallel_rehashes_agree
+  activation::shims::tests::rehash_adds_keeps_and_removes
+  activation::shims::tests::rehash_replaces_shims_of_an_old_binary
+  install::settings::tests::system_root_from_variable_then_file
+  install::sources::debian::tests::registry_matches_the_generator
+  install::sources::legacy::generated::registry_files_match_the_generator
+  install::unpack::deb::tests::unpacks_the_libraries_into_lib64
+  install::unpack::runfile::tests::nested_runfiles_are_taken_whole
+  install::unpack::tar::tests::strips_the_top_directory_and_keeps_links
+  install::unpack::tests::symlinks_must_stay_inside_and_not_chain
+  machine::libcuda::tests::the_driver_binds_whole_or_its_absence_is_named
+  machine::verify::probe::tests::judges_library_origin_through_symlinks
+  os::dylib::tests::every_failed_attempt_is_reported
+  os::tests::links_name_their_target_as_given
+  store::files::tests::check_finds_every_kind_of_change
+  store::toolkit::tests::real_cu12_wheel_layout
+  store::toolkit::tests::real_cu13_wheel_layout
+)
+rc=0
+if [[ $what == unit || $what == all ]]; then
+  say "unit tests under Wine (${#NOT_YET_ON_WINDOWS[@]} skipped by name, see NOT_YET_ON_WINDOWS)"
+  skip=()
+  for t in "${NOT_YET_ON_WINDOWS[@]}"; do skip+=(--skip "$t"); done
+  cargo test --locked --target "$TARGET" --lib -- --test-threads=2 --exact "${skip[@]}" || rc=1
+fi
+if [[ $what == e2e || $what == all ]]; then
+  say "building cudaenv.exe"
+  cargo build --locked --target "$TARGET" --bin cudaenv || exit 1
+  CUDAENV_EXE="$target_dir/$TARGET/debug/cudaenv.exe" HELPERS="$helpers" \
+    bash tests/windows/e2e.sh || rc=1
+fi
+wineserver -k 2>/dev/null || true
+exit $rc

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# End-to-end tests of the Windows build, under Wine: the real cudaenv.exe, a
+# temporary root, NVIDIA's real win_amd64 wheels from PyPI served by a
+# loopback index, the Windows loader loading cudart64_12.dll, Wine's cmd.exe.
+# Run by scripts/windows-test.sh, which sets CUDAENV_EXE, HELPERS (the
+# mingw-built helpers) and the Wine prefix. Each check prints `ok NAME` or
+# `FAILED NAME` with what it saw; the exit status is non-zero if any failed,
+# 3 ("not run") if the wheel cannot be had from PyPI.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+: "${CUDAENV_EXE:?}" "${HELPERS:?}"
+
+# The wheel these tests install, pinned (PyPI's sha256 of the file).
+WHEEL=nvidia_cuda_runtime_cu12-12.4.127-py3-none-win_amd64.whl
+WHEEL_SHA256=09c2e35f48359752dfa822c09918211844a3d93c100a715d79b59591130c5e1e
+ONLY_CUDART=--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti
+
+passed=0 failed=0
+ok() { printf 'ok %s\n' "$1"; passed=$((passed + 1)); }
+bad() {
+  printf 'FAILED %s\n' "$1"
+  shift
+  printf '    %s\n' "$@"
+  failed=$((failed + 1))
+}
+
+tmp=$(mktemp -d)
+cleanup() {
+  [[ -n ${server_pid:-} ]] && kill "$server_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# --- the wheel, from live PyPI ------------------------------------------------------
+wheels=$HELPERS/wheels
+mkdir -p "$wheels"
+if [[ ! -f $wheels/$WHEEL ]]; then
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform win_amd64 \
+    --python-version 3.12 -d "$wheels" nvidia-cuda-runtime-cu12==12.4.127 >&2 ||
+    { echo "not run: cannot download $WHEEL from PyPI" >&2; exit 3; }
+fi
+got=$(sha256sum "$wheels/$WHEEL" | cut -d' ' -f1)
+if [[ $got != "$WHEEL_SHA256" ]]; then
+  echo "error: $WHEEL has sha256 $got, not $WHEEL_SHA256" >&2
+  exit 1
+fi
+
+# --- a loopback index ---------------------------------------------------------------
+python3 tests/windows/index_server.py "$wheels" >"$tmp/port" &
+server_pid=$!
+for _ in $(seq 50); do [[ -s $tmp/port ]] && break; sleep 0.1; done
+port=$(cat "$tmp/port")
+
+win() { winepath -w "$1" 2>/dev/null; }
+root=$tmp/root
+project=$tmp/project
+mkdir -p "$root" "$project"
+export CUDAENV_ROOT=$(win "$root")
+export CUDAENV_PYPI_INDEX=http://127.0.0.1:$port/simple
+export NO_COLOR=1
+# Windows programs end their lines with CRLF: compare without the CRs.
+cudaenv() { wine "$CUDAENV_EXE" "$@" | tr -d '\r'; return "${PIPESTATUS[0]}"; }
+
+# --- install of the real wheel --------------------------------------------------------
+out=$(cudaenv install 12.4.1 "$ONLY_CUDART" 2>&1)
+rc=$?
+if [[ $rc == 0 && -f $root/versions/12.4.1/bin/cudart64_12.dll && -f $root/versions/12.4.1/include/cuda_runtime.h ]]; then
+  ok "install_of_the_win_amd64_wheel_lays_out_bin_and_include"
+else
+  bad "install_of_the_win_amd64_wheel_lays_out_bin_and_include" "exit $rc" "$out" "$(ls -R "$root/versions" 2>&1 | head -20)"
+fi
+
+# --- local + exec: the loader finds cudart64_12.dll on PATH ----------------------------------
+cp "$HELPERS/cudart_probe.exe" "$HELPERS/argecho.exe" "$project/" 2>/dev/null
+out=$(cd "$project" && cudaenv local 12.4.1 2>&1 && cat .cuda-version)
+if [[ $out == *12.4.1* ]]; then ok "local_writes_the_pin"; else bad "local_writes_the_pin" "$out"; fi
+out=$(cd "$project" && cudaenv exec -- "$(win "$project/cudart_probe.exe")" 2>&1)
+rc=$?
+if [[ $rc == 0 && $out == *"runtime=12040"* && $out == *'versions\12.4.1\bin\cudart64_12.dll'* ]]; then
+  ok "exec_loads_cudart64_12_from_the_pinned_version"
+else
+  bad "exec_loads_cudart64_12_from_the_pinned_version" "exit $rc" "$out"
+fi
+out=$(cd "$project" && cudaenv exec -- "$(win "$project/cudart_probe.exe")" 2>&1)
+if [[ $out == *"device_count_rc=35"* ]]; then
+  ok "without_a_driver_the_runtime_says_insufficient_driver"
+else
+  bad "without_a_driver_the_runtime_says_insufficient_driver" "$out"
+fi
+
+# --- exec forwards exit codes and Windows command-line quoting --------------------------------
+out=$(cd "$project" && ARGECHO_EXIT=7 cudaenv exec -- "$(win "$project/argecho.exe")" 'a b' 'c"d' '' 'e\' 2>&1)
+rc=$?
+want=$'arg=[a b]\narg=[c"d]\narg=[]\narg=[e\\]'
+if [[ $rc == 7 && $out == "$want"* && $out == *'CUDA_PATH='*'versions\12.4.1'* ]]; then
+  ok "exec_forwards_the_exit_code_quoted_arguments_and_CUDA_PATH"
+else
+  bad "exec_forwards_the_exit_code_quoted_arguments_and_CUDA_PATH" "exit $rc" "$out"
+fi
+
+# --- shims: copies or hard links of cudaenv.exe that spawn, wait and forward -------------------
+mkdir -p "$tmp/toolkit/bin"
+cp "$HELPERS/argecho.exe" "$tmp/toolkit/bin/"
+cp "$root/versions/12.4.1/bin/cudart64_12.dll" "$tmp/toolkit/bin/"
+cp -r "$root/versions/12.4.1/include" "$tmp/toolkit/"
+out=$(cudaenv link tool "$(win "$tmp/toolkit")" 2>&1)
+rc=$?
+if [[ $rc == 0 && -f $root/shims/argecho.exe ]]; then
+  ok "link_makes_an_exe_shim"
+else
+  bad "link_makes_an_exe_shim" "exit $rc" "$out" "$(ls "$root/shims" 2>&1)"
+fi
+out=$(cd "$project" && cudaenv local tool 2>&1 && ARGECHO_EXIT=42 wine "$root/shims/argecho.exe" 'x y' 'q"' 2>&1 | tr -d '\r'; exit "${PIPESTATUS[0]}")
+rc=$?
+if [[ $rc == 42 && $out == *'arg=[x y]'*'arg=[q"]'* && $out == *'CUDA_PATH='*'toolkit'* ]]; then
+  ok "a_shim_forwards_the_exit_code_and_quoted_arguments"
+else
+  bad "a_shim_forwards_the_exit_code_and_quoted_arguments" "exit $rc" "$out"
+fi
+
+# --- env --shell cmd, run by Wine's cmd.exe ----------------------------------------------------
+(cd "$project" && cudaenv local 12.4.1 >/dev/null 2>&1)
+out=$(cd "$project" && cudaenv env --shell cmd 2>&1)
+rc=$?
+printf '@echo off\r\n%s\r\necho CUDA_PATH=%%CUDA_PATH%%\r\necho CUDA_PATH_V12_4=%%CUDA_PATH_V12_4%%\r\n"%s"\r\n' \
+  "${out//$'\n'/$'\r\n'}" "$(win "$project/cudart_probe.exe")" >"$project/activate.cmd"
+run=$(cd "$project" && wine cmd /c "$(win "$project/activate.cmd")" 2>&1 | tr -d '\r')
+if [[ $rc == 0 && $out == *"set "* && $run == *'CUDA_PATH=Z:'*'12.4.1'* && $run == *'CUDA_PATH_V12_4=Z:'* && $run == *"runtime=12040"* ]]; then
+  ok "env_shell_cmd_activates_in_cmd_exe"
+else
+  bad "env_shell_cmd_activates_in_cmd_exe" "exit $rc" "$out" "--- cmd.exe:" "$run"
+fi
+
+# --- verify without a driver -----------------------------------------------------------------
+# (The runtime's version is not reported yet: verify's library names are the
+# Linux sonames; docs/windows.md lists it as not done.)
+out=$(cd "$project" && cudaenv verify 2>&1)
+rc=$?
+if [[ $rc == 10 && $out == *"error: no NVIDIA driver"* && $out == *"hint: "* ]]; then
+  ok "verify_without_a_driver_fails_clearly_with_its_exit_code"
+else
+  bad "verify_without_a_driver_fails_clearly_with_its_exit_code" "exit $rc" "$out"
+fi
+
+printf '%d passed, %d failed\n' "$passed" "$failed"
+((failed == 0))
