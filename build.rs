@@ -192,6 +192,7 @@ fn test_environment() {
     println!("cargo::rustc-check-cfg=cfg(cudaenv_has_driver)");
     println!("cargo::rustc-check-cfg=cfg(cudaenv_no_mount_ns)");
     println!("cargo::rustc-check-cfg=cfg(cudaenv_system_cudart)");
+    println!("cargo::rustc-check-cfg=cfg(cudaenv_not_root)");
     if std::env::var("PROFILE").is_ok_and(|p| p != "debug") {
         return;
     }
@@ -208,6 +209,9 @@ fn test_environment() {
     }
     if sh("ldconfig -p 2>/dev/null | grep -q 'libcudart\\.so'") {
         println!("cargo::rustc-cfg=cudaenv_system_cudart");
+    }
+    if !sh("[ \"$(id -u)\" = 0 ]") {
+        println!("cargo::rustc-cfg=cudaenv_not_root");
     }
     if !sh("[ \"$(id -u)\" = 0 ] && unshare -m true 2>/dev/null") {
         println!("cargo::rustc-cfg=cudaenv_no_mount_ns");
