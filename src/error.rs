@@ -106,6 +106,18 @@ pub enum Error {
     #[error("invalid version spec `{input}`: {reason}")]
     InvalidSpec { input: String, reason: String },
 
+    /// A project file (`.cuda-version`, `cuda.lock`) this user may not read:
+    /// a permission problem, not a malformed file.
+    #[error("cannot read {}: permission denied{}", path.display(), match (mode, owner) {
+        (Some(m), Some(u)) => format!(" (mode {m:04o}, owned by uid {u})"),
+        _ => String::new(),
+    })]
+    UnreadableFile {
+        path: PathBuf,
+        mode: Option<u32>,
+        owner: Option<u32>,
+    },
+
     /// `line` is 1-based; 0 means the problem is the file as a whole.
     #[error("invalid version file {}{}: {reason}", path.display(), if *line > 0 { format!(", line {line}") } else { String::new() })]
     InvalidVersionFile {
@@ -600,6 +612,7 @@ impl Error {
         match self {
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
+            | Error::UnreadableFile { .. }
             | Error::InvalidName { .. }
             | Error::UnrepresentablePath { .. }
             | Error::NoRuntimeAt { .. }
@@ -685,6 +698,10 @@ impl Error {
                 "a spec looks like `12.4`, `12.4.1`, `11.2+cudnn8.1`, `system`, or the name of a linked version"
                     .into(),
             ),
+            Error::UnreadableFile { path, .. } => Some(format!(
+                "its owner can let others read it with `chmod a+r {}` (files cudaenv writes follow the umask)",
+                path.display()
+            )),
             Error::InvalidVersionFile { path, .. } => Some(format!(
                 "the file should hold one spec such as `12.4+cudnn9.1`; fix or remove {}",
                 path.display()
@@ -1085,6 +1102,7 @@ impl Error {
             Error::NotInstalled { .. } | Error::CommandNotFound { .. } => "not_installed",
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
+            | Error::UnreadableFile { .. }
             | Error::InvalidName { .. }
             | Error::UnrepresentablePath { .. }
             | Error::BadVariable { .. }

@@ -10,12 +10,16 @@
 //!   `machine::libcuda`, is built on it);
 //! - `hash`: sha256 of bytes, readers and files;
 //! - `platform`: the operating system and CPU pair CUDA is built for;
+//! - `fs`: reading files that come from elsewhere (bounded, regular files
+//!   only), writing under a given directory without following links out
+//!   of it, the umask, free space;
 //! - here: atomic small-file writes, the executable-file check, symlinks.
 //!
 //! Nothing here knows the terminal or the store: callers pass in how to
 //! tell the user something (`lock::Waiting`).
 
 pub mod dylib;
+pub mod fs;
 pub mod hash;
 pub mod lock;
 pub mod path_list;
@@ -33,8 +37,10 @@ pub const TEMP_PREFIX: &str = ".cudaenv-tmp.";
 
 /// Writes `bytes` to `path` so that a reader sees the old file or the new one,
 /// never half of one: a temporary file in the same directory (created if
-/// needed), renamed over `path`. `mode` sets the new file's permissions (the
-/// temporary file's are 0600) before it becomes visible.
+/// needed), renamed over `path`. `mode` sets the new file's permissions
+/// before it becomes visible; `None` gives what a plain new file gets under
+/// the umask (the temporary file itself is created 0600), so project files
+/// (`.cuda-version`, `cuda.lock`) are as readable as the user's others.
 pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
@@ -44,8 +50,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
         .map_err(Error::io("cannot create a temporary file in", dir))?;
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    if let Some(mode) = mode {
+    {
         use std::os::unix::fs::PermissionsExt;
+        let mode = mode.unwrap_or_else(fs::new_file_mode);
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(Error::io(

@@ -42,7 +42,14 @@ fn report_errors_to<'a>(stdio: &Stdio, errs: impl IntoIterator<Item = &'a Error>
             hints.push(hint);
         }
     }
-    stdio.err(&e);
+    stdio.err(&masked(&e));
+}
+
+/// Every message, with the user information of anything shaped like a URL
+/// masked (`spec::safe_url`): the last guard, for a URL that reached a
+/// message as plain text.
+fn masked(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::spec::safe_url::mask_credentials(text)
 }
 
 /// Messages to stderr, silenced by `--quiet` (warnings and errors still
@@ -60,27 +67,28 @@ impl Printer {
 
     pub fn info(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            self.stdio.err(&format!("{msg}\n"));
+            self.stdio.err(&masked(&format!("{msg}\n")));
         }
     }
 
     pub fn success(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            self.stdio.err(&format!("{OK}✓{OK:#} {msg}\n"));
+            self.stdio.err(&masked(&format!("{OK}✓{OK:#} {msg}\n")));
         }
     }
 
     pub fn warn(&self, msg: impl std::fmt::Display) {
-        self.stdio.err(&format!("{WARN}warning{WARN:#}: {msg}\n"));
+        self.stdio
+            .err(&masked(&format!("{WARN}warning{WARN:#}: {msg}\n")));
     }
 
     pub fn hint(&self, msg: impl std::fmt::Display) {
-        self.stdio.err(&format!("{HINT}hint{HINT:#}: {msg}\n"));
+        self.stdio.err(&masked(&format!("{HINT}hint{HINT:#}: {msg}\n")));
     }
 
     /// A report that is the point of its command (`trace`): not silenced.
     pub fn report(&self, text: &str) {
-        self.stdio.err(text);
+        self.stdio.err(&masked(text));
     }
 
     /// Errors that do not end the command (`verify`'s problems, a broken pin
@@ -116,6 +124,7 @@ pub fn out_styled(stdio: &Stdio, text: &str) -> crate::Result<()> {
 /// Pretty JSON, as written to stdout.
 pub fn json<T: serde::Serialize>(value: &T) -> crate::Result<String> {
     let mut s = serde_json::to_string_pretty(value).map_err(Error::encode("JSON output"))?;
+    s = masked(&s).into_owned();
     s.push('\n');
     Ok(s)
 }

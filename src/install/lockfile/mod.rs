@@ -218,16 +218,20 @@ pub fn beside(version_file: &Path) -> PathBuf {
 /// Reads and checks the lock at `path` (a FIFO, a device or a huge file is
 /// refused before anything is parsed).
 pub fn read(path: &Path) -> Result<Lock> {
-    let bytes = crate::activation::version_file::read_small_regular(path, MAX_BYTES, |n| {
-        format!(
-            "it is {n} bytes; a lock is a few KB (at most {} KiB)",
-            MAX_BYTES >> 10
-        )
-    })
-    .map_err(|reason| Error::InvalidLock {
-        path: path.to_path_buf(),
-        reason,
-    })?;
+    let bytes = crate::activation::version_file::read_small_regular(
+        path,
+        MAX_BYTES,
+        |n| {
+            format!(
+                "it is {n} bytes; a lock is a few KB (at most {} KiB)",
+                MAX_BYTES >> 10
+            )
+        },
+        |reason| Error::InvalidLock {
+            path: path.to_path_buf(),
+            reason,
+        },
+    )?;
     parse(&bytes, path)
 }
 
