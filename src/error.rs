@@ -155,7 +155,7 @@ pub enum Error {
     #[error("`{name}` is not a valid version name: {reason}")]
     InvalidName { name: String, reason: String },
 
-    #[error("the path {} cannot be used in {variable}: {reason}", path.display())]
+    #[error("the path {} cannot be used in {variable}: {reason}", shown_path(path))]
     UnrepresentablePath {
         path: PathBuf,
         variable: &'static str,
@@ -378,6 +378,15 @@ pub enum Error {
 
     #[error("no version is installed in {}", root.display())]
     NothingInstalled { root: PathBuf },
+
+    /// A path a system version would activate that other users control: it
+    /// does not exist and they can create it, or another user owns it.
+    #[error("refusing to activate `{version}` from the system root: {} {why}", path.display())]
+    UntrustedSystemPath {
+        path: PathBuf,
+        why: String,
+        version: String,
+    },
 
     #[error("refusing to activate `{version}` from the system root: {} (mode {mode:04o}) can be written by users other than its owner", path.display())]
     UnsafeSystemRoot {
@@ -660,7 +669,9 @@ impl Error {
             Error::ManifestsUnreachable { .. } => ExitCode::Network,
             Error::ModulefileNotOurs { .. } => ExitCode::Failure,
             Error::NothingInstalled { .. } => ExitCode::NotInstalled,
-            Error::UnsafeSystemRoot { .. } => ExitCode::UnsafeSystemRoot,
+            Error::UnsafeSystemRoot { .. } | Error::UntrustedSystemPath { .. } => {
+                ExitCode::UnsafeSystemRoot
+            }
             Error::SystemRootNotWritable { .. } => ExitCode::SystemRootNotWritable,
             Error::NoSystemRoot => ExitCode::Usage,
             Error::NotAMirror { .. } => ExitCode::Usage,
@@ -743,6 +754,11 @@ impl Error {
             Error::CommandNotFound { command, .. } => Some(format!(
                 "no installed version provides `{command}`; if it is a toolkit tool (nvcc, ptxas, cuobjdump …), it comes with a `devel` or `full` install"
             )),
+            Error::UnrepresentablePath { path, .. }
+                if path.as_os_str().as_encoded_bytes().iter().any(|b| matches!(b, b'\n' | b'\r')) =>
+            {
+                Some("use a directory whose path has no line break (for CUDAENV_ROOT, or the path given to `link`); `cudaenv env --shell SHELL` carries any path".into())
+            }
             Error::UnrepresentablePath { .. } => {
                 Some("use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)".into())
             }
@@ -977,6 +993,12 @@ impl Error {
                 "{}; nothing was changed: cudaenv keeps using the manifests it has",
                 network_advice(url, reason)
             )),
+            Error::UntrustedSystemPath { .. } => Some(
+                "anyone who controls that place can plant libraries or tools in every user's processes; \
+                 the administrator should create the directory, give it to root, or remove it from the version; \
+                 meanwhile use a version of your own root"
+                    .into(),
+            ),
             Error::UnsafeSystemRoot { path, .. } => Some(format!(
                 "anyone who can write there can plant libraries in every user's processes; \
                  the administrator should run `chmod go-w {}` (or remove the version); \
@@ -1141,6 +1163,7 @@ impl Error {
             | Error::ModulefileNotOurs { .. }
             | Error::NothingInstalled { .. }
             | Error::UnsafeSystemRoot { .. }
+            | Error::UntrustedSystemPath { .. }
             | Error::SystemRootNotWritable { .. }
             | Error::NoSystemRoot
             | Error::NotAMirror { .. }
@@ -1208,6 +1231,19 @@ pub fn how_to_get(spec: &str) -> String {
             "`{spec}` is a name, not a CUDA version: create it with `cudaenv link {spec} PATH`"
         ),
         _ => format!("run `cudaenv install {spec}` to install it"),
+    }
+}
+
+/// A path in a message, its control characters escaped (`\n`), so that a
+/// path holding a line break cannot forge a line of output.
+fn shown_path(p: &std::path::Path) -> String {
+    let s = p.display().to_string();
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+            .collect()
+    } else {
+        s
     }
 }
 

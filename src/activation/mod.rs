@@ -138,6 +138,38 @@ pub struct Activation {
     pub values: Vec<(&'static str, Option<OsString>)>,
 }
 
+/// Refuses a value with a line break for an output format that cannot carry
+/// one (`reason` says why); the shells and `$GITHUB_ENV` can, and quote it.
+/// Every such format checks through here.
+pub fn single_line(variable: &'static str, value: &std::ffi::OsStr, reason: &'static str) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    if value.as_bytes().iter().any(|b| matches!(b, b'\n' | b'\r')) {
+        return Err(Error::UnrepresentablePath {
+            path: PathBuf::from(value),
+            variable,
+            reason,
+        });
+    }
+    Ok(())
+}
+
+impl Activation {
+    /// `single_line` for every directory and value.
+    pub fn single_line(&self, reason: &'static str) -> Result<()> {
+        for (name, dirs) in &self.lists {
+            for d in dirs {
+                single_line(name, d.as_os_str(), reason)?;
+            }
+        }
+        for (name, value) in &self.values {
+            if let Some(v) = value {
+                single_line(name, v, reason)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The activation data of `active`. Every directory is checked to be
 /// representable in a `:`-separated list.
 pub fn activation(active: &Active) -> Result<Activation> {

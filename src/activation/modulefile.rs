@@ -96,6 +96,11 @@ pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<
         }
     }
     help.push_str("Unloading takes them back. Only one cuda module loads at a time.");
+    // Lmod and Environment Modules keep a variable up to its first line
+    // break: a directory with one would be cut short on LD_LIBRARY_PATH.
+    activation.single_line(
+        "it contains a line break, which Lmod and Environment Modules cut the variable at",
+    )?;
     let description = format!("{what} (cudaenv version {})", v.name);
     match format {
         Format::Lmod => lua(&module, &help, &description, activation),

@@ -324,7 +324,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
         {
             return Err(format!("{at}: version {:?} is not a version", a.version));
         }
-        if !is_plain_file_name(&a.file) {
+        if !crate::install::sources::is_plain_file_name(&a.file) {
             return Err(format!(
                 "{at}: file {:?} is not a plain file name (no paths)",
                 a.file
@@ -357,16 +357,6 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// One path component, as sources name their files: no separators, no
-/// `..`, no hidden or control characters.
-fn is_plain_file_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 200
-        && !s.starts_with('.')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
 }
 
 /// Where the user's configuration lets bytes come from: the package index's

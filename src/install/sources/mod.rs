@@ -12,6 +12,19 @@ pub mod pypi;
 use crate::spec::safe_url::DisplaySafeUrl;
 use crate::spec::{Version, VersionName};
 
+/// One path component, as sources name their files: no separators, no
+/// `..`, no hidden or control characters. Every artifact a resolution
+/// returns has such a name (`remote::Remote::plan`), and so has every file a
+/// lock names: the name becomes part of a path in the download cache and in
+/// a mirror.
+pub fn is_plain_file_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
+}
+
 pub mod catalogue;
 pub mod debian;
 pub mod legacy;

@@ -239,6 +239,21 @@ impl Remote {
     /// source that has it.
     pub async fn plan(&self, req: &Request) -> Result<Plan> {
         let mut plan = self.plan_sources(req).await?;
+        // A name from an index or manifest becomes part of a path (the
+        // download cache, a mirror, a lock): a plain file name or nothing.
+        if let Some(a) = plan
+            .artifacts
+            .iter()
+            .find(|a| !super::is_plain_file_name(&a.file_name))
+        {
+            return Err(Error::BadManifest {
+                what: a.url.to_string(),
+                reason: format!(
+                    "its file name {:?} is not a plain file name (no paths, at most 200 characters)",
+                    a.file_name
+                ),
+            });
+        }
         // A release newer than the driver tables: say which rule applies.
         if let Some(r) = crate::machine::compat::driver::requirement(
             &plan.cuda,
