@@ -798,9 +798,9 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
 
 /// Runs `command` activated and instrumented, waits, and reports.
 ///
-/// The command inherits stdio. While it runs, SIGINT and SIGQUIT are ignored
-/// here (as shells and `time` do), so a Ctrl-C stops the command and the
-/// report is still written.
+/// The command inherits stdio and runs as a foreground job
+/// (`os::process::run_foreground`): Ctrl-C stops the command, not trace,
+/// so the report is still written; a SIGTERM to trace is passed on.
 pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Report> {
     let store = crate::store::Store::new(ctx.root());
     let delta = crate::activation::plan(ctx, &store, active)?;
@@ -835,13 +835,19 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
         .env_clear()
         .envs(&vars)
         .current_dir(ctx.cwd());
-    let status = {
-        let _guard = IgnoreInterrupts::new();
-        cmd.status().map_err(|e| Error::TraceFailed {
+    // Ctrl-C stops the program (not trace, which reports); a SIGTERM to
+    // trace is passed on to it; either way the scratch directory goes.
+    let status = crate::os::process::run_foreground(cmd).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::CommandNotFound {
+            command: program.to_string_lossy().into_owned(),
+            version: active.name(),
+            available_in: Vec::new(),
+        },
+        _ => Error::TraceFailed {
             command: program.to_string_lossy().into_owned(),
             reason: e.to_string(),
-        })?
-    };
+        },
+    })?;
     let exit_code = {
         use std::os::unix::process::ExitStatusExt;
         status
@@ -860,34 +866,6 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     let mut r = report(command, exit_code, &dirs, &text);
     r.notes = delta.notes.iter().map(|n| n.to_string()).collect();
     Ok(r)
-}
-
-/// SIGINT/SIGQUIT ignored in this process while it lives.
-struct IgnoreInterrupts {
-    int: libc::sighandler_t,
-    quit: libc::sighandler_t,
-}
-
-impl IgnoreInterrupts {
-    fn new() -> Self {
-        // SAFETY: SIG_IGN installs no handler; the previous dispositions are restored on drop.
-        unsafe {
-            IgnoreInterrupts {
-                int: libc::signal(libc::SIGINT, libc::SIG_IGN),
-                quit: libc::signal(libc::SIGQUIT, libc::SIG_IGN),
-            }
-        }
-    }
-}
-
-impl Drop for IgnoreInterrupts {
-    fn drop(&mut self) {
-        // SAFETY: restores the dispositions `new` saw.
-        unsafe {
-            libc::signal(libc::SIGINT, self.int);
-            libc::signal(libc::SIGQUIT, self.quit);
-        }
-    }
 }
 
 /// The human-readable report (for stderr).

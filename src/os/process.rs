@@ -22,6 +22,10 @@
 //!   threads that would wait for them are left to finish on their own.
 //!
 //! Nothing here waits past the deadline, plus a moment for the kill to land.
+//!
+//! The other way is [`run_foreground`], for a command the user runs through
+//! cudaenv and waits for (`trace`): no deadline, the terminal's stdio, and
+//! signals handled as a shell handles a foreground job.
 
 use std::io::{BufRead, Read};
 use std::os::unix::process::CommandExt;
@@ -255,6 +259,85 @@ fn wait_for_exit(pid: u32) -> bool {
             return false;
         }
     }
+}
+
+/// The child `run_foreground` waits for (0: none yet), and a forwardable
+/// signal that arrived before it existed.
+static FOREGROUND: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+static EARLY_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Signals passed on to the foreground child (a `kill` aimed at this
+/// process, a closed terminal); Ctrl-C and Ctrl-\ reach it from the
+/// terminal directly, as it is in this process's group.
+const FORWARDED: [libc::c_int; 2] = [libc::SIGTERM, libc::SIGHUP];
+/// Signals this process ignores while the child runs (as shells and `time`
+/// do), so that it outlives the child and reports on it.
+const IGNORED_WHILE_WAITING: [libc::c_int; 2] = [libc::SIGINT, libc::SIGQUIT];
+
+extern "C" fn forward(sig: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    let pid = FOREGROUND.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    } else {
+        EARLY_SIGNAL.store(sig, Ordering::SeqCst);
+    }
+}
+
+/// Runs `cmd` as the foreground job of this process and returns how it
+/// ended. The child starts with the default disposition of every signal
+/// this process handles (an ignored SIGINT would otherwise be inherited,
+/// and Ctrl-C would not stop it); while it runs this process ignores
+/// SIGINT and SIGQUIT and passes SIGTERM and SIGHUP on to it, so that the
+/// caller always gets to clean up and report. The dispositions are
+/// restored before returning. One foreground child at a time.
+pub fn run_foreground(mut cmd: Command) -> std::io::Result<ExitStatus> {
+    use std::sync::atomic::Ordering;
+    // SAFETY: a handler that only calls kill(2) and stores an atomic.
+    let saved: Vec<(libc::c_int, libc::sighandler_t)> = unsafe {
+        FORWARDED
+            .iter()
+            .map(|&s| (s, libc::signal(s, forward as *const () as libc::sighandler_t)))
+            .chain(
+                IGNORED_WHILE_WAITING
+                    .iter()
+                    .map(|&s| (s, libc::signal(s, libc::SIG_IGN))),
+            )
+            .collect()
+    };
+    let restore = || {
+        FOREGROUND.store(0, Ordering::SeqCst);
+        for (s, h) in &saved {
+            // SAFETY: puts back the dispositions saved above.
+            unsafe { libc::signal(*s, *h) };
+        }
+    };
+    // SAFETY: between fork and exec only async-signal-safe calls (signal).
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in FORWARDED.iter().chain(&IGNORED_WHILE_WAITING) {
+                libc::signal(*s, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            restore();
+            return Err(e);
+        }
+    };
+    FOREGROUND.store(child.id() as i32, Ordering::SeqCst);
+    let early = EARLY_SIGNAL.swap(0, Ordering::SeqCst);
+    if early != 0 {
+        // SAFETY: signalling the child just started.
+        unsafe { libc::kill(child.id() as i32, early) };
+    }
+    let status = child.wait();
+    restore();
+    status
 }
 
 /// SIGKILL to the process group `pid` leads (the child's, by `process_group(0)`).
