@@ -530,16 +530,9 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
         let mut libs = Vec::new();
         let mut outside: Vec<String> = Vec::new();
         for l in &img.loads {
-            let file = Path::new(&l.path)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or(&l.path);
-            let Some(id) = libraries::identify(file) else {
+            let Some(id) = identify_loaded(Path::new(&l.path)) else {
                 continue;
             };
-            if !is_cuda_family(&id.component) {
-                continue;
-            }
             let path = Path::new(&l.path);
             let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
             let mut version = version_from_file(&real, &id.soversion);
@@ -698,6 +691,30 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
         }
     }
     (processes, problems)
+}
+
+/// The CUDA-family library a loaded file is, by its ELF soname first (a
+/// renamed copy keeps it), then by its file name; either with auditwheel's
+/// `-<8 hex digits>` suffix of repaired wheels' copies taken off
+/// (`libcudart-d0da41ae.so.12` is a libcudart.so.12).
+fn identify_loaded(path: &Path) -> Option<libraries::LibraryId> {
+    let file = path.file_name().and_then(|n| n.to_str());
+    let soname = crate::os::dylib::soname(path);
+    [soname.as_deref(), file]
+        .into_iter()
+        .flatten()
+        .flat_map(|n| [Some(n.to_string()), without_auditwheel_hash(n)])
+        .flatten()
+        .filter_map(|n| libraries::identify(&n))
+        .find(|id| is_cuda_family(&id.component))
+}
+
+/// `libcudart-d0da41ae.so.12` → `libcudart.so.12`; `None` without such a suffix.
+fn without_auditwheel_hash(name: &str) -> Option<String> {
+    let (stem, rest) = name.split_once(".so")?;
+    let (base, hash) = stem.rsplit_once('-')?;
+    (hash.len() == 8 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("{base}.so{rest}"))
 }
 
 /// Does the active version have a file of this name in its directories?
@@ -964,6 +981,16 @@ mod tests {
      13806:\tinitialize program: true
      13806:\ttransferring control: true
 ";
+
+    #[test]
+    fn auditwheel_copies_are_known_by_their_library() {
+        assert_eq!(
+            without_auditwheel_hash("libcudart-d0da41ae.so.11.0").as_deref(),
+            Some("libcudart.so.11.0")
+        );
+        assert_eq!(without_auditwheel_hash("libcudart.so.12"), None);
+        assert_eq!(without_auditwheel_hash("libnv-tool.so.1"), None);
+    }
 
     #[test]
     fn parses_rules_paths_and_children() {
