@@ -189,6 +189,24 @@ pub enum Error {
         actual: String,
     },
 
+    /// A write under a directory cudaenv was given would go through a link
+    /// (or a non-directory) inside it (`os::fs::create_dirs_within`).
+    #[error("refusing to write under {}: {} is a symbolic link or not a directory, and cudaenv never writes through a link inside a directory it was given", dir.display(), path.display())]
+    WriteOutside { dir: PathBuf, path: PathBuf },
+
+    /// A `file://` artifact that is a FIFO, a device or a directory.
+    #[error("refusing {url}: it is {what}, not a regular file")]
+    NotRegularArtifact { url: String, what: &'static str },
+
+    /// The download cache's file system has no room for a download.
+    #[error("not enough free space for {file} in {}: it needs {}, {} are free", dir.display(), crate::install::sources::measure::human_bytes(*needed), crate::install::sources::measure::human_bytes(*available))]
+    NoSpace {
+        dir: PathBuf,
+        file: String,
+        needed: u64,
+        available: u64,
+    },
+
     /// `from`: the source the file was asked of, when known (for the hint).
     #[error("size mismatch for {url}: {reason}")]
     SizeMismatch {
@@ -656,9 +674,12 @@ impl Error {
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
             Error::StackPredatesGpu { .. } => ExitCode::PtxJitOnly,
-            Error::BadArchive { .. } | Error::HashMismatch { .. } | Error::SizeMismatch { .. } => {
-                ExitCode::Integrity
-            }
+            Error::NoSpace { .. } => ExitCode::Failure,
+            Error::WriteOutside { .. } => ExitCode::Usage,
+            Error::BadArchive { .. }
+            | Error::HashMismatch { .. }
+            | Error::SizeMismatch { .. }
+            | Error::NotRegularArtifact { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
             Error::InvalidFramework { .. } | Error::InvalidFacts { .. } => ExitCode::Usage,
@@ -779,6 +800,18 @@ impl Error {
             ),
             Error::HashMismatch { .. } => Some(
                 "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
+                    .into(),
+            ),
+            Error::WriteOutside { path, .. } => Some(format!(
+                "remove the link {} (or give a directory without links in it); nothing was written through it",
+                path.display()
+            )),
+            Error::NoSpace { .. } => Some(
+                "free some space there, or give cudaenv a root on a larger file system (CUDAENV_ROOT); nothing was downloaded"
+                    .into(),
+            ),
+            Error::NotRegularArtifact { .. } => Some(
+                "a mirror's files are regular files: write the mirror again with `cudaenv mirror`; nothing was read or installed"
                     .into(),
             ),
             Error::SizeMismatch { from, .. } => Some(format!(
@@ -1149,6 +1182,9 @@ impl Error {
             | Error::BadArchive { .. }
             | Error::HashMismatch { .. }
             | Error::SizeMismatch { .. }
+            | Error::NotRegularArtifact { .. }
+            | Error::NoSpace { .. }
+            | Error::WriteOutside { .. }
             | Error::Network { .. }
             | Error::NetworkStalled { .. }
             | Error::Offline { .. }

@@ -262,14 +262,16 @@ fn tcl_str(text: &str) -> String {
     out
 }
 
-/// Where `v`'s modulefile goes under `dir`.
-pub fn file_path(dir: &Path, format: Format, v: &Installed) -> PathBuf {
+/// Where `v`'s modulefile goes under `dir`: `dir/cuda/<version>[.lua]`,
+/// with `dir/cuda` created as a real directory (a link there, out of `dir`,
+/// is refused: `os::fs::within`).
+pub fn file_path(dir: &Path, format: Format, v: &Installed) -> Result<PathBuf> {
     let version = module_version(v);
     let file = match format {
         Format::Lmod => format!("{version}.lua"),
         Format::Tcl => version,
     };
-    dir.join(MODULE_NAME).join(file)
+    crate::os::fs::within(dir, &Path::new(MODULE_NAME).join(file))
 }
 
 /// Fails unless `path` is free or holds a modulefile cudaenv wrote.
@@ -295,7 +297,8 @@ pub fn write(path: &Path, text: &[u8]) -> Result<()> {
 fn written_by_us(path: &Path) -> bool {
     use std::io::Read;
     let mut head = Vec::new();
-    let Ok(f) = std::fs::File::open(path) else {
+    // A FIFO or device put there is not ours (and must not hang us).
+    let Ok((f, _)) = crate::os::fs::open_regular(path) else {
         return false;
     };
     if f.take(512).read_to_end(&mut head).is_err() {

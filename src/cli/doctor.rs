@@ -89,7 +89,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
 /// A `doctor --json` report (its `facts`) or bare facts.
 fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
-    let text = std::fs::read_to_string(path).map_err(crate::Error::io("cannot read", path))?;
+    let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL)
+        .map_err(|e| crate::Error::io("cannot read", path)(e.into()))?;
     let bad = |reason: String| crate::Error::InvalidFacts {
         path: path.to_path_buf(),
         reason,

@@ -220,6 +220,7 @@ async fn install_async(
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
         .with_parallel_min(settings.parallel_download_min.value)
+        .with_max_download(settings.max_download.value)
         .with_timeouts(timeouts);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::context::failpoint::arm(crate::context::failpoint::Point::parse(point)?);

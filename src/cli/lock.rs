@@ -122,7 +122,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let text = lock.render();
 
     if args.check {
-        let on_disk = std::fs::read(&path).ok();
+        let on_disk = crate::os::fs::read_bounded(&path, crate::os::fs::SMALL).ok();
         if on_disk.as_deref() == Some(text.as_bytes()) {
             env.printer
                 .success(format!("{} is up to date", path.display()));

@@ -246,10 +246,10 @@ impl Config {
     /// Reads the file, or the defaults when there is none.
     pub fn load(ctx: &Context) -> Result<Config> {
         let path = Self::path(ctx);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::os::fs::read_bounded_text(&path, crate::os::fs::SMALL) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(Error::io("cannot read", &path)(e)),
+            Err(e) if e.is_not_found() => return Ok(Config::default()),
+            Err(e) => return Err(Error::io("cannot read", &path)(e.into())),
         };
         let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
             path: path.clone(),
@@ -334,11 +334,11 @@ pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
         )));
     }
     let path = Config::path(ctx);
-    match std::fs::read(&path) {
+    match crate::os::fs::read_bounded(&path, crate::os::fs::SMALL) {
         Ok(bytes) if !bytes.windows(11).any(|w| w == b"system-root") => Ok(None),
         Ok(_) => Ok(Config::load(ctx)?.system_root),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("cannot read", &path)(e)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(Error::io("cannot read", &path)(e.into())),
     }
 }
 

@@ -21,6 +21,8 @@ pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 /// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
+/// The most bytes a download whose size no index announces may have (default 16 GiB).
+pub const CUDAENV_MAX_DOWNLOAD: &str = "CUDAENV_MAX_DOWNLOAD";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 /// Replaces `http://deb.debian.org/debian` for every download from the Debian source.

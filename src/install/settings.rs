@@ -110,6 +110,8 @@ pub struct Settings {
     pub catalogue_max_age: Setting<u64>,
     /// From what size a download is fetched over several connections.
     pub parallel_download_min: Setting<u64>,
+    /// The bound of a download whose size nobody announces.
+    pub max_download: Setting<u64>,
 }
 
 impl Settings {
@@ -175,6 +177,13 @@ impl Settings {
             |v| v.trim().parse().ok(),
         )?
         .unwrap_or_else(|| Setting::new(crate::install::fetch::PARALLEL_MIN, Origin::Default));
+        let max_download = variable(
+            ctx,
+            env_vars::CUDAENV_MAX_DOWNLOAD,
+            "a size such as `16G`, `500M` or a number of bytes (1 or more)",
+            |v| parse_size(v).filter(|n| *n > 0),
+        )?
+        .unwrap_or_else(|| Setting::new(crate::install::fetch::MAX_DOWNLOAD, Origin::Default));
         Ok(Settings {
             config,
             nvidia_mirror,
@@ -182,6 +191,7 @@ impl Settings {
             pypi_index,
             catalogue_max_age,
             parallel_download_min,
+            max_download,
         })
     }
 
@@ -210,6 +220,24 @@ impl Settings {
             Origin::Pip(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
         }
     }
+}
+
+/// `1234`, `64K`, `500M`, `16G`, `1T` (binary multiples; `KiB`/`MiB`… and
+/// a trailing `B` are accepted too) → bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit.trim().trim_end_matches(['B', 'b']).trim_end_matches('i') {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        "T" | "t" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
 }
 
 #[cfg(test)]

@@ -481,7 +481,7 @@ fn read_records(site: &Path) -> HashMap<String, (String, String)> {
             Some(nv) => nv,
             None => continue,
         };
-        let Ok(text) = std::fs::read_to_string(e.path().join("RECORD")) else {
+        let Ok(text) = crate::os::fs::read_bounded_text(&e.path().join("RECORD"), crate::os::fs::LARGE) else {
             continue;
         };
         for line in text.lines() {
@@ -763,8 +763,11 @@ pub fn instrument(vars: &mut BTreeMap<OsString, OsString>, log_prefix: &Path) {
     );
 }
 
-/// Reads every `<prefix>.<pid>` log the loader wrote.
-pub fn read_logs(log_prefix: &Path) -> Result<String> {
+/// Reads every `<prefix>.<pid>` log the loader wrote, and says which files
+/// of that name were skipped: the traced program knows `LD_DEBUG_OUTPUT`, so
+/// it can put a FIFO, a link to a device or a huge file there; each log is
+/// read by the bounded reader (`os::fs`), never followed into a device.
+pub fn read_logs(log_prefix: &Path) -> Result<(String, Vec<String>)> {
     let dir = log_prefix.parent().unwrap_or(Path::new("."));
     let stem = log_prefix
         .file_name()
@@ -785,13 +788,31 @@ pub fn read_logs(log_prefix: &Path) -> Result<String> {
         })
         .collect();
     files.sort();
+    let mut skipped = Vec::new();
     for f in files {
-        let bytes = std::fs::read(&f).map_err(Error::io("cannot read", &f))?;
-        text.push_str(&String::from_utf8_lossy(&bytes));
-        text.push('\n');
+        // No link is followed: the loader writes plain files.
+        let is_link = std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_symlink());
+        let read = if is_link {
+            Err("it is a symbolic link, which the loader never writes".to_string())
+        } else {
+            crate::os::fs::read_bounded(&f, LOG_MAX).map_err(|e| e.to_string())
+        };
+        match read {
+            Ok(bytes) => {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+                text.push('\n');
+            }
+            Err(why) => skipped.push(format!(
+                "the loader log {} was skipped: {why}",
+                f.display()
+            )),
+        }
     }
-    Ok(text)
+    Ok((text, skipped))
 }
+
+/// The most one process's loader log is read to (a real one is a few MB).
+const LOG_MAX: u64 = crate::os::fs::LARGE;
 
 /// Builds the report from the loader's logs.
 pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_text: &str) -> Report {
@@ -872,7 +893,7 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
             .or_else(|| status.signal().map(|s| 128 + s))
             .unwrap_or(1)
     };
-    let text = read_logs(&log_prefix)?;
+    let (text, skipped) = read_logs(&log_prefix)?;
     let mut dirs = ActiveDirs::of(active);
     dirs.kept_off = delta.notes.iter().any(|n| {
         matches!(
@@ -882,6 +903,7 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     });
     let mut r = report(command, exit_code, &dirs, &text);
     r.notes = delta.notes.iter().map(|n| n.to_string()).collect();
+    r.notes.extend(skipped);
     Ok(r)
 }
 

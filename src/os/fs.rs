@@ -65,6 +65,21 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl From<ReadError> for std::io::Error {
+    fn from(e: ReadError) -> std::io::Error {
+        match e {
+            ReadError::Open(e) | ReadError::Read(e) => e,
+            e => std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+        }
+    }
+}
+
+/// Caps for what cudaenv reads: configuration, metadata, records and index
+/// pages are small; loader logs and pip's RECORD files of large wheels are
+/// the largest text it reads.
+pub const SMALL: u64 = 4 << 20;
+pub const LARGE: u64 = 256 << 20;
+
 fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
@@ -216,6 +231,24 @@ pub fn create_dirs_within(base: &Path, rel: &Path) -> Result<PathBuf, Confined> 
         return Err(Confined::Link(at));
     }
     Ok(at)
+}
+
+/// `create_dirs_within` with its refusals as cudaenv's errors; `base`
+/// itself (the directory given) is created when it is new.
+pub fn within(base: &Path, rel: &Path) -> crate::error::Result<PathBuf> {
+    use crate::error::Error;
+    std::fs::create_dir_all(base).map_err(Error::io("cannot create", base))?;
+    create_dirs_within(base, rel).map_err(|e| match e {
+        Confined::Link(path) => Error::WriteOutside {
+            dir: base.to_path_buf(),
+            path,
+        },
+        Confined::NotRelative(rel) => Error::WriteOutside {
+            dir: base.to_path_buf(),
+            path: PathBuf::from(rel),
+        },
+        Confined::Io(path, e) => Error::io("cannot create", path)(e),
+    })
 }
 
 /// Bytes free for this user on the file system holding `path` (or the

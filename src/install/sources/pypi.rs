@@ -57,7 +57,7 @@ pub fn index_url(ctx: &Context) -> (String, String) {
     }
     files.push("/etc/pip.conf".into());
     for f in files {
-        if let Ok(text) = std::fs::read_to_string(&f)
+        if let Ok(text) = crate::os::fs::read_bounded_text(&f, crate::os::fs::SMALL)
             && let Some(url) = pip_conf_index(&text)
         {
             return (url, f.display().to_string());
@@ -288,7 +288,7 @@ impl Index {
                 file: format!("the index page of {project}"),
                 url: self.base.to_string(),
             })?;
-            let text = std::fs::read(&p).map_err(|_| Error::Offline {
+            let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| Error::Offline {
                 file: format!("the index page of {project} ({})", p.display()),
                 url: format!("{}/{}/", self.base, normalize(project)),
             })?;
@@ -524,20 +524,11 @@ fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<
     let path = file
         .to_file_path()
         .map_err(|()| unreadable("not a local path".into()))?;
-    let f = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", path.display()))),
-    };
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(f, max as u64 + 1), &mut bytes)
-        .map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))?;
-    if bytes.len() > max {
-        return Err(unreadable(format!(
-            "larger than the {max} bytes such a file may have"
-        )));
+    match crate::os::fs::read_bounded(&path, max as u64) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(unreadable(format!("cannot read {}: {e}", path.display()))),
     }
-    Ok(Some(bytes))
 }
 
 /// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as
@@ -553,9 +544,9 @@ fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFil
         .to_file_path()
         .map_err(|()| unreadable("not a local path".into()))?;
     let file = dir.join("index.html");
-    match std::fs::read(&file) {
+    match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
         Ok(bytes) => Ok(Some(parse_html(&String::from_utf8_lossy(&bytes), page))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => Ok(None),
+        Err(e) if e.is_not_found() && !dir.exists() => Ok(None),
         Err(e) => Err(unreadable(format!("cannot read {}: {e}", file.display()))),
     }
 }
@@ -1082,7 +1073,8 @@ mod tests {
             "{}/tests/fixtures/pypi/{project}.json",
             env!("CARGO_MANIFEST_DIR")
         );
-        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let json: serde_json::Value =
+            serde_json::from_slice(&crate::os::fs::read_bounded(path, crate::os::fs::SMALL).ok()?).ok()?;
         let mut out = Vec::new();
         for (_, files) in json["releases"].as_object()? {
             for f in files.as_array()? {
