@@ -480,6 +480,15 @@ pub enum Error {
         differences: Vec<String>,
     },
 
+    /// An installed version of the locked name whose files are not the
+    /// locked ones (`install --locked` compares them, not just the name).
+    #[error("the installed {version} is not what {} locks: {}", path.display(), differences.join("; "))]
+    InstalledDiffersFromLock {
+        path: PathBuf,
+        version: String,
+        differences: Vec<String>,
+    },
+
     /// A lock made for other platforms only.
     #[error("{} has no artifacts for {platform} (it is locked for {})", path.display(), locked.join(", "))]
     LockPlatform {
@@ -711,7 +720,9 @@ impl Error {
             Error::InvalidTarget { .. } => ExitCode::Usage,
             Error::TraceFailed { .. } => ExitCode::TraceFailed,
             Error::InvalidLock { .. } | Error::LockForeignUrl { .. } => ExitCode::InvalidLock,
-            Error::LockMismatch { .. } | Error::LockPlatform { .. } => ExitCode::LockMismatch,
+            Error::LockMismatch { .. }
+            | Error::LockPlatform { .. }
+            | Error::InstalledDiffersFromLock { .. } => ExitCode::LockMismatch,
             Error::NoLock { .. } | Error::NoVersionFile { .. } => ExitCode::Usage,
             Error::NetworkStalled { .. } => ExitCode::Network,
             Error::InvalidHttpTimeout { .. } => ExitCode::Usage,
@@ -870,6 +881,10 @@ impl Error {
             ),
             Error::LockMismatch { .. } => Some(
                 "nothing was installed; run `cudaenv lock` to re-resolve, review the change and commit cuda.lock"
+                    .into(),
+            ),
+            Error::InstalledDiffersFromLock { .. } => Some(
+                "nothing was changed; reinstall it from the lock with `cudaenv install --locked --force`"
                     .into(),
             ),
             Error::LockPlatform { platform, locked, .. } => Some(format!(
@@ -1219,6 +1234,7 @@ impl Error {
             | Error::InvalidLock { .. }
             | Error::LockForeignUrl { .. }
             | Error::LockMismatch { .. }
+            | Error::InstalledDiffersFromLock { .. }
             | Error::LockPlatform { .. }
             | Error::NoLock { .. }
             | Error::NoVersionFile { .. }

@@ -304,7 +304,26 @@ pub(crate) async fn resolve(
             (None, Some(r)) => r.release_for(stack)?,
             (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
         };
-        if let Some(v) = installed_release(&seen, stack, &release)? {
+        // With a lock, only the version of exactly the locked name counts
+        // (12.4.1+cudnn9.28.0.42 is not the 12.4.1 a lock without cuDNN
+        // describes), and only if it holds the locked files.
+        let found = installed_release(&seen, stack, &release)?
+            .filter(|v| lock.is_none_or(|l| v.name == l.lock.name()));
+        if let Some(v) = found {
+            if let Some(l) = lock {
+                let differences = crate::install::lockfile::differences_installed(
+                    &l.lock,
+                    l.platform,
+                    &v.meta.components,
+                );
+                if !differences.is_empty() {
+                    return Err(Error::InstalledDiffersFromLock {
+                        path: l.path.clone(),
+                        version: v.name.to_string(),
+                        differences,
+                    });
+                }
+            }
             if covers(&v, profile, &with) {
                 return Ok(Resolved::Installed(v));
             }

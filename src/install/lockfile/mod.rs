@@ -504,6 +504,47 @@ pub fn differences(lock: &Lock, platform: Platform, plan: &Plan) -> Vec<String> 
     out
 }
 
+/// The differences between a lock's artifacts for `platform` and what an
+/// installed version of the locked name recorded of its components (empty:
+/// it holds the locked files). A component the version lacks is not a
+/// difference (an install adds it); one it holds at another version, from
+/// another source or with other bytes is.
+pub fn differences_installed(
+    lock: &Lock,
+    platform: Platform,
+    installed: &[crate::store::Component],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in lock.for_platform(platform) {
+        let Some(c) = installed.iter().find(|c| c.name == l.component) else {
+            continue;
+        };
+        if c.version != l.version {
+            out.push(format!(
+                "{} {} is locked, {} is installed",
+                l.component, l.version, c.version
+            ));
+        } else if let Some(sha) = &c.sha256
+            && !sha.eq_ignore_ascii_case(&l.sha256)
+        {
+            out.push(format!(
+                "{}: the locked sha256 {} differs from the installed file's {}",
+                l.component,
+                short(&l.sha256),
+                short(sha)
+            ));
+        } else if c.source != l.source.name() {
+            out.push(format!(
+                "{} is locked from {}, installed from {}",
+                l.component,
+                l.source.name(),
+                c.source
+            ));
+        }
+    }
+    out
+}
+
 fn short(h: &str) -> &str {
     &h[..h.len().min(12)]
 }

@@ -303,6 +303,7 @@ fn a_lock_holds_the_cudnn_of_the_version_the_pin_selects() {
     insta::assert_snapshot!(
         "lock_follows_the_selected_version",
         err.replace(&env.tmp.path().display().to_string(), "[TMP]")
+            .replace(&idx.port.to_string(), "[PORT]")
     );
 }
 
@@ -328,7 +329,8 @@ fn locked_compares_the_installed_stack_with_the_lock() {
     let o = run(&env, &idx, &proj, &["install", "--locked"]);
     assert_eq!(o.status.code(), Some(25), "{}", text(&o));
     let shown = String::from_utf8_lossy(&o.stderr)
-        .replace(&env.tmp.path().display().to_string(), "[TMP]");
+        .replace(&env.tmp.path().display().to_string(), "[TMP]")
+        .replace(&idx.port.to_string(), "[PORT]");
     assert!(shown.contains("cublas"), "{shown}");
     insta::assert_snapshot!("locked_installed_differs", shown);
     let o = run(&env, &idx, &proj, &["install", "--locked", "--force"]);
