@@ -199,7 +199,7 @@ pub enum Error {
     NotRegularArtifact { url: String, what: &'static str },
 
     /// The download cache's file system has no room for a download.
-    #[error("not enough free space for {file} in {}: it needs {}, {} are free", dir.display(), crate::install::sources::measure::human_bytes(*needed), crate::install::sources::measure::human_bytes(*available))]
+    #[error("not enough free space for {file} in {}: it needs {}, {} are free", dir.display(), crate::spec::human_bytes(*needed), crate::spec::human_bytes(*available))]
     NoSpace {
         dir: PathBuf,
         file: String,
@@ -1302,7 +1302,13 @@ fn shown_path(p: &std::path::Path) -> String {
     let s = p.display().to_string();
     if s.chars().any(char::is_control) {
         s.chars()
-            .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
             .collect()
     } else {
         s

@@ -141,7 +141,11 @@ pub struct Activation {
 /// Refuses a value with a line break for an output format that cannot carry
 /// one (`reason` says why); the shells and `$GITHUB_ENV` can, and quote it.
 /// Every such format checks through here.
-pub fn single_line(variable: &'static str, value: &std::ffi::OsStr, reason: &'static str) -> Result<()> {
+pub fn single_line(
+    variable: &'static str,
+    value: &std::ffi::OsStr,
+    reason: &'static str,
+) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
     if value.as_bytes().iter().any(|b| matches!(b, b'\n' | b'\r')) {
         return Err(Error::UnrepresentablePath {

@@ -59,7 +59,11 @@ pub fn read(path: &Path) -> Result<Pinned> {
     let bytes = read_small_regular(
         path,
         MAX_BYTES,
-        |n| format!("it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)"),
+        |n| {
+            format!(
+                "it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)"
+            )
+        },
         |reason| invalid(path, 0, reason),
     )?;
     parse(&bytes, path)

@@ -74,7 +74,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // 12.4.1+cudnn9.28.0.42), that version's exact releases are locked,
     // its cuDNN included, and its profile unless one is given.
     let store = crate::store::Store::configured(&env.ctx)?;
-    let selected = match (&args.spec, select::resolve(&store, &Spec::Stack(spec.clone()))?) {
+    let selected = match (
+        &args.spec,
+        select::resolve(&store, &Spec::Stack(spec.clone()))?,
+    ) {
         (None, Some(select::Active::Version(v))) => Some(*v),
         _ => None,
     };

@@ -400,7 +400,6 @@ fn temporary(dest: &Path) -> PathBuf {
     dest.with_file_name(name)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,7 +229,11 @@ pub fn parse_size(s: &str) -> Option<u64> {
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let n: u64 = num.parse().ok()?;
-    let shift = match unit.trim().trim_end_matches(['B', 'b']).trim_end_matches('i') {
+    let shift = match unit
+        .trim()
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i')
+    {
         "" => 0,
         "K" | "k" => 10,
         "M" | "m" => 20,

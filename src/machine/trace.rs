@@ -481,7 +481,9 @@ fn read_records(site: &Path) -> HashMap<String, (String, String)> {
             Some(nv) => nv,
             None => continue,
         };
-        let Ok(text) = crate::os::fs::read_bounded_text(&e.path().join("RECORD"), crate::os::fs::LARGE) else {
+        let Ok(text) =
+            crate::os::fs::read_bounded_text(&e.path().join("RECORD"), crate::os::fs::LARGE)
+        else {
             continue;
         };
         for line in text.lines() {
@@ -802,10 +804,7 @@ pub fn read_logs(log_prefix: &Path) -> Result<(String, Vec<String>)> {
                 text.push_str(&String::from_utf8_lossy(&bytes));
                 text.push('\n');
             }
-            Err(why) => skipped.push(format!(
-                "the loader log {} was skipped: {why}",
-                f.display()
-            )),
+            Err(why) => skipped.push(format!("the loader log {} was skipped: {why}", f.display())),
         }
     }
     Ok((text, skipped))

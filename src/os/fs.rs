@@ -58,7 +58,10 @@ impl std::fmt::Display for ReadError {
             ReadError::Open(e) => write!(f, "cannot open it: {e}"),
             ReadError::NotRegular(what) => write!(f, "it is {what}, not a regular file"),
             ReadError::TooBig { size, max } => {
-                write!(f, "it is {size} bytes, more than the {max} such a file may have")
+                write!(
+                    f,
+                    "it is {size} bytes, more than the {max} such a file may have"
+                )
             }
             ReadError::Read(e) => write!(f, "cannot read it: {e}"),
         }
@@ -295,9 +298,11 @@ mod tests {
             read_bounded(&fifo, 10),
             Err(ReadError::NotRegular("a FIFO"))
         ));
-        assert!(read_bounded(&d.path().join("missing"), 10)
-            .unwrap_err()
-            .is_not_found());
+        assert!(
+            read_bounded(&d.path().join("missing"), 10)
+                .unwrap_err()
+                .is_not_found()
+        );
     }
 
     #[test]

@@ -298,7 +298,12 @@ pub fn run_foreground(mut cmd: Command) -> std::io::Result<ExitStatus> {
     let saved: Vec<(libc::c_int, libc::sighandler_t)> = unsafe {
         FORWARDED
             .iter()
-            .map(|&s| (s, libc::signal(s, forward as *const () as libc::sighandler_t)))
+            .map(|&s| {
+                (
+                    s,
+                    libc::signal(s, forward as *const () as libc::sighandler_t),
+                )
+            })
             .chain(
                 IGNORED_WHILE_WAITING
                     .iter()

@@ -245,7 +245,10 @@ mod tests {
             ("https://host/a@b", "https://host/a@b"),
         ] {
             assert_eq!(mask_credentials(text), shown, "{text}");
-            assert!(!DisplaySafeUrl::new(text).to_string().contains("tok"), "{text}");
+            assert!(
+                !DisplaySafeUrl::new(text).to_string().contains("tok"),
+                "{text}"
+            );
         }
     }
 

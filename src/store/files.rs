@@ -154,7 +154,9 @@ pub fn known_from(checked: &[(PathBuf, u64, u32)]) -> Known {
 /// was recorded or it cannot be read.
 pub fn known_in(root: &Path) -> Known {
     let mut out = Known::new();
-    let Ok(bytes) = crate::os::fs::read_bounded(&root.join(META_DIR).join(FILES_FILE), crate::os::fs::LARGE) else {
+    let Ok(bytes) =
+        crate::os::fs::read_bounded(&root.join(META_DIR).join(FILES_FILE), crate::os::fs::LARGE)
+    else {
         return out;
     };
     let Ok(list) = serde_json::from_slice::<FileList>(&bytes) else {

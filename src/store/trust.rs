@@ -175,7 +175,10 @@ fn check_missing(leaf: &Path, v: &Installed, owners: &Owners) -> Result<()> {
             }
         }
     }
-    Err(untrusted(leaf, "cannot be resolved (a loop of links)".into()))
+    Err(untrusted(
+        leaf,
+        "cannot be resolved (a loop of links)".into(),
+    ))
 }
 
 /// Can this user create versions in `root`? (`root`, or the nearest

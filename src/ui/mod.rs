@@ -83,7 +83,8 @@ impl Printer {
     }
 
     pub fn hint(&self, msg: impl std::fmt::Display) {
-        self.stdio.err(&masked(&format!("{HINT}hint{HINT:#}: {msg}\n")));
+        self.stdio
+            .err(&masked(&format!("{HINT}hint{HINT:#}: {msg}\n")));
     }
 
     /// A report that is the point of its command (`trace`): not silenced.

@@ -615,7 +615,7 @@ impl Fetcher {
                 Some(s) => format!("{what} more than the {s} bytes the index announced"),
                 None => format!(
                     "no size was announced, and {what} more than the {} ceiling for such downloads ({} sets it)",
-                    crate::install::sources::measure::human_bytes(self.max_unannounced),
+                    crate::spec::human_bytes(self.max_unannounced),
                     crate::context::env_vars::CUDAENV_MAX_DOWNLOAD
                 ),
             },

@@ -288,9 +288,11 @@ impl Index {
                 file: format!("the index page of {project}"),
                 url: self.base.to_string(),
             })?;
-            let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| Error::Offline {
-                file: format!("the index page of {project} ({})", p.display()),
-                url: format!("{}/{}/", self.base, normalize(project)),
+            let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| {
+                Error::Offline {
+                    file: format!("the index page of {project} ({})", p.display()),
+                    url: format!("{}/{}/", self.base, normalize(project)),
+                }
             })?;
             let files: Vec<CachedFile> =
                 serde_json::from_slice(&text).map_err(|e| Error::CorruptCache {
@@ -1073,8 +1075,7 @@ mod tests {
             "{}/tests/fixtures/pypi/{project}.json",
             env!("CARGO_MANIFEST_DIR")
         );
-        let json: serde_json::Value =
-            serde_json::from_slice(&crate::os::fs::read_bounded(path, crate::os::fs::SMALL).ok()?).ok()?;
+        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
         let mut out = Vec::new();
         for (_, files) in json["releases"].as_object()? {
             for f in files.as_array()? {

@@ -283,7 +283,9 @@ fn overlaps(records: &[(PathBuf, PathBuf, String, String)]) -> Vec<WheelOverlap>
     let mut by_file: std::collections::BTreeMap<(PathBuf, String), Vec<Package>> =
         std::collections::BTreeMap::new();
     for (site, dist_info, name, version) in records {
-        let Ok(text) = crate::os::fs::read_bounded_text(&dist_info.join("RECORD"), crate::os::fs::LARGE) else {
+        let Ok(text) =
+            crate::os::fs::read_bounded_text(&dist_info.join("RECORD"), crate::os::fs::LARGE)
+        else {
             continue;
         };
         for line in text.lines() {

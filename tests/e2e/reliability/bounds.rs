@@ -123,8 +123,11 @@ fn readers() -> Vec<Reader> {
                 let dir = env.path("m");
                 let page = dir.join("pypi/simple/nvidia-cuda-runtime-cu12/index.html");
                 let mut c = env.cmd();
-                c.env("CUDAENV_PYPI_INDEX", file_index(&dir))
-                    .args(["install", "12.4.1", ONLY_CUDART]);
+                c.env("CUDAENV_PYPI_INDEX", file_index(&dir)).args([
+                    "install",
+                    "12.4.1",
+                    ONLY_CUDART,
+                ]);
                 (page, c)
             },
             code: Some(5),
@@ -138,7 +141,11 @@ fn readers() -> Vec<Reader> {
                 // The index is pip's (no CUDAENV_PYPI_INDEX); a loopback one
                 // answers, as the test process keeps it.
                 let idx = Box::leak(Box::new(cudart_index()));
-                std::fs::write(env.path("pip.conf.real"), format!("[global]\nindex-url = {}\n", idx.url())).unwrap();
+                std::fs::write(
+                    env.path("pip.conf.real"),
+                    format!("[global]\nindex-url = {}\n", idx.url()),
+                )
+                .unwrap();
                 c.env("PIP_CONFIG_FILE", &conf)
                     .env("PIP_INDEX_URL", idx.url())
                     .args(["install", "12.4.1", ONLY_CUDART, "--dry-run"]);
@@ -226,11 +233,12 @@ fn readers_refuse_fifos_and_devices_by_name() {
                 }
             };
             let err = text(&o);
-            let named = !r.named || if r.what.starts_with("a loader log") {
-                err.contains("ld.1")
-            } else {
-                err.contains(&file.display().to_string())
-            };
+            let named = !r.named
+                || if r.what.starts_with("a loader log") {
+                    err.contains("ld.1")
+                } else {
+                    err.contains(&file.display().to_string())
+                };
             let code_ok = match r.code {
                 Some(c) => o.status.code() == Some(c),
                 None => o.status.code() == Some(0),
@@ -306,7 +314,8 @@ fn a_mirrored_file_that_is_not_a_regular_file_is_refused() {
         .args(["install", "12.4.1", ONLY_CUDART]);
     let o = run_bounded(&mut c, DEADLINE).unwrap();
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr).replace(&site.tmp.path().display().to_string(), "[TMP]")
+    let err = String::from_utf8_lossy(&o.stderr)
+        .replace(&site.tmp.path().display().to_string(), "[TMP]")
         .replace(&env.tmp.path().display().to_string(), "[TMP]");
     insta::assert_snapshot!("mirrored_file_larger_than_its_record", err);
 }
@@ -334,7 +343,15 @@ fn a_download_the_disk_cannot_hold_is_refused_before_it_starts() {
          CUDAENV_PYPI_INDEX=\"$3\" \"$1\" install 12.4.1 {ONLY_CUDART}\necho \"exit=$?\" >&2\n"
     );
     let o = Command::new("unshare")
-        .args(["-m", "--propagation", "private", "bash", "-c", &script, "bash"])
+        .args([
+            "-m",
+            "--propagation",
+            "private",
+            "bash",
+            "-c",
+            &script,
+            "bash",
+        ])
         .arg(bin())
         .arg(&env.root)
         .arg(idx.url())
@@ -401,7 +418,10 @@ fn writes_under_a_given_directory_never_follow_links_out_of_it() {
             .unwrap();
         let changed = diff(&before, &snapshot(&outside));
         let err = String::from_utf8_lossy(&o.stderr);
-        if o.status.code() == Some(0) || !changed.is_empty() || !err.contains(&p.display().to_string()) {
+        if o.status.code() == Some(0)
+            || !changed.is_empty()
+            || !err.contains(&p.display().to_string())
+        {
             failures.push(format!("{link}: {changed:?}\n{}", text(&o)));
         }
         std::fs::remove_file(&p).unwrap();

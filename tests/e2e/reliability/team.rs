@@ -29,9 +29,19 @@ const RUNTIME: &[(&str, &str, &str, &str)] = &[
         "cuda_runtime",
         "libcudart.so.12",
     ),
-    ("nvidia-cublas-cu12", "12.4.5.8", "cublas", "libcublas.so.12"),
+    (
+        "nvidia-cublas-cu12",
+        "12.4.5.8",
+        "cublas",
+        "libcublas.so.12",
+    ),
     ("nvidia-cufft-cu12", "11.2.1.3", "cufft", "libcufft.so.11"),
-    ("nvidia-curand-cu12", "10.3.5.147", "curand", "libcurand.so.10"),
+    (
+        "nvidia-curand-cu12",
+        "10.3.5.147",
+        "curand",
+        "libcurand.so.10",
+    ),
     (
         "nvidia-cusolver-cu12",
         "11.6.1.9",
@@ -231,10 +241,7 @@ fn readme_everyday_flow_gives_a_teammate_the_same_stack() {
     let name = format!("12.4.1+cudnn{CUDNN}");
     // What `cudaenv version` printed, as the README says.
     assert!(
-        out.contains(&format!(
-            "{name} (set by {}/.cuda-version)",
-            proj.display()
-        )),
+        out.contains(&format!("{name} (set by {}/.cuda-version)", proj.display())),
         "{out}"
     );
     assert!(
@@ -320,7 +327,11 @@ fn locked_compares_the_installed_stack_with_the_lock() {
     ok(&env, &idx, &proj, &["lock", "12.4+cudnn9"]);
     ok(&env, &idx, &proj, &["install", "--locked"]);
     let name = format!("12.4.1+cudnn{CUDNN}");
-    let meta = env.root.join("versions").join(&name).join(".cudaenv/meta.toml");
+    let meta = env
+        .root
+        .join("versions")
+        .join(&name)
+        .join(".cudaenv/meta.toml");
     let text0 = std::fs::read_to_string(&meta).unwrap();
     // Another build of cuBLAS, as an install from another index would record.
     let changed = text0.replacen("version = \"12.4.5.8\"", "version = \"12.4.2.65\"", 1);
@@ -392,8 +403,8 @@ fn an_unreadable_pin_is_reported_as_a_permission_problem() {
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr)
-        .replace(&env.tmp.path().display().to_string(), "[TMP]");
+    let err =
+        String::from_utf8_lossy(&o.stderr).replace(&env.tmp.path().display().to_string(), "[TMP]");
     assert_eq!(o.status.code(), Some(2), "{err}");
     insta::assert_snapshot!("unreadable_pin_is_a_permission_problem", err);
 }

@@ -211,7 +211,10 @@ fn a_cuda_library_under_another_file_name_is_recognised_by_its_soname() {
         .find(|p| p["kind"] == "duplicate")
         .unwrap_or_else(|| panic!("no duplicate reported: {}", r["problems"]));
     assert!(
-        dup["message"].as_str().unwrap().starts_with("3 copies of libcudart"),
+        dup["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("3 copies of libcudart"),
         "{dup}"
     );
 }

@@ -80,9 +80,7 @@ fn credentials_are_masked_in_urls_that_do_not_parse() {
                 if f.file_name().is_some_and(|n| n == "config.toml") {
                     continue;
                 }
-                if std::fs::read(&f).is_ok_and(|b| {
-                    String::from_utf8_lossy(&b).contains(SECRET)
-                }) {
+                if std::fs::read(&f).is_ok_and(|b| String::from_utf8_lossy(&b).contains(SECRET)) {
                     leaked.push(f);
                 }
             }
@@ -290,7 +288,10 @@ fn file_names_from_an_index_are_plain_names() {
         (".hidden.whl".to_string(), false),
         (format!("..\\..\\{w}"), false),
         (format!("{w}\u{0}"), false),
-        (w.replace(".whl", &format!("{}.whl", "a".repeat(300))), false),
+        (
+            w.replace(".whl", &format!("{}.whl", "a".repeat(300))),
+            false,
+        ),
     ];
     let mut failures = Vec::new();
     for (name, taken) in &names {
@@ -303,7 +304,14 @@ fn file_names_from_an_index_are_plain_names() {
         for args in [
             &["lock", "12.4.1", ONLY_CUDART, "--source", "pypi"][..],
             &["install", "12.4.1", ONLY_CUDART, "--source", "pypi"],
-            &["install", "12.4.1", ONLY_CUDART, "--source", "pypi", "--dry-run"],
+            &[
+                "install",
+                "12.4.1",
+                ONLY_CUDART,
+                "--source",
+                "pypi",
+                "--dry-run",
+            ],
         ] {
             let o = env
                 .cmd()
@@ -362,7 +370,8 @@ fn paths_with_line_breaks_are_refused_where_a_format_cannot_carry_them() {
             c.arg(&modules);
         }
         let o = c.output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr).replace(&env.tmp.path().display().to_string(), "[TMP]");
+        let err = String::from_utf8_lossy(&o.stderr)
+            .replace(&env.tmp.path().display().to_string(), "[TMP]");
         let good = if carries {
             o.status.code() == Some(0)
         } else {
