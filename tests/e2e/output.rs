@@ -26,31 +26,35 @@ use crate::common::*;
 const TARGET_DRIVER: &str = "550.54.15";
 
 /// The commands of one snapshot, run in one environment.
-struct Session<'t> {
+pub(crate) struct Session<'t> {
     t: &'t TestEnv,
     cwd: &'t Path,
     text: String,
     /// This snapshot's own filters (regex, replacement), after the common ones.
-    filters: Vec<(&'static str, &'static str)>,
+    pub(crate) filters: Vec<(&'static str, &'static str)>,
+    /// Variables set for every command of this session (a loopback index).
+    pub(crate) envs: Vec<(String, String)>,
 }
 
 impl<'t> Session<'t> {
-    fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
+    pub(crate) fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
         Session {
             t,
             cwd,
             text: String::new(),
             filters: Vec::new(),
+            envs: Vec::new(),
         }
     }
 
     /// Runs `cudaenv ARGS…` and appends its exit code, stdout and stderr.
-    fn run(&mut self, args: &[&str]) -> Output {
+    pub(crate) fn run(&mut self, args: &[&str]) -> Output {
         let o = self
             .t
             .cmd()
             .current_dir(self.cwd)
             .env("CUDAENV_TARGET_DRIVER", TARGET_DRIVER)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .args(args)
             .output()
             .unwrap();
@@ -69,7 +73,7 @@ impl<'t> Session<'t> {
     }
 
     /// Snapshots everything run so far as `name`, with what varies redacted.
-    fn snapshot(self, name: &str) {
+    pub(crate) fn snapshot(self, name: &str) {
         let tmp = self.t.tmp.path().display().to_string();
         let platform = cudaenv::sources::Platform::current()
             .expect("tests run on Linux x86_64 or aarch64")

@@ -246,9 +246,17 @@ fn handle(
             range = Some(v.trim().to_string());
         }
     }
-    if path == "/simple/nvidia-cuda-runtime-cu12/" {
+    // A project's page lists the wheels whose names start with its
+    // normalized name (`nvidia_cudnn_cu12-…` for `nvidia-cudnn-cu12`).
+    if let Some(project) = path
+        .strip_prefix("/simple/")
+        .and_then(|p| p.strip_suffix('/'))
+        .filter(|p| !p.is_empty() && !p.contains('/'))
+    {
+        let prefix = format!("{}-", project.replace('-', "_"));
         let files: Vec<_> = wheels
             .iter()
+            .filter(|(name, _, _)| name.starts_with(&prefix))
             .map(|(name, body, sha)| {
                 serde_json::json!({
                     "filename": name,
@@ -258,9 +266,16 @@ fn handle(
                 })
             })
             .collect();
+        if files.is_empty() {
+            write!(
+                s,
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )?;
+            return Ok(());
+        }
         let json = serde_json::json!({
             "meta": {"api-version": "1.1"},
-            "name": "nvidia-cuda-runtime-cu12",
+            "name": project,
             "files": files,
         })
         .to_string();
