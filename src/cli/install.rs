@@ -227,15 +227,43 @@ async fn install_async(
     let opts = engine::Options {
         force: args.force || grow.is_some(),
         threads: 0,
+        keep_downloads: settings.keep_downloads.value,
     };
     let outcome = engine::install(&store, &fetcher, &plan, &opts).await;
     bars.clear();
-    let (v, already) = match outcome? {
-        Outcome::Installed(v) => (v, false),
-        Outcome::AlreadyInstalled(v) => (v, true),
+    let (v, left) = match outcome? {
+        Outcome::Installed(v, left) => (v, Some(left)),
+        Outcome::AlreadyInstalled(v) => (v, None),
     };
     refresh_shims(env, &store);
-    report(env, args, &v, already, started)
+    report(env, args, &v, left.is_none(), started)?;
+    if let Some(left) = left
+        && !args.json
+    {
+        env.printer.info(cache_note(&left));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// What the install left in the cache, in one line: the unpacked packages
+/// cost nothing beside the version (they are its files), and the archives
+/// are gone unless `keep-downloads` keeps them.
+fn cache_note(left: &engine::Leftover) -> String {
+    let packages = format!(
+        "the cache keeps the unpacked packages ({}: the version's own files, hard-linked, no extra disk) for reinstalls",
+        human_bytes(left.packages)
+    );
+    match (left.downloads_deleted, left.downloads_kept) {
+        (0, 0) => format!("{packages}; nothing was downloaded"),
+        (deleted, 0) => format!(
+            "{packages}; the downloaded archives ({}) were deleted (`keep-downloads = true` keeps them)",
+            human_bytes(deleted)
+        ),
+        (_, kept) => format!(
+            "{packages} and, as keep-downloads asks, the downloaded archives ({}; `cudaenv cache clean` deletes them)",
+            human_bytes(kept)
+        ),
+    }
 }
 
 /// The sources as `args` configure them (`choice`, a lock's, overrides

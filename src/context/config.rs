@@ -62,6 +62,9 @@ pub struct Config {
     pub system_root: Option<PathBuf>,
     /// How long the PyPI release catalogue is reused (`1d`, `12h`, seconds).
     pub catalogue_max_age: Option<String>,
+    /// Keep downloaded archives after an install (default: deleted once
+    /// unpacked; the unpacked packages serve reinstalls).
+    pub keep_downloads: Option<bool>,
     /// Replaces `http://deb.debian.org/debian` for the Debian source.
     pub debian_mirror: Option<String>,
     #[serde(default)]
@@ -330,6 +333,30 @@ pub struct Settings {
     pub catalogue_max_age: Setting<u64>,
     /// From what size a download is fetched over several connections.
     pub parallel_download_min: Setting<u64>,
+    /// Whether an install keeps the archives it downloaded.
+    pub keep_downloads: Setting<bool>,
+}
+
+/// `CUDAENV_KEEP_DOWNLOADS`, else `keep-downloads` in the file, else off:
+/// an installed version's archives are deleted once unpacked, since the
+/// package store's unpacked copy (the version's own files, hard-linked)
+/// serves reinstalls. `cudaenv mirror` is the way to keep archives for
+/// machines without a network.
+pub fn keep_downloads(ctx: &Context, config: &Config) -> Result<Setting<bool>> {
+    let var = variable(
+        ctx,
+        env_vars::CUDAENV_KEEP_DOWNLOADS,
+        "`1` or `0` (`true`/`false`, `yes`/`no`)",
+        |v| match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Some(true),
+            "0" | "false" | "no" | "off" => Some(false),
+            _ => None,
+        },
+    )?;
+    Ok(var.unwrap_or_else(|| match config.keep_downloads {
+        Some(k) => Setting::new(k, Origin::file(ctx, "keep-downloads")),
+        None => Setting::new(false, Origin::Default),
+    }))
 }
 
 impl Settings {
@@ -395,6 +422,7 @@ impl Settings {
             |v| v.trim().parse().ok(),
         )?
         .unwrap_or_else(|| Setting::new(crate::install::fetch::PARALLEL_MIN, Origin::Default));
+        let keep_downloads = keep_downloads(ctx, &config)?;
         Ok(Settings {
             config,
             nvidia_mirror,
@@ -402,6 +430,7 @@ impl Settings {
             pypi_index,
             catalogue_max_age,
             parallel_download_min,
+            keep_downloads,
         })
     }
 

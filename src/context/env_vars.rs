@@ -21,6 +21,9 @@ pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 /// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
+/// `1`: keep downloaded archives in the cache after an install (default `0`:
+/// an install deletes them once unpacked; see `keep-downloads`).
+pub const CUDAENV_KEEP_DOWNLOADS: &str = "CUDAENV_KEEP_DOWNLOADS";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 /// Replaces `http://deb.debian.org/debian` for every download from the Debian source.

@@ -207,12 +207,12 @@ fn readme_wheel_commands_build_the_pyproject_profile() {
     for line in lines {
         let command = line.split(" #").next().unwrap().trim();
         let _ = std::fs::remove_file(&log);
-        // A clean environment: cargo test's own `CARGO` (which maturin
-        // would run) is replaced by the recorder.
+        // cargo test's own `CARGO` (which maturin would run) is replaced by
+        // the recorder; the rest of the environment stays (a CA bundle
+        // named by SSL_CERT_FILE, a proxy).
         let o = Command::new("bash")
             .args(["-c", command])
             .current_dir(&clone)
-            .env_clear()
             .env("CARGO", fake.join("cargo"))
             .env(
                 "PATH",
@@ -244,7 +244,6 @@ fn readme_wheel_commands_build_the_pyproject_profile() {
     Command::new(tools.join("maturin"))
         .args(["build", "--release"])
         .current_dir(&clone)
-        .env_clear()
         .env("HOME", &t.home)
         .env("CARGO", fake.join("cargo"))
         .env(
@@ -256,7 +255,9 @@ fn readme_wheel_commands_build_the_pyproject_profile() {
         .env("CARGO_TARGET_DIR", t.tmp.path().join("target"))
         .output()
         .unwrap();
-    assert!(std::fs::read_to_string(&log)
-        .unwrap()
-        .contains("rustc --profile release "));
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("rustc --profile release ")
+    );
 }
