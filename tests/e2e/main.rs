@@ -16,6 +16,7 @@ mod doctor;
 mod errors;
 mod frameworks;
 mod install_script;
+mod layout;
 mod lock;
 mod messages;
 mod mirror;
