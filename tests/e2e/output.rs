@@ -417,3 +417,36 @@ fn pins_links_and_cache_messages() {
     s.snapshot("pins_links_and_cache");
     assert!(tree.join("bin/nvcc").is_file(), "the linked tree is kept");
 }
+
+/// `cudaenv shell 12.4` run as a program (no `cudaenv init` function) can
+/// only print code: it says shell integration is not enabled and how to
+/// enable it, as pyenv does, and still prints the code for `eval`. Through
+/// the function, the shell changes and nothing is said.
+#[test]
+fn shell_without_integration_says_how_to_enable_it() {
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1", "12.4.1", None);
+    let mut s = Session::new(&t, &t.home);
+    s.envs.push(("SHELL".into(), "/bin/bash".into()));
+    let o = s.run(&["shell", "12.4.1"]);
+    assert!(
+        stdout(&o).contains("export CUDAENV_VERSION=12.4.1"),
+        "{}",
+        text(&o)
+    );
+    s.run(&["shell", "--shell", "fish", "12.4.1"]);
+    s.run(&["shell", "--unset"]);
+    s.snapshot("shell_without_integration");
+
+    // The printed code works with eval; through the function, no warning.
+    let out = bash(
+        &t,
+        &t.home,
+        &[],
+        r#"eval "$("$CUDAENV" shell 12.4.1 2>/dev/null)"; echo "eval:$CUDAENV_VERSION"
+           unset CUDAENV_VERSION
+           eval "$("$CUDAENV" init bash)"
+           cudaenv shell 12.4.1 2>&1; echo "function:$CUDAENV_VERSION""#,
+    );
+    assert_eq!(out, "eval:12.4.1\nfunction:12.4.1\n");
+}
