@@ -446,6 +446,29 @@ fn report(
     Ok(ExitCode::Success)
 }
 
+/// For a component that comes in several files (Debian and NVIDIA ship
+/// cuBLAS and cuBLASLt as two packages of `cublas`): which file this is, by
+/// its package name, and the library it carries.
+fn which_part(plan: &Plan, a: &crate::install::sources::Artifact) -> String {
+    if plan
+        .artifacts
+        .iter()
+        .filter(|o| o.component == a.component)
+        .count()
+        < 2
+    {
+        return String::new();
+    }
+    let package = a.file_name.split(['_', '-']).next().unwrap_or(&a.file_name);
+    let lower = a.file_name.to_ascii_lowercase();
+    let library = match a.component.as_str() {
+        "cublas" if lower.contains("cublaslt") => ": cuBLASLt",
+        "cublas" => ": cuBLAS",
+        _ => "",
+    };
+    format!(", {package}{library}")
+}
+
 fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
         #[derive(serde::Serialize)]
@@ -484,10 +507,11 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
             _ => String::new(),
         };
         text.push_str(&format!(
-            "  {} {} ({})\n    {}\n    size {}  sha256 {}\n",
+            "  {} {} ({}{})\n    {}\n    size {}  sha256 {}\n",
             a.component,
             a.version,
             a.source.name(),
+            which_part(plan, a),
             a.url,
             a.size
                 .map(|s| s.to_string())
