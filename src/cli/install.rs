@@ -228,15 +228,43 @@ async fn install_async(
     let opts = engine::Options {
         force: args.force || grow.is_some(),
         threads: 0,
+        keep_downloads: settings.keep_downloads.value,
     };
     let outcome = engine::install(&store, &fetcher, &plan, &opts).await;
     bars.clear();
-    let (v, already) = match outcome? {
-        Outcome::Installed(v) => (v, false),
-        Outcome::AlreadyInstalled(v) => (v, true),
+    let (v, left) = match outcome? {
+        Outcome::Installed(v, left) => (v, Some(left)),
+        Outcome::AlreadyInstalled(v) => (v, None),
     };
     refresh_shims(env, &store);
-    report(env, args, &v, already, started)
+    report(env, args, &v, left.is_none(), started)?;
+    if let Some(left) = left
+        && !args.json
+    {
+        env.printer.info(cache_note(&left));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// What the install left in the cache, in one line: the unpacked packages
+/// cost nothing beside the version (they are its files), and the archives
+/// are gone unless `keep-downloads` keeps them.
+fn cache_note(left: &engine::Leftover) -> String {
+    let packages = format!(
+        "the cache keeps the unpacked packages ({}: the version's own files, hard-linked, no extra disk) for reinstalls",
+        human_bytes(left.packages)
+    );
+    match (left.downloads_deleted, left.downloads_kept) {
+        (0, 0) => format!("{packages}; nothing was downloaded"),
+        (deleted, 0) => format!(
+            "{packages}; the downloaded archives ({}) were deleted (`keep-downloads = true` keeps them)",
+            human_bytes(deleted)
+        ),
+        (_, kept) => format!(
+            "{packages} and, as keep-downloads asks, the downloaded archives ({}; `cudaenv cache clean` deletes them)",
+            human_bytes(kept)
+        ),
+    }
 }
 
 /// The sources as `args` configure them (`choice`, a lock's, overrides
@@ -438,6 +466,29 @@ fn report(
     Ok(ExitCode::Success)
 }
 
+/// For a component that comes in several files (Debian and NVIDIA ship
+/// cuBLAS and cuBLASLt as two packages of `cublas`): which file this is, by
+/// its package name, and the library it carries.
+fn which_part(plan: &Plan, a: &crate::install::sources::Artifact) -> String {
+    if plan
+        .artifacts
+        .iter()
+        .filter(|o| o.component == a.component)
+        .count()
+        < 2
+    {
+        return String::new();
+    }
+    let package = a.file_name.split(['_', '-']).next().unwrap_or(&a.file_name);
+    let lower = a.file_name.to_ascii_lowercase();
+    let library = match a.component.as_str() {
+        "cublas" if lower.contains("cublaslt") => ": cuBLASLt",
+        "cublas" => ": cuBLAS",
+        _ => "",
+    };
+    format!(", {package}{library}")
+}
+
 fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
         #[derive(serde::Serialize)]
@@ -476,10 +527,11 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
             _ => String::new(),
         };
         text.push_str(&format!(
-            "  {} {} ({})\n    {}\n    size {}  sha256 {}\n",
+            "  {} {} ({}{})\n    {}\n    size {}  sha256 {}\n",
             a.component,
             a.version,
             a.source.name(),
+            which_part(plan, a),
             a.url,
             a.size
                 .map(|s| s.to_string())

@@ -58,6 +58,9 @@ pub struct Config {
     pub system_root: Option<PathBuf>,
     /// How long the PyPI release catalogue is reused (`1d`, `12h`, seconds).
     pub catalogue_max_age: Option<String>,
+    /// Keep downloaded archives after an install (default: deleted once
+    /// unpacked; the unpacked packages serve reinstalls).
+    pub keep_downloads: Option<bool>,
     /// Replaces `http://deb.debian.org/debian` for the Debian source.
     pub debian_mirror: Option<String>,
     #[serde(default)]
@@ -398,4 +401,26 @@ pub(crate) fn check_base(s: &str) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `CUDAENV_KEEP_DOWNLOADS`, else `keep-downloads` in the file, else off:
+/// an installed version's archives are deleted once unpacked, since the
+/// package store's unpacked copy (the version's own files, hard-linked)
+/// serves reinstalls. `cudaenv mirror` is the way to keep archives for
+/// machines without a network.
+pub fn keep_downloads(ctx: &Context, config: &Config) -> Result<Setting<bool>> {
+    let var = variable(
+        ctx,
+        env_vars::CUDAENV_KEEP_DOWNLOADS,
+        "`1` or `0` (`true`/`false`, `yes`/`no`)",
+        |v| match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Some(true),
+            "0" | "false" | "no" | "off" => Some(false),
+            _ => None,
+        },
+    )?;
+    Ok(var.unwrap_or_else(|| match config.keep_downloads {
+        Some(k) => Setting::new(k, Origin::file(ctx, "keep-downloads")),
+        None => Setting::new(false, Origin::Default),
+    }))
 }

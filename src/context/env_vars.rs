@@ -23,6 +23,9 @@ pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// The most bytes a download whose size no index announces may have (default 16 GiB).
 pub const CUDAENV_MAX_DOWNLOAD: &str = "CUDAENV_MAX_DOWNLOAD";
+/// `1`: keep downloaded archives in the cache after an install (default `0`:
+/// an install deletes them once unpacked; see `keep-downloads`).
+pub const CUDAENV_KEEP_DOWNLOADS: &str = "CUDAENV_KEEP_DOWNLOADS";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 /// Replaces `http://deb.debian.org/debian` for every download from the Debian source.

@@ -112,6 +112,8 @@ pub struct Settings {
     pub parallel_download_min: Setting<u64>,
     /// The bound of a download whose size nobody announces.
     pub max_download: Setting<u64>,
+    /// Whether an install keeps the archives it downloaded.
+    pub keep_downloads: Setting<bool>,
 }
 
 impl Settings {
@@ -184,6 +186,7 @@ impl Settings {
             |v| parse_size(v).filter(|n| *n > 0),
         )?
         .unwrap_or_else(|| Setting::new(crate::install::fetch::MAX_DOWNLOAD, Origin::Default));
+        let keep_downloads = crate::context::config::keep_downloads(ctx, &config)?;
         Ok(Settings {
             config,
             nvidia_mirror,
@@ -192,6 +195,7 @@ impl Settings {
             catalogue_max_age,
             parallel_download_min,
             max_download,
+            keep_downloads,
         })
     }
 

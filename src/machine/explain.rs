@@ -1117,13 +1117,23 @@ mod tests {
     #[test]
     fn a_cudnn_newer_than_the_table_is_paired_by_its_family_rule() {
         let mut i = input(
-            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.28.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.40.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
         );
         i.active = Some(stack("11.8.0+cudnn9.1.0.70", "11.8.0", Some("9.1.0.70")));
         let e = one(&i, "cudnn-version-mismatch");
         assert_eq!(
             e.fix[0],
-            "cudaenv install 13+cudnn9.28   (CUDA 13: the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12 — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)",
+            "cudaenv install 13+cudnn9.40   (CUDA 13: the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28 — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)",
+            "{e:?}"
+        );
+        // A cuDNN the table has (from PyPI's cuDNN projects): no rule to explain.
+        let mut i = input(
+            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.28.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+        );
+        i.active = Some(stack("11.8.0+cudnn9.1.0.70", "11.8.0", Some("9.1.0.70")));
+        let e = one(&i, "cudnn-version-mismatch");
+        assert!(
+            e.fix[0].starts_with("cudaenv install 13+cudnn9.28   (or the CUDA"),
             "{e:?}"
         );
     }

@@ -268,6 +268,14 @@ impl Spec {
                 let cudnn = match cudnn {
                     None => None,
                     Some(rest) => match rest.strip_prefix("cudnn") {
+                        // `12.4+cudnn`: say what to write, with the cuDNN
+                        // major that goes with this CUDA.
+                        Some("") => {
+                            let major = if cuda.major() >= 12 { 9 } else { 8 };
+                            return Err(format!(
+                                "`+cudnn` needs a cuDNN version: `{cuda}+cudnn{major}` takes the newest cuDNN {major} (`cudaenv ls-remote {cuda}` lists the builds)"
+                            ));
+                        }
                         Some(v) => Some(
                             Version::parse_parts(v, 4)
                                 .map_err(|e| format!("cuDNN version: {e}"))?,
@@ -334,6 +342,14 @@ mod tests {
             Spec::Stack(st) => st,
             other => panic!("{s} parsed as {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_cudnn_without_version_is_told_what_to_write() {
+        let e = Spec::parse_reason("12.4+cudnn").unwrap_err();
+        assert!(e.contains("`12.4+cudnn9` takes the newest cuDNN 9"), "{e}");
+        let e = Spec::parse_reason("11.8+cudnn").unwrap_err();
+        assert!(e.contains("`11.8+cudnn8`"), "{e}");
     }
 
     #[test]

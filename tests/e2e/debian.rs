@@ -294,3 +294,57 @@ fn a_bad_debian_mirror_setting_is_a_usage_error() {
         text(&o)
     );
 }
+
+/// What docs/install.md says `install 11.2+cudnn8.1` takes is what the plan
+/// takes: CUDA 11.2.2 from Debian's packages and cuDNN 8.1.1 from NVIDIA's
+/// legacy archive (`--source legacy`: the runfile); and the dry run says
+/// which of cublas's two packages is cuBLAS and which cuBLASLt (live
+/// Debian archive; the legacy archive is planned from cudaenv's pins,
+/// nothing is fetched from NVIDIA).
+#[test]
+fn the_11_2_plan_is_what_the_docs_say_and_names_cublas_parts() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/install.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        docs.contains("`install 11.2+cudnn8.1` installs CUDA 11.2.2 from Debian's packages and cuDNN 8.1.1 from NVIDIA's legacy archive (`--source legacy` takes CUDA 11.2.2 from its runfile instead)"),
+        "docs/install.md no longer says what the plan below checks"
+    );
+    let env = TestEnv::new();
+    let lines = |extra: &[&str]| -> String {
+        let o = env
+            .cmd()
+            .args(["install", "11.2+cudnn8.1", "--dry-run"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        stdout(&o)
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if cfg!(target_arch = "x86_64") {
+        insta::assert_snapshot!(lines(&[]), @r"
+          cudart 11.2.152 (debian)
+          cublas 11.4.1.1043 (debian, libcublas11: cuBLAS)
+          cublas 11.4.1.1043 (debian, libcublaslt11: cuBLASLt)
+          cufft 10.4.1.152 (debian)
+          curand 10.2.3.152 (debian)
+          cusolver 11.1.0.152 (debian)
+          cusparse 11.4.1.1152 (debian)
+          nvrtc 11.2.152 (debian)
+          cupti 11.2.152 (debian)
+          cudnn 8.1.1.33 (legacy)
+        ");
+    }
+    let legacy = lines(&["--source", "legacy"]);
+    assert!(
+        legacy.starts_with("  toolkit 11.2.2 (legacy)")
+            && legacy.contains("cudnn 8.1.1.33 (legacy)"),
+        "{legacy}"
+    );
+}

@@ -26,31 +26,35 @@ use crate::common::*;
 const TARGET_DRIVER: &str = "550.54.15";
 
 /// The commands of one snapshot, run in one environment.
-struct Session<'t> {
+pub(crate) struct Session<'t> {
     t: &'t TestEnv,
     cwd: &'t Path,
     text: String,
     /// This snapshot's own filters (regex, replacement), after the common ones.
-    filters: Vec<(&'static str, &'static str)>,
+    pub(crate) filters: Vec<(&'static str, &'static str)>,
+    /// Variables set for every command of this session (a loopback index).
+    pub(crate) envs: Vec<(String, String)>,
 }
 
 impl<'t> Session<'t> {
-    fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
+    pub(crate) fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
         Session {
             t,
             cwd,
             text: String::new(),
             filters: Vec::new(),
+            envs: Vec::new(),
         }
     }
 
     /// Runs `cudaenv ARGS…` and appends its exit code, stdout and stderr.
-    fn run(&mut self, args: &[&str]) -> Output {
+    pub(crate) fn run(&mut self, args: &[&str]) -> Output {
         let o = self
             .t
             .cmd()
             .current_dir(self.cwd)
             .env("CUDAENV_TARGET_DRIVER", TARGET_DRIVER)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
             .args(args)
             .output()
             .unwrap();
@@ -69,7 +73,7 @@ impl<'t> Session<'t> {
     }
 
     /// Snapshots everything run so far as `name`, with what varies redacted.
-    fn snapshot(self, name: &str) {
+    pub(crate) fn snapshot(self, name: &str) {
         let tmp = self.t.tmp.path().display().to_string();
         let platform = cudaenv::install::sources::Platform::current()
             .expect("tests run on Linux x86_64 or aarch64")
@@ -412,4 +416,37 @@ fn pins_links_and_cache_messages() {
     s.run(&["cache", "clean"]);
     s.snapshot("pins_links_and_cache");
     assert!(tree.join("bin/nvcc").is_file(), "the linked tree is kept");
+}
+
+/// `cudaenv shell 12.4` run as a program (no `cudaenv init` function) can
+/// only print code: it says shell integration is not enabled and how to
+/// enable it, as pyenv does, and still prints the code for `eval`. Through
+/// the function, the shell changes and nothing is said.
+#[test]
+fn shell_without_integration_says_how_to_enable_it() {
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1", "12.4.1", None);
+    let mut s = Session::new(&t, &t.home);
+    s.envs.push(("SHELL".into(), "/bin/bash".into()));
+    let o = s.run(&["shell", "12.4.1"]);
+    assert!(
+        stdout(&o).contains("export CUDAENV_VERSION=12.4.1"),
+        "{}",
+        text(&o)
+    );
+    s.run(&["shell", "--shell", "fish", "12.4.1"]);
+    s.run(&["shell", "--unset"]);
+    s.snapshot("shell_without_integration");
+
+    // The printed code works with eval; through the function, no warning.
+    let out = bash(
+        &t,
+        &t.home,
+        &[],
+        r#"eval "$("$CUDAENV" shell 12.4.1 2>/dev/null)"; echo "eval:$CUDAENV_VERSION"
+           unset CUDAENV_VERSION
+           eval "$("$CUDAENV" init bash)"
+           cudaenv shell 12.4.1 2>&1; echo "function:$CUDAENV_VERSION""#,
+    );
+    assert_eq!(out, "eval:12.4.1\nfunction:12.4.1\n");
 }

@@ -267,23 +267,19 @@ impl Remote {
             ));
         }
         // A cuDNN newer than the cuDNN table: its CUDA support is its
-        // family's rule, and the plan says so.
+        // family's rule. Said only when that rule disagrees with the source
+        // (which offered the build for this CUDA): where they agree, there
+        // is nothing to doubt.
         if let Some(cudnn) = &plan.cudnn
             && let Some(s) = crate::machine::compat::cudnn_support(cudnn)
             && let Some(rule) = s.rule_note()
+            && !s.supports(&plan.cuda)
         {
-            if s.supports(&plan.cuda) {
-                plan.info.push(format!(
-                    "cuDNN {cudnn} is taken as built for {} ({rule})",
-                    s.describe_cuda()
-                ));
-            } else {
-                plan.notes.push(format!(
-                    "cuDNN {cudnn} is taken as built for {}, not CUDA {} ({rule}); the source offers it for this CUDA",
-                    s.describe_cuda(),
-                    plan.cuda
-                ));
-            }
+            plan.notes.push(format!(
+                "cuDNN {cudnn} is taken as built for {}, not CUDA {} ({rule}); the source offers it for this CUDA",
+                s.describe_cuda(),
+                plan.cuda
+            ));
         }
         if req.spec.cudnn.is_none() && !req.without.iter().any(|c| c == "cudnn") {
             let major = plan.cuda.major();
