@@ -14,6 +14,7 @@
 pub mod config;
 pub mod env_vars;
 pub mod failpoint;
+pub mod tool_config;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
