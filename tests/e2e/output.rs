@@ -26,16 +26,16 @@ use crate::common::*;
 const TARGET_DRIVER: &str = "550.54.15";
 
 /// The commands of one snapshot, run in one environment.
-struct Session<'t> {
+pub(crate) struct Session<'t> {
     t: &'t TestEnv,
     cwd: &'t Path,
-    text: String,
+    pub(crate) text: String,
     /// This snapshot's own filters (regex, replacement), after the common ones.
-    filters: Vec<(&'static str, &'static str)>,
+    pub(crate) filters: Vec<(&'static str, &'static str)>,
 }
 
 impl<'t> Session<'t> {
-    fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
+    pub(crate) fn new(t: &'t TestEnv, cwd: &'t Path) -> Self {
         Session {
             t,
             cwd,
@@ -45,21 +45,28 @@ impl<'t> Session<'t> {
     }
 
     /// Runs `cudaenv ARGS…` and appends its exit code, stdout and stderr.
-    fn run(&mut self, args: &[&str]) -> Output {
+    pub(crate) fn run(&mut self, args: &[&str]) -> Output {
+        self.run_with(&[], args)
+    }
+
+    /// `run` with these variables set too (each shown in the snapshot).
+    pub(crate) fn run_with(&mut self, vars: &[(&str, &str)], args: &[&str]) -> Output {
         let o = self
             .t
             .cmd()
             .current_dir(self.cwd)
             .env("CUDAENV_TARGET_DRIVER", TARGET_DRIVER)
+            .envs(vars.iter().copied())
             .args(args)
             .output()
             .unwrap();
+        let shown: String = vars.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         if args.contains(&"--json") && o.status.success() {
             json_without_duplicate_keys(&o.stdout)
                 .unwrap_or_else(|e| panic!("cudaenv {}: {e}", args.join(" ")));
         }
         self.text.push_str(&format!(
-            "$ cudaenv {}\n[exit {}]\n--- stdout\n{}--- stderr\n{}\n",
+            "$ {shown}cudaenv {}\n[exit {}]\n--- stdout\n{}--- stderr\n{}\n",
             args.join(" "),
             o.status.code().map_or("signal".into(), |c| c.to_string()),
             String::from_utf8_lossy(&o.stdout),
@@ -69,7 +76,7 @@ impl<'t> Session<'t> {
     }
 
     /// Snapshots everything run so far as `name`, with what varies redacted.
-    fn snapshot(self, name: &str) {
+    pub(crate) fn snapshot(self, name: &str) {
         let tmp = self.t.tmp.path().display().to_string();
         let platform = cudaenv::install::sources::Platform::current()
             .expect("tests run on Linux x86_64 or aarch64")
