@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use crate::i18n::Msg;
-use crate::install::sources::SourceKind;
 use crate::msg;
+use crate::spec::source::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,7 +184,7 @@ pub enum Error {
     SizeMismatch {
         url: String,
         reason: String,
-        from: Option<crate::install::sources::SourceKind>,
+        from: Option<SourceKind>,
     },
 
     /// `from`: the source the URL belongs to, when known (for the hint).
@@ -192,7 +192,7 @@ pub enum Error {
     Network {
         url: String,
         reason: String,
-        from: Option<crate::install::sources::SourceKind>,
+        from: Option<SourceKind>,
     },
 
     #[error("--offline: {file} is not in the download cache")]
@@ -333,13 +333,17 @@ pub enum Error {
         python: Option<String>,
     },
 
-    #[error("{spec} would not run on {}: {}", machine.title(), problems.join("; "))]
+    #[error("{spec} would not run on {machine}: {}", problems.join("; "))]
     WouldNotRun {
         spec: String,
         problems: Vec<String>,
         driver_too_old: bool,
-        /// This machine, or the target planned for.
-        machine: Box<crate::machine::compat::Machine>,
+        /// This machine, or the target planned for, as a title.
+        machine: String,
+        /// The target's name when planning for one; `None` for this machine.
+        target: Option<&'static str>,
+        /// The GPU, named as the guard names it.
+        gpu: String,
     },
 
     #[error("`{name}` is neither a help topic nor a command")]
@@ -348,9 +352,10 @@ pub enum Error {
     #[error("`{name}` is not a cudaenv command")]
     UnknownCommand { name: String },
 
-    #[error("no {file} (nor a `cuda` line in {}) in {} or any parent directory", crate::activation::version_file::TOOL_VERSIONS, dir.display())]
+    #[error("no {file} (nor a `cuda` line in {tool_versions}) in {} or any parent directory", dir.display())]
     NoPin {
         file: &'static str,
+        tool_versions: &'static str,
         dir: PathBuf,
         installed: Vec<String>,
     },
@@ -383,8 +388,8 @@ pub enum Error {
     NoSystemRoot,
 
     /// `mirror` into a directory that holds files but no mirror record.
-    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::install::mirror::RECORD)]
-    NotAMirror { dir: PathBuf },
+    #[error("{} is not empty and is not a cudaenv mirror (it has no {record})", dir.display())]
+    NotAMirror { dir: PathBuf, record: &'static str },
 
     /// A mirror's record (`mirror.json`) that cannot be read or is not one.
     #[error("invalid mirror record {}: {reason}", path.display())]
@@ -458,13 +463,19 @@ pub enum Error {
     /// minimum rate, for the HTTP timeout (after the retries, or because an
     /// earlier request of this command already gave up on a stall).
     #[error("download stalled: {url}: {reason}")]
-    NetworkStalled { url: String, reason: String },
+    NetworkStalled {
+        url: String,
+        reason: String,
+        /// The timeout's default, for the hint.
+        default_secs: u64,
+    },
 
     /// `CUDAENV_HTTP_TIMEOUT` is not a number of seconds.
     #[error("{variable}=`{value}` is not a number of seconds (1 or more)")]
     InvalidHttpTimeout {
         variable: &'static str,
         value: String,
+        default_secs: u64,
     },
     /// An environment variable whose value cannot be used.
     #[error("invalid {variable}=`{value}`: expected {expected}")]
@@ -778,16 +789,13 @@ impl Error {
             }
             Error::WouldNotRun {
                 driver_too_old,
-                machine,
+                target,
+                gpu,
                 ..
-            } => match (*driver_too_old, machine.whose) {
-                (true, crate::machine::compat::Whose::ThisMachine) => {
-                    msg!("hint-would-not-run-driver")
-                }
-                (true, crate::machine::compat::Whose::Target) => {
-                    msg!("hint-would-not-run-target-driver", machine = machine.name())
-                }
-                (false, _) => msg!("hint-would-not-run-gpu", gpu = machine.gpu_named()),
+            } => match (*driver_too_old, target) {
+                (true, None) => msg!("hint-would-not-run-driver"),
+                (true, Some(name)) => msg!("hint-would-not-run-target-driver", machine = name),
+                (false, _) => msg!("hint-would-not-run-gpu", gpu = gpu),
             },
             Error::NoDriver { .. } => msg!("hint-no-driver"),
             Error::DriverTooOld {
@@ -898,15 +906,15 @@ impl Error {
             Error::BadMirror { .. } => msg!("hint-bad-mirror"),
             Error::InvalidTarget { .. } => msg!("hint-invalid-target"),
             Error::TraceFailed { .. } => msg!("hint-trace-failed"),
-            Error::NetworkStalled { .. } => msg!(
+            Error::NetworkStalled { default_secs, .. } => msg!(
                 "hint-network-stalled",
                 variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-                default = crate::install::fetch::timeouts::DEFAULT_SECS
+                default = default_secs
             ),
-            Error::InvalidHttpTimeout { .. } => msg!(
+            Error::InvalidHttpTimeout { default_secs, .. } => msg!(
                 "hint-invalid-http-timeout",
                 variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-                default = crate::install::fetch::timeouts::DEFAULT_SECS
+                default = default_secs
             ),
             Error::BadVariable { variable, .. } => {
                 msg!("hint-bad-variable", variable = variable)

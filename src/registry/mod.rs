@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::install::sources::Profile;
 use crate::spec::Version;
+use crate::spec::source::Profile;
 
 const CUDA_RELEASES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -194,7 +194,7 @@ impl Pypi {
             .find(|(_, by_major)| {
                 by_major
                     .get(&m)
-                    .is_some_and(|p| crate::install::sources::pypi::normalize(p) == project)
+                    .is_some_and(|p| crate::spec::source::normalize(p) == project)
             })
             .map(|(c, _)| c.as_str())
     }

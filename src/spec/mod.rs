@@ -19,6 +19,7 @@
 //! onto `versions/` can never escape that directory.
 
 pub mod safe_url;
+pub mod source;
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -18,6 +18,7 @@ mod errors;
 mod frameworks;
 mod i18n;
 mod install_script;
+mod layout;
 mod lock;
 mod messages;
 mod mirror;
