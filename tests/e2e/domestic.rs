@@ -285,16 +285,22 @@ fn the_chinese_quick_start_runs_as_written() {
     let o = install_cudart(&t, &[]);
     assert_installed_from(&t, &o, &mirror);
 
+    // The pin, where the version is installed (from the mirror above)…
     let o = paste(&t, &block("pin"));
+    assert_code(&o, 0, "pin");
     let out = stdout(&o);
-    let err = stderr(&o);
+    assert!(out.starts_with("12.4\n12.4.1 (set by "), "{out}");
+    // …and where it is not yet: the hint says how, in Chinese.
+    let fresh = TestEnv::new();
+    let o = paste(&fresh, &block("pin"));
+    let (out, err) = (stdout(&o), stderr(&o));
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
-    assert!(out.starts_with("12.4\n"), "{out}");
+    assert_eq!(out, "12.4\n", "{}", text(&o));
     assert!(
         err.contains("提示: 运行 `cudaenv install 12.4` 来安装它"),
         "{err}"
     );
-    assert!(t.home.join("myproject/.cuda-version").is_file());
+    assert!(fresh.home.join("myproject/.cuda-version").is_file());
 
     let o = paste(&t, &block("tf210"));
     assert_code(&o, 0, "tf210");

@@ -286,18 +286,21 @@ fn active_findings(f: &Facts, o: &mut Out) {
     };
     let m = f.planned_machine();
     if let Some(d) = &m.driver {
-        let driver = m.driver_named(d);
+        let driver = match m.whose {
+            compat::Whose::ThisMachine => msg!("doctor-driver-named", driver = d),
+            compat::Whose::Target => msg!("doctor-target-driver-named", driver = d),
+        };
         match driver::fit(d, &cuda, m.driver_os) {
-            DriverFit::Full => o.ok("driver-fit", msg!("doctor-driver-fit", driver = driver, cuda = cuda)),
+            DriverFit::Full => o.ok("driver-fit", msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda)),
             DriverFit::MinorCompat { release_min } => o.warn(
                 "driver-fit",
-                msg!("doctor-driver-minor-compat", driver = driver, cuda = cuda),
+                msg!("doctor-driver-minor-compat", driver => driver.clone(), cuda = cuda),
                 msg!("doctor-driver-minor-compat-fix", need = release_min),
             ),
             DriverFit::TooOld { need } => {
                 o.error(
                     "driver-too-old",
-                    msg!("doctor-driver-too-old", driver = driver, cuda = cuda, need = need),
+                    msg!("doctor-driver-too-old", driver => driver.clone(), cuda = cuda, need = need),
                     match driver::max_cuda(d, m.driver_os) {
                         Some(max) => msg!("doctor-driver-too-old-fix-or-select", need = need, cuda = max),
                         None => msg!("doctor-driver-too-old-fix", need = need),
@@ -354,7 +357,10 @@ fn active_findings(f: &Facts, o: &mut Out) {
 /// 11.2 on an sm_89/sm_90/Blackwell GPU): no native code, only PTX that the
 /// driver JIT-compiles at each library's first use, if the library has PTX.
 fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
-    let this_gpu = machine.gpu_named();
+    let this_gpu = match machine.whose {
+        compat::Whose::ThisMachine => msg!("doctor-this-gpu"),
+        compat::Whose::Target => msg!("doctor-target-gpu"),
+    };
     for &gpu in &machine.gpus {
         let sm = gpu.sm();
         let family = family_of(gpu);
@@ -374,7 +380,7 @@ fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
             ),
             ArchSupport::Removed { since } => o.error(
                 "arch-unsupported",
-                msg!("doctor-arch-removed", cuda = cuda, gpu = this_gpu, sm = sm, family => family, since = since),
+                msg!("doctor-arch-removed", cuda = cuda, gpu => this_gpu.clone(), sm = sm, family => family, since = since),
                 msg!("doctor-arch-removed-fix", since = since),
             ),
             ArchSupport::TooNew { first } => {
@@ -385,7 +391,7 @@ fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
                 let frameworks = compat::first_frameworks_for(gpu);
                 o.error(
                     "arch-too-new",
-                    msg!("doctor-arch-too-new", cuda = cuda, gpu = this_gpu, sm = sm, family => family, need => need),
+                    msg!("doctor-arch-too-new", cuda = cuda, gpu => this_gpu.clone(), sm = sm, family => family, need => need),
                     match first {
                         Some(fv) if frameworks.is_empty() => msg!("doctor-arch-too-new-fix", first = fv),
                         Some(fv) => msg!(

@@ -30,6 +30,11 @@ doctor-gpu-cc-unknown = compute capability unknown
 doctor-gpu = GPU { $index }: { $name } ({ $arch })
 doctor-gpu-memory = GPU { $index }: { $name } ({ $arch }, { $gib } GiB)
 
+doctor-driver-named = driver { $driver }
+doctor-target-driver-named = the target machine's driver { $driver }
+doctor-this-gpu = this GPU
+doctor-target-gpu = the target machine's GPU
+
 ## Planning for another machine
 
 doctor-target-driver-max = driver { $driver } (supports CUDA ≤ { $cuda })

@@ -30,6 +30,11 @@ doctor-gpu-cc-unknown = 计算能力未知
 doctor-gpu = GPU { $index }：{ $name }（{ $arch }）
 doctor-gpu-memory = GPU { $index }：{ $name }（{ $arch }，{ $gib } GiB）
 
+doctor-driver-named = 驱动 { $driver }
+doctor-target-driver-named = 目标机器的驱动 { $driver }
+doctor-this-gpu = 这块 GPU
+doctor-target-gpu = 目标机器的 GPU
+
 ## 为另一台机器做规划
 
 doctor-target-driver-max = 驱动 { $driver }（最高支持 CUDA { $cuda }）
