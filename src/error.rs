@@ -704,7 +704,9 @@ impl Error {
             Error::InvalidVersionFile { path, .. } => {
                 msg!("hint-invalid-version-file", path = path.display())
             }
-            Error::NotInstalled { spec, installed, .. } => {
+            Error::NotInstalled {
+                spec, installed, ..
+            } => {
                 let h = how_to_get_msg(spec);
                 if installed.is_empty() {
                     h
@@ -723,7 +725,10 @@ impl Error {
             }
             Error::ConfirmationRequired { .. } => msg!("hint-confirmation-required"),
             Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => {
-                msg!("hint-command-in-other-versions", versions = available_in.join(", "))
+                msg!(
+                    "hint-command-in-other-versions",
+                    versions = available_in.join(", ")
+                )
             }
             Error::ShimRecursion { command, .. } => msg!(
                 "hint-shim-recursion",
@@ -802,7 +807,11 @@ impl Error {
                 driver_cuda,
                 min_driver,
                 ..
-            } => msg!("hint-driver-too-old", driver = min_driver, cuda = driver_cuda),
+            } => msg!(
+                "hint-driver-too-old",
+                driver = min_driver,
+                cuda = driver_cuda
+            ),
             Error::ArchUnsupported { instead, .. } => {
                 msg!("hint-arch-unsupported", instead = instead)
             }

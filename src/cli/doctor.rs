@@ -6,9 +6,9 @@ use serde::Serialize;
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::i18n::Lang;
+use crate::machine::doctor::{self, Finding, Level};
 use crate::msg;
 use unicode_width::UnicodeWidthStr;
-use crate::machine::doctor::{self, Finding, Level};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

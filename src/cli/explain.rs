@@ -9,8 +9,8 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::error::{Error, ExitCode, Result};
 use crate::i18n::Lang;
-use crate::msg;
 use crate::machine::explain::{self, Explanation, Input};
+use crate::msg;
 use crate::{activation::select, machine::doctor};
 
 #[derive(Debug, clap::Args)]

@@ -8,13 +8,13 @@
 use std::time::Instant;
 
 use super::Env;
-use crate::msg;
 use crate::activation;
 use crate::activation::select::{self, Active};
 use crate::error::{Error, ExitCode, Result};
 use crate::machine::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
+use crate::msg;
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -123,8 +123,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         "cannot find the cudaenv executable",
         "/proc/self/exe",
     ))?;
-    env.printer
-        .info(env.printer.text(&msg!("verify-verifying", name = expected.name)));
+    env.printer.info(
+        env.printer
+            .text(&msg!("verify-verifying", name = expected.name)),
+    );
 
     let timeout = std::time::Duration::from_secs(args.timeout);
     // Said as soon as the child's facts show it, before the checks that may

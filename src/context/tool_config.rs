@@ -163,7 +163,6 @@ fn pip_conf_index(text: &str) -> PipConfIndex {
     found
 }
 
-
 // --- apt ---------------------------------------------------------------------
 
 /// Where apt keeps its sources.
@@ -228,13 +227,30 @@ fn apt_reads(name: &str) -> bool {
 /// `-updates`, `-backports`, `-proposed-updates` or `-backports-sloppy`.
 fn is_debian_suite(suite: &str) -> bool {
     const NAMES: &[&str] = &[
-        "stretch", "buster", "bullseye", "bookworm", "trixie", "forky", "duke", "sid",
-        "oldoldstable", "oldstable", "stable", "testing", "unstable", "experimental",
+        "stretch",
+        "buster",
+        "bullseye",
+        "bookworm",
+        "trixie",
+        "forky",
+        "duke",
+        "sid",
+        "oldoldstable",
+        "oldstable",
+        "stable",
+        "testing",
+        "unstable",
+        "experimental",
     ];
-    let base = ["-backports-sloppy", "-proposed-updates", "-backports", "-updates"]
-        .iter()
-        .find_map(|s| suite.strip_suffix(s))
-        .unwrap_or(suite);
+    let base = [
+        "-backports-sloppy",
+        "-proposed-updates",
+        "-backports",
+        "-updates",
+    ]
+    .iter()
+    .find_map(|s| suite.strip_suffix(s))
+    .unwrap_or(suite);
     NAMES.contains(&base.trim_end_matches('/'))
 }
 
@@ -255,7 +271,10 @@ fn usable_uri(uri: &str) -> Option<String> {
 fn one_line_debian_uri(text: &str) -> Option<String> {
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
-        let Some(rest) = line.strip_prefix("deb").filter(|r| r.starts_with([' ', '\t'])) else {
+        let Some(rest) = line
+            .strip_prefix("deb")
+            .filter(|r| r.starts_with([' ', '\t']))
+        else {
             continue;
         };
         let mut rest = rest.trim_start();
@@ -288,9 +307,7 @@ fn deb822_debian_uri(text: &str) -> Option<String> {
                 return Some(u);
             }
             stanza.clear();
-            if line.is_none() {
-                return None;
-            }
+            line?;
             continue;
         }
         let l = line.unwrap_or("");
@@ -311,7 +328,12 @@ fn deb822_debian_uri(text: &str) -> Option<String> {
 }
 
 fn deb822_stanza_uri(stanza: &[(String, String)]) -> Option<String> {
-    let field = |name: &str| stanza.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let field = |name: &str| {
+        stanza
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     if field("enabled").is_some_and(|v| v.eq_ignore_ascii_case("no")) {
         return None;
     }
@@ -335,9 +357,15 @@ mod tests {
             g("[global]\nindex-url = https://mirror.example/simple\n").as_deref(),
             Some("https://mirror.example/simple")
         );
-        assert_eq!(pip_conf_index("[other]\nindex-url=x\n"), PipConfIndex::default());
+        assert_eq!(
+            pip_conf_index("[other]\nindex-url=x\n"),
+            PipConfIndex::default()
+        );
         assert_eq!(g("[global]\nindex_url: y\n").as_deref(), Some("y"));
-        assert_eq!(g("[global]\nINDEX-URL = a\nindex-url = b\n").as_deref(), Some("b"));
+        assert_eq!(
+            g("[global]\nINDEX-URL = a\nindex-url = b\n").as_deref(),
+            Some("b")
+        );
         assert_eq!(
             pip_conf_index("[global]\nindex-url = a\n[install]\nindex-url = b\ntrusted-host = m\n"),
             PipConfIndex {
@@ -346,7 +374,10 @@ mod tests {
             }
         );
         // Section names are case-sensitive in configparser, so in pip.
-        assert_eq!(pip_conf_index("[Global]\nindex-url = a\n"), PipConfIndex::default());
+        assert_eq!(
+            pip_conf_index("[Global]\nindex-url = a\n"),
+            PipConfIndex::default()
+        );
     }
 
     #[test]
@@ -367,7 +398,10 @@ mod tests {
             one_line_debian_uri("deb file:/srv/debian trixie-updates main\n").as_deref(),
             Some("file:///srv/debian")
         );
-        assert_eq!(one_line_debian_uri("deb cdrom:[Debian]/ bookworm main\n"), None);
+        assert_eq!(
+            one_line_debian_uri("deb cdrom:[Debian]/ bookworm main\n"),
+            None
+        );
     }
 
     #[test]

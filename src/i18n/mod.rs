@@ -128,11 +128,13 @@ impl Lang {
             // no Unicode isolation marks around placeholders.
             bundle.set_use_isolating(false);
             for source in self.sources() {
-                let resource = FluentResource::try_new(source.to_string())
-                    .unwrap_or_else(|(_, errors)| panic!("a catalogue of {} does not parse: {errors:?}", self.tag()));
-                bundle
-                    .add_resource(resource)
-                    .unwrap_or_else(|errors| panic!("a catalogue of {} repeats a key: {errors:?}", self.tag()));
+                let resource =
+                    FluentResource::try_new(source.to_string()).unwrap_or_else(|(_, errors)| {
+                        panic!("a catalogue of {} does not parse: {errors:?}", self.tag())
+                    });
+                bundle.add_resource(resource).unwrap_or_else(|errors| {
+                    panic!("a catalogue of {} repeats a key: {errors:?}", self.tag())
+                });
             }
             bundle
         })
@@ -196,7 +198,10 @@ impl Msg {
     /// A catalogue message without placeholders, by a key held in data
     /// (`msg!` is for keys written in code).
     pub fn key(key: &'static str) -> Msg {
-        Msg::Key { key, args: Vec::new() }
+        Msg::Key {
+            key,
+            args: Vec::new(),
+        }
     }
 
     /// The text in `lang`, English where its catalogue lacks the key.
@@ -385,9 +390,16 @@ mod tests {
                 }
             }
         }
-        assert!(named.len() > 200, "found only {} keys in the source", named.len());
+        assert!(
+            named.len() > 200,
+            "found only {} keys in the source",
+            named.len()
+        );
         let unknown: Vec<&String> = named.iter().filter(|k| !en.contains_key(*k)).collect();
-        assert!(unknown.is_empty(), "keys the code names that English lacks: {unknown:?}");
+        assert!(
+            unknown.is_empty(),
+            "keys the code names that English lacks: {unknown:?}"
+        );
     }
 
     /// The string literals right after `msg!(` and the quoted keys of the
@@ -422,7 +434,8 @@ mod tests {
     fn is_key(s: &str) -> bool {
         s.starts_with(|c: char| c.is_ascii_lowercase())
             && !s.ends_with('-')
-            && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     }
 
     #[test]

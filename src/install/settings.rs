@@ -215,9 +215,7 @@ impl Settings {
             Origin::Flag(_) | Origin::Variable(_) | Origin::File { .. } => {
                 self.pypi_index.base().map(str::to_string)
             }
-            Origin::Pip(_) | Origin::Apt(_) | Origin::Default => {
-                Ok(self.pypi_index.value.clone())
-            }
+            Origin::Pip(_) | Origin::Apt(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
         }
     }
 }

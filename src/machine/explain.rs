@@ -14,10 +14,10 @@
 use serde::Serialize;
 
 use crate::i18n::Msg;
-use crate::msg;
 use crate::machine::compat::libraries::{self, LibraryId, Provider};
 use crate::machine::compat::{self, ComputeCapability, Framework, FrameworkReq, Machine, driver};
 use crate::machine::doctor::python::InstalledFramework;
+use crate::msg;
 use crate::spec::Version;
 
 /// An installed version, as far as explain cares.
@@ -118,8 +118,16 @@ impl Input {
         let active_has = active.as_ref().is_some_and(|a| names.contains(a));
         let names = names.join(", ");
         let text = match (&active, active_has) {
-            (Some(a), true) => msg!("explain-installed-yes-active-has-it", names = names, active = a),
-            (Some(a), false) => msg!("explain-installed-yes-active-other", names = names, active = a),
+            (Some(a), true) => msg!(
+                "explain-installed-yes-active-has-it",
+                names = names,
+                active = a
+            ),
+            (Some(a), false) => msg!(
+                "explain-installed-yes-active-other",
+                names = names,
+                active = a
+            ),
             (None, _) => msg!("explain-installed-yes-none-active", names = names),
         };
         let best = found.last().map(|s| s.name.clone());
@@ -221,13 +229,18 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
         id: "missing-library",
         matched: format!("{matched} … {}", lib.file),
         meaning: Msg::verbatim(""),
-        provided_by: Some(Msg::verbatim(format!("{} ({})", lib.describe_provider(), lib.file))),
+        provided_by: Some(Msg::verbatim(format!(
+            "{} ({})",
+            lib.describe_provider(),
+            lib.file
+        ))),
         installed: None,
         fix: Vec::new(),
     };
     match &lib.provider {
         Provider::Driver => {
-            e.meaning = msg!("explain-missing-driver-library", file = lib.file, windows => win_note);
+            e.meaning =
+                msg!("explain-missing-driver-library", file = lib.file, windows => win_note);
             e.fix.push(msg!("explain-missing-driver-library-fix"));
             e.fix.push(Msg::verbatim("cudaenv doctor"));
         }
@@ -253,12 +266,23 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             match switch {
                 Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
                 None if found.is_empty() => {
-                    let by_fw = input.framework_choice(|c| cuda.iter().any(|p| c.spec.cuda.matches(p) || p.matches(&c.spec.cuda)));
+                    let by_fw = input.framework_choice(|c| {
+                        cuda.iter()
+                            .any(|p| c.spec.cuda.matches(p) || p.matches(&c.spec.cuda))
+                    });
                     match by_fw {
-                        Some((arg, _)) => e.fix.push(Msg::verbatim(format!("cudaenv install --for {arg} && cudaenv local --for {arg}"))),
+                        Some((arg, _)) => e.fix.push(Msg::verbatim(format!(
+                            "cudaenv install --for {arg} && cudaenv local --for {arg}"
+                        ))),
                         None => {
-                            let newest = cuda.iter().max().cloned().unwrap_or_else(|| Version::from_parts(&[0]));
-                            e.fix.push(Msg::verbatim(format!("cudaenv install {newest} && cudaenv local {newest}")));
+                            let newest = cuda
+                                .iter()
+                                .max()
+                                .cloned()
+                                .unwrap_or_else(|| Version::from_parts(&[0]));
+                            e.fix.push(Msg::verbatim(format!(
+                                "cudaenv install {newest} && cudaenv local {newest}"
+                            )));
                         }
                     }
                 }
@@ -279,7 +303,9 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                 Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
                 None if found.is_empty() => {
                     let spec = input
-                        .framework_choice(|c| c.spec.cudnn.as_ref().is_some_and(|d| d.major() == *major))
+                        .framework_choice(|c| {
+                            c.spec.cudnn.as_ref().is_some_and(|d| d.major() == *major)
+                        })
                         .map(|(arg, _)| format!("--for {arg}"))
                         .unwrap_or_else(|| cudnn_stack_for(input, *major));
                     e.fix.push(Msg::verbatim(format!("cudaenv install {spec}")));
@@ -337,8 +363,17 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             match cuda {
                 Some(c) => fix.push(Msg::verbatim(format!("cudaenv install {c}+cudnn{need}"))),
                 None => match newest_cuda_for_cudnn(&need) {
-                    Some((c, None)) => fix.push(msg!("explain-cudnn-install-or-framework", cuda = c, cudnn = need)),
-                    Some((c, Some(rule))) => fix.push(msg!("explain-cudnn-install-by-rule", cuda = c, cudnn = need, rule = rule)),
+                    Some((c, None)) => fix.push(msg!(
+                        "explain-cudnn-install-or-framework",
+                        cuda = c,
+                        cudnn = need
+                    )),
+                    Some((c, Some(rule))) => fix.push(msg!(
+                        "explain-cudnn-install-by-rule",
+                        cuda = c,
+                        cudnn = need,
+                        rule = rule
+                    )),
                     None => fix.push(msg!("explain-cudnn-install-any-cuda", cudnn = need)),
                 },
             }
@@ -355,7 +390,10 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             loaded = loaded,
             floor = format!("{}.{}", compiled.major(), compiled.minor().unwrap_or(0))
         ),
-        provided_by: Some(Msg::verbatim(format!("cuDNN ≥ {need}, < {}", compiled.major() + 1))),
+        provided_by: Some(Msg::verbatim(format!(
+            "cuDNN ≥ {need}, < {}",
+            compiled.major() + 1
+        ))),
         installed: Some(text),
         fix,
     });
@@ -394,7 +432,8 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         .or(reported_max);
     let active_cuda = input.active.as_ref().and_then(|a| a.cuda.clone());
     let provided_by = active_cuda.as_ref().and_then(|c| {
-        driver::requirement(c, os).map(|r| msg!("explain-cuda-needs-driver", cuda = c, driver = r.describe()))
+        driver::requirement(c, os)
+            .map(|r| msg!("explain-cuda-needs-driver", cuda = c, driver = r.describe()))
     });
     let mut fix = Vec::new();
     if let Some(c) = &active_cuda
@@ -430,7 +469,10 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             let ok: Vec<&Stack> =
                 input.providers(|s| s.cuda.as_ref().is_some_and(|c| c.truncate(2) <= *m));
             if let Some(best) = ok.last() {
-                fix.push(msg!("explain-use-cuda-driver-runs-installed", name = best.name));
+                fix.push(msg!(
+                    "explain-use-cuda-driver-runs-installed",
+                    name = best.name
+                ));
             } else {
                 fix.push(msg!("explain-use-cuda-driver-runs", cuda = m));
             }
@@ -439,11 +481,17 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             } else {
                 msg!(
                     "explain-driver-installed-fit",
-                    names = ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                    names = ok
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             };
             Some(match &driver {
-                Some(d) => msg!("explain-driver-runs-up-to-named", driver = d, cuda = m, fits => fits),
+                Some(d) => {
+                    msg!("explain-driver-runs-up-to-named", driver = d, cuda = m, fits => fits)
+                }
                 None => msg!("explain-driver-runs-up-to", cuda = m, fits => fits),
             })
         }
@@ -486,11 +534,18 @@ fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
     for g in &gpus {
         let sm = g.sm();
         match (compat::arch::first_cuda(*g), compat::arch::removed_in(*g)) {
-            (Some(first), Some(rem)) => {
-                provided.push(msg!("explain-arch-cuda-range", sm = sm, first = first, removed = rem))
+            (Some(first), Some(rem)) => provided.push(msg!(
+                "explain-arch-cuda-range",
+                sm = sm,
+                first = first,
+                removed = rem
+            )),
+            (Some(first), None) => {
+                provided.push(msg!("explain-arch-cuda-from", sm = sm, first = first))
             }
-            (Some(first), None) => provided.push(msg!("explain-arch-cuda-from", sm = sm, first = first)),
-            (None, Some(rem)) => provided.push(msg!("explain-arch-cuda-before", sm = sm, removed = rem)),
+            (None, Some(rem)) => {
+                provided.push(msg!("explain-arch-cuda-before", sm = sm, removed = rem))
+            }
             (None, None) => provided.push(msg!("explain-arch-unknown", sm = sm)),
         }
         if let Some(a) = input
@@ -506,12 +561,22 @@ fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
                         compat::arch::removed_in(*g).map(|r| Version::from_parts(&[r.major() - 1]))
                     });
                 if let Some(tv) = target {
-                    fix.push(msg!("explain-active-cannot-build-for", name = a.0.name, cuda = a.1, sm = sm, target = tv));
+                    fix.push(msg!(
+                        "explain-active-cannot-build-for",
+                        name = a.0.name,
+                        cuda = a.1,
+                        sm = sm,
+                        target = tv
+                    ));
                 }
             }
         }
         if let Some(first) = compat::arch::first_cuda(*g) {
-            fix.push(msg!("explain-framework-build-for", first = first, tag = first.to_string().replace('.', "")));
+            fix.push(msg!(
+                "explain-framework-build-for",
+                first = first,
+                tag = first.to_string().replace('.', "")
+            ));
         }
     }
     if gpus.is_empty() {
@@ -521,7 +586,7 @@ fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         id: "no-kernel-image",
         matched,
         meaning: msg!("explain-no-kernel-image"),
-        provided_by: (!provided.is_empty()).then(|| Msg::Clauses(provided)),
+        provided_by: (!provided.is_empty()).then_some(Msg::Clauses(provided)),
         installed: None,
         fix,
     });
@@ -604,7 +669,9 @@ fn torch_extension_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) 
         matched,
         meaning: msg!(
             "explain-torch-extension-cuda",
-            detected = detected.map(|d| d.to_string()).unwrap_or_else(|| "?".into()),
+            detected = detected
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "?".into()),
             torch = torch
         ),
         provided_by: Some(msg!("explain-torch-extension-provided-by", torch = torch)),
@@ -645,10 +712,7 @@ const RULES: &[Rule] = &[
             "Found no NVIDIA driver on your system",
         ],
         meaning: "explain-no-device",
-        fix: &[
-            "explain-no-device-fix-1",
-            "explain-no-device-fix-2",
-        ],
+        fix: &["explain-no-device-fix-1", "explain-no-device-fix-2"],
     },
     Rule {
         id: "ptx-toolchain",
@@ -658,10 +722,7 @@ const RULES: &[Rule] = &[
             "cudaErrorUnsupportedPtxVersion",
         ],
         meaning: "explain-ptx-toolchain",
-        fix: &[
-            "explain-ptx-toolchain-fix-1",
-            "explain-ptx-toolchain-fix-2",
-        ],
+        fix: &["explain-ptx-toolchain-fix-1", "explain-ptx-toolchain-fix-2"],
     },
     Rule {
         id: "compat-not-supported",
@@ -768,18 +829,13 @@ const RULES: &[Rule] = &[
             "Could not load cudnn",
         ],
         meaning: "explain-dnn-not-found",
-        fix: &[
-            "explain-dnn-not-found-fix-1",
-            "explain-dnn-not-found-fix-2",
-        ],
+        fix: &["explain-dnn-not-found-fix-1", "explain-dnn-not-found-fix-2"],
     },
     Rule {
         id: "torch-cpu-build",
         needles: &["Torch not compiled with CUDA enabled"],
         meaning: "explain-torch-cpu-build",
-        fix: &[
-            "explain-torch-cpu-build-fix-1",
-        ],
+        fix: &["explain-torch-cpu-build-fix-1"],
     },
     Rule {
         id: "undefined-symbol",
@@ -789,9 +845,7 @@ const RULES: &[Rule] = &[
             "not defined in file",
         ],
         meaning: "explain-undefined-symbol",
-        fix: &[
-            "explain-undefined-symbol-fix-1",
-        ],
+        fix: &["explain-undefined-symbol-fix-1"],
     },
 ];
 

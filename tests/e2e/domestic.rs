@@ -68,7 +68,10 @@ fn assert_installed_from(t: &TestEnv, o: &std::process::Output, mirror: &Mirror)
     assert_code(o, 0, "install from the mirror pip is configured with");
     let meta = std::fs::read_to_string(t.root.join("versions/12.4.1/.cudaenv/meta.toml")).unwrap();
     assert!(meta.contains(&mirror.url()), "{meta}");
-    assert!(mirror.requested("simple/nvidia-cuda-runtime-cu12/"), "the index page was not read");
+    assert!(
+        mirror.requested("simple/nvidia-cuda-runtime-cu12/"),
+        "the index page was not read"
+    );
 }
 
 /// `pip config set global.index-url …` (what the Chinese guides say to run),
@@ -97,7 +100,9 @@ fn pips_files_and_variables_are_read_in_pips_order() {
         TestEnv::new(),
         TestEnv::new(),
     );
-    let mirrors: Vec<Mirror> = (0..5).map(|i| pypi_mirror(site.path(&format!("m{i}")))).collect();
+    let mirrors: Vec<Mirror> = (0..5)
+        .map(|i| pypi_mirror(site.path(&format!("m{i}"))))
+        .collect();
     let idx = |i: usize| format!("{}/simple", mirrors[i].url());
     let write = |p: &Path, text: String| {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -106,25 +111,40 @@ fn pips_files_and_variables_are_read_in_pips_order() {
 
     // User [global] and a virtualenv's [install]: the virtualenv's wins.
     let venv = site.path("venv");
-    write(&site.home.join(".config/pip/pip.conf"), format!("[global]\nindex-url = {}\n", idx(0)));
-    write(&venv.join("pip.conf"), format!("[install]\nindex-url = {}\n", idx(1)));
+    write(
+        &site.home.join(".config/pip/pip.conf"),
+        format!("[global]\nindex-url = {}\n", idx(0)),
+    );
+    write(
+        &venv.join("pip.conf"),
+        format!("[install]\nindex-url = {}\n", idx(1)),
+    );
     let o = install_cudart(&site, &[("VIRTUAL_ENV", venv.to_str().unwrap())]);
     assert_installed_from(&site, &o, &mirrors[1]);
 
     // PIP_INDEX_URL over the files.
-    write(&var.home.join(".pip/pip.conf"), format!("[global]\nindex-url = {}\n", idx(0)));
+    write(
+        &var.home.join(".pip/pip.conf"),
+        format!("[global]\nindex-url = {}\n", idx(0)),
+    );
     let o = install_cudart(&var, &[("PIP_INDEX_URL", &idx(2))]);
     assert_installed_from(&var, &o, &mirrors[2]);
 
     // PIP_CONFIG_FILE, read last, over the user's file (which it replaces).
-    write(&env_file.home.join(".config/pip/pip.conf"), format!("[install]\nindex-url = {}\n", idx(0)));
+    write(
+        &env_file.home.join(".config/pip/pip.conf"),
+        format!("[install]\nindex-url = {}\n", idx(0)),
+    );
     let file = env_file.path("pip-ci.conf");
     write(&file, format!("[global]\nindex-url = {}\n", idx(3)));
     let o = install_cudart(&env_file, &[("PIP_CONFIG_FILE", file.to_str().unwrap())]);
     assert_installed_from(&env_file, &o, &mirrors[3]);
 
     // cudaenv's own setting over pip's.
-    write(&own.home.join(".config/pip/pip.conf"), format!("[global]\nindex-url = {}\n", idx(0)));
+    write(
+        &own.home.join(".config/pip/pip.conf"),
+        format!("[global]\nindex-url = {}\n", idx(0)),
+    );
     let o = install_cudart(&own, &[("CUDAENV_PYPI_INDEX", &idx(4))]);
     assert_installed_from(&own, &o, &mirrors[4]);
     assert!(!mirrors[0].requested("simple/nvidia-cuda-runtime-cu12/"));
@@ -164,11 +184,20 @@ fn the_debian_mirror_apt_uses_is_what_the_debian_source_downloads_from() {
     let o = first
         .cmd()
         .env("CUDAENV_DEBIAN_MIRROR", "http://deb.debian.org/debian")
-        .args(["install", "11.2", "--source", "debian", crate::debian::ONLY_CUDART])
+        .args([
+            "install",
+            "11.2",
+            "--source",
+            "debian",
+            crate::debian::ONLY_CUDART,
+        ])
         .output()
         .unwrap();
     assert_code(&o, 0, "the live Debian install");
-    let deb = walk_find(&first.root.join("cache/downloads"), "libcudart11.0_11.2.152");
+    let deb = walk_find(
+        &first.root.join("cache/downloads"),
+        "libcudart11.0_11.2.152",
+    );
     let t = TestEnv::new();
     let mirror = Mirror::start(t.path("mirror"));
     let pool = crate::debian::cudart_pool_path();
@@ -196,25 +225,53 @@ fn the_debian_mirror_apt_uses_is_what_the_debian_source_downloads_from() {
     let o = with_apt_sources(
         &t,
         &etc_apt,
-        &["install", "11.2", "--source", "debian", crate::debian::ONLY_CUDART],
+        &[
+            "install",
+            "11.2",
+            "--source",
+            "debian",
+            crate::debian::ONLY_CUDART,
+        ],
     );
     assert_code(&o, 0, "install through apt's Debian mirror");
     assert!(mirror.requested(&format!("debian/{pool}")), "{}", text(&o));
     let meta = std::fs::read_to_string(t.root.join("versions/11.2.2/.cudaenv/meta.toml")).unwrap();
-    assert!(meta.contains(&format!("{}/debian/{pool}", mirror.url())), "{meta}");
+    assert!(
+        meta.contains(&format!("{}/debian/{pool}", mirror.url())),
+        "{meta}"
+    );
     crate::debian::assert_real_cudart_11_2(&t, "11.2.2");
 
     // cudaenv's own setting wins over apt's: a dry run names it.
     let o = with_apt_sources(
         &t,
         &etc_apt,
-        &["install", "11.2", "--source", "debian", "--dry-run", "-f", crate::debian::ONLY_CUDART],
+        &[
+            "install",
+            "11.2",
+            "--source",
+            "debian",
+            "--dry-run",
+            "-f",
+            crate::debian::ONLY_CUDART,
+        ],
     );
     assert!(stdout(&o).contains(&mirror.url()), "{}", text(&o));
     let mut c = t.cmd();
-    c.env("CUDAENV_DEBIAN_MIRROR", "https://mirrors.tuna.tsinghua.edu.cn/debian");
+    c.env(
+        "CUDAENV_DEBIAN_MIRROR",
+        "https://mirrors.tuna.tsinghua.edu.cn/debian",
+    );
     let o = c
-        .args(["install", "11.2", "--source", "debian", "--dry-run", "-f", crate::debian::ONLY_CUDART])
+        .args([
+            "install",
+            "11.2",
+            "--source",
+            "debian",
+            "--dry-run",
+            "-f",
+            crate::debian::ONLY_CUDART,
+        ])
         .output()
         .unwrap();
     assert!(
@@ -262,7 +319,10 @@ fn paste(t: &TestEnv, script: &str) -> std::process::Output {
         .env_clear()
         .env("HOME", &t.home)
         .env("CUDAENV_ROOT", &t.root)
-        .env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir.display()))
+        .env(
+            "PATH",
+            format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir.display()),
+        )
         .env("NO_COLOR", "1")
         .env("LANG", "zh_CN.UTF-8")
         .current_dir(&t.home)
@@ -280,7 +340,10 @@ fn the_chinese_quick_start_runs_as_written() {
     let mirror = pypi_mirror(t.path("mirror"));
     let script = block("pip-mirror");
     assert!(script.contains(TSINGHUA), "{script}");
-    let o = paste(&t, &script.replace(TSINGHUA, &format!("{}/simple", mirror.url())));
+    let o = paste(
+        &t,
+        &script.replace(TSINGHUA, &format!("{}/simple", mirror.url())),
+    );
     assert_code(&o, 0, "pip-mirror");
     let o = install_cudart(&t, &[]);
     assert_installed_from(&t, &o, &mirror);
@@ -314,8 +377,14 @@ fn the_chinese_quick_start_runs_as_written() {
     let o = paste(&t, &block("explain"));
     assert_code(&o, 0, "explain");
     let out = stdout(&o);
-    assert!(out.contains("含义：") && out.contains("CUDA 11.0–11.8"), "{out}");
-    assert!(out.contains("cudaenv install 11.8 && cudaenv local 11.8"), "{out}");
+    assert!(
+        out.contains("含义：") && out.contains("CUDA 11.0–11.8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("cudaenv install 11.8 && cudaenv local 11.8"),
+        "{out}"
+    );
 }
 
 /// Every link of the Chinese quick start leads to a file of the repository.
@@ -329,11 +398,17 @@ fn the_chinese_quick_starts_links_exist() {
         let end = rest.find(')').unwrap();
         let target = rest[..end].split('#').next().unwrap();
         if !target.starts_with("http") {
-            assert!(root.join(target).exists(), "README.zh-CN.md links to {target}, which does not exist");
+            assert!(
+                root.join(target).exists(),
+                "README.zh-CN.md links to {target}, which does not exist"
+            );
             n += 1;
         }
     }
     assert!(n >= 5, "{n} links");
     let readme = include_str!("../../README.md");
-    assert!(readme.contains("(README.zh-CN.md)"), "README.md does not link the Chinese quick start");
+    assert!(
+        readme.contains("(README.zh-CN.md)"),
+        "README.md does not link the Chinese quick start"
+    );
 }

@@ -82,7 +82,12 @@ fn errors_in_chinese_and_in_the_c_locale() {
 fn the_setting_and_the_locale_choose_the_language() {
     let t = TestEnv::new();
     let hint = |vars: &[(&str, &str)]| {
-        let o = t.cmd().envs(vars.iter().copied()).args(["prefix", "12.4"]).output().unwrap();
+        let o = t
+            .cmd()
+            .envs(vars.iter().copied())
+            .args(["prefix", "12.4"])
+            .output()
+            .unwrap();
         assert_code(&o, 3, "prefix of a version that is not installed");
         let err = stderr(&o);
         err.lines()
@@ -97,7 +102,10 @@ fn the_setting_and_the_locale_choose_the_language() {
     assert_eq!(hint(&[]), english);
     assert_eq!(hint(&[("LC_ALL", "zh_CN.UTF-8"), C]), chinese);
     assert_eq!(hint(&[("LC_ALL", "C"), ZH]), english);
-    assert_eq!(hint(&[("LC_ALL", ""), ("LC_MESSAGES", "zh_CN.utf8"), C]), chinese);
+    assert_eq!(
+        hint(&[("LC_ALL", ""), ("LC_MESSAGES", "zh_CN.utf8"), C]),
+        chinese
+    );
     assert_eq!(hint(&[("LANG", "zh_TW.UTF-8")]), english);
     assert_eq!(hint(&[("LANG", "zh_CN.GB18030")]), english);
     assert_eq!(hint(&[("CUDAENV_LANG", "zh-CN"), C]), chinese);
@@ -109,7 +117,12 @@ fn the_setting_and_the_locale_choose_the_language() {
     std::fs::write(t.root.join("config.toml"), "lang = \"en\"\n").unwrap();
     assert_eq!(hint(&[ZH]), english);
 
-    let o = t.cmd().env("CUDAENV_LANG", "fr").args(["root"]).output().unwrap();
+    let o = t
+        .cmd()
+        .env("CUDAENV_LANG", "fr")
+        .args(["root"])
+        .output()
+        .unwrap();
     let err = assert_code(&o, 2, "an unknown CUDAENV_LANG");
     assert!(
         err.contains("CUDAENV_LANG") && err.contains("`en` or `zh-CN`"),
@@ -122,7 +135,10 @@ fn the_setting_and_the_locale_choose_the_language() {
         .output()
         .unwrap();
     let err = assert_code(&o, 2, "an unknown lang in config.toml");
-    assert!(err.contains("config.toml") && err.contains("lang: `klingon`"), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("lang: `klingon`"),
+        "{err}"
+    );
 }
 
 /// `--json` is English and the same bytes in every language.

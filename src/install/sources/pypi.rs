@@ -31,7 +31,6 @@ use crate::registry::{self, Release};
 use crate::spec::safe_url::DisplaySafeUrl;
 use crate::spec::{StackSpec, Version, VersionName};
 
-
 /// The largest project page read (PyPI's largest CUDA pages are a few MiB
 /// of JSON): a hostile index cannot make us hold more.
 const MAX_PAGE: usize = 64 << 20;

@@ -136,7 +136,10 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                         Level::Error,
                         "container-libs",
                         msg!("doctor-apptainer-libs-off-path", libs = SINGULARITY_LIBS),
-                        Some(msg!("doctor-apptainer-libs-off-path-fix", libs = SINGULARITY_LIBS)),
+                        Some(msg!(
+                            "doctor-apptainer-libs-off-path-fix",
+                            libs = SINGULARITY_LIBS
+                        )),
                     ));
                 }
             } else if !f.libcuda.loaded {

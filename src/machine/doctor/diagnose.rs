@@ -7,10 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Msg;
 use crate::machine::compat::{
     self, ArchSupport, ComputeCapability, DriverFit, Framework, FrameworkReq, driver,
 };
-use crate::i18n::Msg;
 use crate::msg;
 use crate::spec::Version;
 
@@ -98,10 +98,7 @@ fn driver_findings(f: &Facts, o: &mut Out) {
                 msg!("doctor-wsl-foreign-libcuda-fix", path = p),
             );
         } else {
-            o.ok(
-                "wsl",
-                msg!("doctor-wsl-ok"),
-            );
+            o.ok("wsl", msg!("doctor-wsl-ok"));
         }
     }
     match &driver {
@@ -113,10 +110,7 @@ fn driver_findings(f: &Facts, o: &mut Out) {
             );
             return;
         }
-        None => o.ok(
-            "driver",
-            msg!("doctor-driver-version-unknown"),
-        ),
+        None => o.ok("driver", msg!("doctor-driver-version-unknown")),
         Some(d) => {
             let src = &f.driver_versions[0].source;
             let max = f
@@ -173,15 +167,15 @@ fn driver_findings(f: &Facts, o: &mut Out) {
             "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" => msg!("doctor-cuinit-compat-fix"),
             _ => msg!("doctor-cuinit-failed-fix"),
         };
-        o.error("cuinit-failed", msg!("doctor-cuinit-failed", error = err), fix);
+        o.error(
+            "cuinit-failed",
+            msg!("doctor-cuinit-failed", error = err),
+            fix,
+        );
     }
     if f.gpus.is_empty() {
         if f.libcuda.init_error.is_none() && f.libcuda.loaded {
-            o.error(
-                "no-gpu",
-                msg!("doctor-no-gpu"),
-                msg!("doctor-no-gpu-fix"),
-            );
+            o.error("no-gpu", msg!("doctor-no-gpu"), msg!("doctor-no-gpu-fix"));
         }
     } else {
         let list = f
@@ -256,10 +250,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
         return;
     };
     if a.name == "system" {
-        o.ok(
-            "active",
-            msg!("doctor-active-system", origin = a.origin),
-        );
+        o.ok("active", msg!("doctor-active-system", origin = a.origin));
         return;
     }
     let what = match (&a.cuda, &a.cudnn) {
@@ -291,7 +282,10 @@ fn active_findings(f: &Facts, o: &mut Out) {
             compat::Whose::Target => msg!("doctor-target-driver-named", driver = d),
         };
         match driver::fit(d, &cuda, m.driver_os) {
-            DriverFit::Full => o.ok("driver-fit", msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda)),
+            DriverFit::Full => o.ok(
+                "driver-fit",
+                msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda),
+            ),
             DriverFit::MinorCompat { release_min } => o.warn(
                 "driver-fit",
                 msg!("doctor-driver-minor-compat", driver => driver.clone(), cuda = cuda),
@@ -553,8 +547,19 @@ fn library_findings(f: &Facts, o: &mut Out) {
                 o.warn(
                     "cuda-home",
                     match home {
-                        Some(h) => msg!("doctor-cuda-home", var = var, value = val, name = a.name, home = h),
-                        None => msg!("doctor-cuda-home-no-tree", var = var, value = val, name = a.name),
+                        Some(h) => msg!(
+                            "doctor-cuda-home",
+                            var = var,
+                            value = val,
+                            name = a.name,
+                            home = h
+                        ),
+                        None => msg!(
+                            "doctor-cuda-home-no-tree",
+                            var = var,
+                            value = val,
+                            name = a.name
+                        ),
                     },
                     msg!("doctor-cuda-home-fix", var = var, name = a.name),
                 );
@@ -596,7 +601,11 @@ fn list(v: &[&str]) -> Msg {
     if v.len() <= MAX {
         Msg::verbatim(v.join(", "))
     } else {
-        msg!("doctor-list-more", first = v[..MAX].join(", "), more = v.len() - MAX)
+        msg!(
+            "doctor-list-more",
+            first = v[..MAX].join(", "),
+            more = v.len() - MAX
+        )
     }
 }
 
@@ -626,7 +635,10 @@ fn environment_findings(f: &Facts, o: &mut Out) {
                 .filter(|x| x.parse::<usize>().is_ok_and(|i| n > 0 && i >= n))
                 .collect();
             if bad.is_empty() {
-                o.ok("visible-devices", Msg::verbatim(format!("CUDA_VISIBLE_DEVICES={t}")));
+                o.ok(
+                    "visible-devices",
+                    Msg::verbatim(format!("CUDA_VISIBLE_DEVICES={t}")),
+                );
             } else {
                 o.warn(
                     "visible-devices",
@@ -708,7 +720,10 @@ fn framework_findings(f: &Facts, o: &mut Out) {
             Some((a, c)) => msg!("doctor-nvidia-smi-active", name = a.name, cuda = c),
             None => msg!("doctor-nvidia-smi-no-active"),
         };
-        o.ok("nvidia-smi", msg!("doctor-nvidia-smi", cuda = cv, active => active));
+        o.ok(
+            "nvidia-smi",
+            msg!("doctor-nvidia-smi", cuda = cv, active => active),
+        );
     }
     let Some(py) = &f.python else {
         return;
@@ -775,7 +790,11 @@ fn framework_findings(f: &Facts, o: &mut Out) {
                 packages => Msg::And(names.into_iter().map(Msg::Verbatim).collect()),
                 file = ov.file
             ),
-            msg!("doctor-wheel-overlap-fix", package = last.name, version = last.version),
+            msg!(
+                "doctor-wheel-overlap-fix",
+                package = last.name,
+                version = last.version
+            ),
         );
     }
 }
@@ -868,9 +887,16 @@ fn wheel_mechanism(fw: &InstalledFramework, major: u32, pathfinder: bool) -> (Ms
         Framework::Torch => (msg!("doctor-how-torch"), msg!("doctor-instead-torch")),
         Framework::Tensorflow => (
             msg!("doctor-how-tensorflow"),
-            msg!("doctor-instead-tensorflow", version = fw.version, major = major),
+            msg!(
+                "doctor-instead-tensorflow",
+                version = fw.version,
+                major = major
+            ),
         ),
-        Framework::Jax => (msg!("doctor-how-jax"), msg!("doctor-instead-jax", major = major)),
+        Framework::Jax => (
+            msg!("doctor-how-jax"),
+            msg!("doctor-instead-jax", major = major),
+        ),
         Framework::Cupy => (
             if pathfinder {
                 pathfinder_note
@@ -881,7 +907,11 @@ fn wheel_mechanism(fw: &InstalledFramework, major: u32, pathfinder: bool) -> (Ms
         ),
         Framework::CudaPython | Framework::NumbaCuda => (
             pathfinder_note,
-            msg!("doctor-instead-cuda-python", package = fw.package, major = major),
+            msg!(
+                "doctor-instead-cuda-python",
+                package = fw.package,
+                major = major
+            ),
         ),
     }
 }
@@ -1102,7 +1132,11 @@ fn framework_vs_active(
             cuda = c
         )),
         Some(c) if c.truncate(2) < cuda_want.truncate(2) && cuda_want.parts().len() >= 2 => {
-            problems.push(msg!("doctor-framework-built-with-newer-cuda", want = cuda_want, cuda = c))
+            problems.push(msg!(
+                "doctor-framework-built-with-newer-cuda",
+                want = cuda_want,
+                cuda = c
+            ))
         }
         None => problems.push(msg!("doctor-framework-active-cuda-unknown")),
         _ => {}
@@ -1115,9 +1149,11 @@ fn framework_vs_active(
                 major = want.major(),
                 have = have
             )),
-            Some(have) if have.truncate(2) < want.truncate(2) => {
-                problems.push(msg!("doctor-framework-built-with-newer-cudnn", want = want, have = have))
-            }
+            Some(have) if have.truncate(2) < want.truncate(2) => problems.push(msg!(
+                "doctor-framework-built-with-newer-cudnn",
+                want = want,
+                have = have
+            )),
             _ => {}
         }
     }
@@ -1315,7 +1351,8 @@ mod tests {
             );
         }
         assert!(
-            found[0].message.en().contains("580.159.04") && found[0].message.en().contains("CUDA ≤ 13.0")
+            found[0].message.en().contains("580.159.04")
+                && found[0].message.en().contains("CUDA ≤ 13.0")
         );
     }
 
@@ -2139,7 +2176,11 @@ mod tests {
             let Some(hit) = hit else {
                 panic!("{name}: no {level:?} {code} in {found:#?}");
             };
-            let text = format!("{} {}", hit.message, hit.fix.as_ref().map(Msg::en).unwrap_or_default());
+            let text = format!(
+                "{} {}",
+                hit.message,
+                hit.fix.as_ref().map(Msg::en).unwrap_or_default()
+            );
             assert!(text.contains(needle), "{name}: {text:?} lacks {needle:?}");
             if *level != Level::Ok {
                 assert!(hit.fix.is_some(), "{name}: a problem needs a fix");
