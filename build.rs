@@ -155,7 +155,7 @@ fn static_unwinder_dir() -> Option<PathBuf> {
 
 /// Writes `$OUT_DIR/help_topics.rs`: `(name, title, text)` for every
 /// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
-/// its first `# ` heading, sorted by name.
+/// its first `# ` heading, sorted by name; and README.zh-CN.md as `zh-cn`.
 fn help_topics() {
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
@@ -176,6 +176,17 @@ fn help_topics() {
             .to_string();
         topics.push((name, title, path));
     }
+    // The Chinese quick start, for a reader with the binary and no clone.
+    let zh = dir.parent().expect("docs/ is in the repository").join("README.zh-CN.md");
+    println!("cargo::rerun-if-changed={}", zh.display());
+    let zh_text = std::fs::read_to_string(&zh).expect("README.zh-CN.md is UTF-8");
+    let zh_title = zh_text
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .unwrap_or("zh-cn")
+        .trim()
+        .to_string();
+    topics.push(("zh-cn".to_string(), zh_title, zh));
     topics.sort();
     let mut code = String::from("&[\n");
     for (name, title, path) in &topics {
