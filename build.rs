@@ -177,7 +177,10 @@ fn help_topics() {
         topics.push((name, title, path));
     }
     // The Chinese quick start, for a reader with the binary and no clone.
-    let zh = dir.parent().expect("docs/ is in the repository").join("README.zh-CN.md");
+    let zh = dir
+        .parent()
+        .expect("docs/ is in the repository")
+        .join("README.zh-CN.md");
     println!("cargo::rerun-if-changed={}", zh.display());
     let zh_text = std::fs::read_to_string(&zh).expect("README.zh-CN.md is UTF-8");
     let zh_title = zh_text

@@ -1,6 +1,7 @@
 //! Other tools' settings that cudaenv honours, so that what a user set up
 //! for them just works: pip's package index (`PIP_INDEX_URL`, pip.conf) and
-//! apt's Debian mirror (`/etc/apt/sources.list`, `sources.list.d`).
+//! apt's Debian mirror (`/etc/apt/sources.list`, `sources.list.d`). `/etc`
+//! is the context's (`Context::etc`), so tests read a directory of their own.
 //!
 //! Both are read as the tool itself reads them — pip's files in pip's order
 //! with pip's precedence, apt's one-line and deb822 formats — and only the
@@ -69,14 +70,15 @@ pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
         return Vec::new();
     }
     let mut files: Vec<PathBuf> = Vec::new();
-    let xdg_dirs = ctx
-        .var(env_vars::XDG_CONFIG_DIRS)
-        .filter(|d| !d.is_empty())
-        .unwrap_or("/etc/xdg");
-    for dir in xdg_dirs.split(':').filter(|d| !d.is_empty()) {
-        files.push(PathBuf::from(dir).join("pip/pip.conf"));
+    match ctx.var(env_vars::XDG_CONFIG_DIRS).filter(|d| !d.is_empty()) {
+        Some(dirs) => {
+            for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+                files.push(PathBuf::from(dir).join("pip/pip.conf"));
+            }
+        }
+        None => files.push(ctx.etc().join("xdg/pip/pip.conf")),
     }
-    files.push("/etc/pip.conf".into());
+    files.push(ctx.etc().join("pip.conf"));
     if !env_file.as_ref().is_some_and(|f| f.is_file()) {
         if let Some(h) = ctx.home() {
             files.push(h.join(".pip/pip.conf"));
@@ -165,9 +167,6 @@ fn pip_conf_index(text: &str) -> PipConfIndex {
 
 // --- apt ---------------------------------------------------------------------
 
-/// Where apt keeps its sources.
-pub const APT_ETC: &str = "/etc/apt";
-
 /// The largest sources file read.
 const MAX_SOURCES: u64 = 1 << 20;
 
@@ -178,7 +177,8 @@ const MAX_SOURCES: u64 = 1 << 20;
 /// apt reads: `*.list` and deb822 `*.sources`, `Enabled: no` skipped). Only
 /// `http(s)://` and `file:` URIs are taken. An Ubuntu machine has none: its
 /// archive does not carry Debian's packages.
-pub fn apt_debian_mirror(etc_apt: &Path) -> Option<(String, PathBuf)> {
+pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
+    let etc_apt = ctx.etc().join("apt");
     let mut files = vec![etc_apt.join("sources.list")];
     if let Ok(rd) = std::fs::read_dir(etc_apt.join("sources.list.d")) {
         let mut parts: Vec<PathBuf> = rd
@@ -377,6 +377,77 @@ mod tests {
         assert_eq!(
             pip_conf_index("[Global]\nindex-url = a\n"),
             PipConfIndex::default()
+        );
+    }
+
+    /// pip's order over real files: global, user, site, PIP_CONFIG_FILE;
+    /// `[install]` over `[global]`; `PIP_INDEX_URL` over every file.
+    #[test]
+    fn pip_files_in_pips_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        let write = |rel: &str, section: &str, url: &str| {
+            let p = t.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("[{section}]\nindex-url = {url}\n")).unwrap();
+        };
+        let ctx = |vars: &[(&str, &str)]| {
+            let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
+                vec![("HOME".into(), t.join("home").into())];
+            env.extend(vars.iter().map(|(k, v)| ((*k).into(), (*v).into())));
+            Context::new(env, t.to_path_buf())
+                .unwrap()
+                .with_etc(t.join("etc"))
+        };
+        let url = |vars: &[(&str, &str)]| index_url(&ctx(vars)).0;
+        assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
+        write("etc/xdg/pip/pip.conf", "global", "http://xdg/simple");
+        assert_eq!(url(&[]), "http://xdg/simple");
+        write("etc/pip.conf", "global", "http://etc/simple");
+        assert_eq!(url(&[]), "http://etc/simple");
+        write("home/.pip/pip.conf", "global", "http://legacy/simple");
+        assert_eq!(url(&[]), "http://legacy/simple");
+        write("home/.config/pip/pip.conf", "global", "http://user/simple");
+        let (u, from) = index_url(&ctx(&[]));
+        assert_eq!(u, "http://user/simple");
+        assert!(from.ends_with(".config/pip/pip.conf"), "{from}");
+        write("venv/pip.conf", "global", "http://site/simple");
+        let venv = t.join("venv");
+        let venv = venv.to_str().unwrap();
+        assert_eq!(url(&[("VIRTUAL_ENV", venv)]), "http://site/simple");
+        // [install] in an earlier file beats [global] in a later one.
+        write("etc/pip.conf", "install", "http://etc-install/simple");
+        assert_eq!(url(&[("VIRTUAL_ENV", venv)]), "http://etc-install/simple");
+        write("ci.conf", "install", "http://ci/simple");
+        let ci = t.join("ci.conf");
+        let ci = ci.to_str().unwrap();
+        assert_eq!(url(&[("PIP_CONFIG_FILE", ci)]), "http://ci/simple");
+        assert_eq!(url(&[("PIP_CONFIG_FILE", "/dev/null")]), DEFAULT_PYPI_INDEX);
+        assert_eq!(
+            url(&[
+                ("PIP_CONFIG_FILE", ci),
+                ("PIP_INDEX_URL", "http://var/simple")
+            ]),
+            "http://var/simple"
+        );
+        assert_eq!(
+            url(&[
+                ("PIP_INDEX_URL", "http://var/simple"),
+                ("CUDAENV_PYPI_INDEX", "http://own/simple")
+            ]),
+            "http://own/simple"
+        );
+        // XDG_CONFIG_HOME moves the user's file.
+        write("xdg-home/pip/pip.conf", "global", "http://xdg-home/simple");
+        let xh = t.join("xdg-home");
+        assert_eq!(
+            url(&[("XDG_CONFIG_HOME", xh.to_str().unwrap())]),
+            "http://etc-install/simple"
+        );
+        std::fs::write(t.join("etc/pip.conf"), "[global]\ncert = /x\n").unwrap();
+        assert_eq!(
+            url(&[("XDG_CONFIG_HOME", xh.to_str().unwrap())]),
+            "http://xdg-home/simple"
         );
     }
 

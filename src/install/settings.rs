@@ -141,8 +141,7 @@ impl Settings {
             crate::install::sources::debian::DEFAULT_MIRROR,
         );
         if debian_mirror.origin == Origin::Default
-            && let Some((uri, file)) =
-                tool_config::apt_debian_mirror(std::path::Path::new(tool_config::APT_ETC))
+            && let Some((uri, file)) = tool_config::apt_debian_mirror(ctx)
         {
             debian_mirror = Setting::new(uri, Origin::Apt(file.display().to_string()));
         }
@@ -227,6 +226,8 @@ mod tests {
     use crate::spec::source::SourceKind;
     use std::collections::BTreeMap;
 
+    /// A context whose HOME, root and `/etc` are `root` (an empty
+    /// `root/etc`: no apt sources, no pip files but the test's).
     fn ctx_with(root: &std::path::Path, vars: &[(&str, &str)]) -> Context {
         let mut env = BTreeMap::new();
         env.insert("HOME".into(), root.as_os_str().to_owned());
@@ -234,7 +235,9 @@ mod tests {
         for (k, v) in vars {
             env.insert((*k).into(), (*v).into());
         }
-        Context::new(env, root.to_path_buf()).unwrap()
+        Context::new(env, root.to_path_buf())
+            .unwrap()
+            .with_etc(root.join("etc"))
     }
 
     #[test]
@@ -413,6 +416,19 @@ mod tests {
             c.debian_base().unwrap(),
             crate::install::sources::debian::DEFAULT_MIRROR
         );
+        // apt's Debian mirror, when cudaenv's own setting is absent.
+        std::fs::create_dir_all(tmp.path().join("etc/apt")).unwrap();
+        std::fs::write(
+            tmp.path().join("etc/apt/sources.list"),
+            "deb https://mirrors.tuna.tsinghua.edu.cn/debian/ bookworm main\n",
+        )
+        .unwrap();
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(
+            c.debian_base().unwrap(),
+            "https://mirrors.tuna.tsinghua.edu.cn/debian"
+        );
+        assert!(matches!(c.debian_mirror.origin, Origin::Apt(_)));
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "debian-mirror = \"https://mirrors.example.org/debian/\"\n",
