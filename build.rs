@@ -13,7 +13,7 @@
 //! - `pow`, the only function the program took from libm, is defined in
 //!   src/main.rs, so libm is not loaded at all (~0.1 ms per start measured);
 //!   a version script keeps that definition private to the executable.
-//! - `dist` builds are linked with `src/activation/src/activation/shims/shim-path.ld`, which gathers the
+//! - `dist` builds are linked with `src/activation/shims/shim-path.ld`, which gathers the
 //!   functions a shim runs into one section at the start of the code, so
 //!   that a shim touches a few pages of code instead of ~25 scattered
 //!   windows (160 -> 134 page faults per shim run measured). Its patterns name functions
@@ -91,7 +91,7 @@ fn main() {
 /// and nobody measures their shims.
 fn shim_path_script() -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
-    let script = dir.join("src/activation/src/activation/shims/shim-path.ld");
+    let script = dir.join("src/activation/shims/shim-path.ld");
     println!("cargo::rerun-if-changed={}", script.display());
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     println!("cargo::rerun-if-env-changed=CUDAENV_SHIM_ORDER");
@@ -103,7 +103,16 @@ fn shim_path_script() -> Option<PathBuf> {
         );
         return None;
     }
-    if !optimised || flags.contains("mold") || !script.is_file() {
+    if !script.is_file() {
+        // The file is part of the repository: its absence is a broken
+        // checkout or a moved file, never a build to be quietly slower.
+        println!(
+            "cargo::warning={} is missing: linking without it (each shim starts ~0.1 ms slower)",
+            script.display()
+        );
+        return None;
+    }
+    if !optimised || flags.contains("mold") {
         return None;
     }
     // The patterns name what the `dist` profile's whole-program optimisation
@@ -155,7 +164,7 @@ fn static_unwinder_dir() -> Option<PathBuf> {
 
 /// Writes `$OUT_DIR/help_topics.rs`: `(name, title, text)` for every
 /// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
-/// its first `# ` heading, sorted by name.
+/// its first `# ` heading, sorted by name; and README.zh-CN.md as `zh-cn`.
 fn help_topics() {
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
@@ -176,6 +185,20 @@ fn help_topics() {
             .to_string();
         topics.push((name, title, path));
     }
+    // The Chinese quick start, for a reader with the binary and no clone.
+    let zh = dir
+        .parent()
+        .expect("docs/ is in the repository")
+        .join("README.zh-CN.md");
+    println!("cargo::rerun-if-changed={}", zh.display());
+    let zh_text = std::fs::read_to_string(&zh).expect("README.zh-CN.md is UTF-8");
+    let zh_title = zh_text
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .unwrap_or("zh-cn")
+        .trim()
+        .to_string();
+    topics.push(("zh-cn".to_string(), zh_title, zh));
     topics.sort();
     let mut code = String::from("&[\n");
     for (name, title, path) in &topics {

@@ -40,6 +40,8 @@ REQUIREMENTS=(
   cmake:cmake
   flock:util-linux
   setsid:util-linux
+  unshare:util-linux
+  dpkg:python3-pip
 )
 
 present() {

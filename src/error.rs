@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use crate::i18n::Msg;
+use crate::msg;
 use crate::spec::source::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
@@ -745,260 +747,189 @@ impl Error {
         }
     }
 
-    /// What the user should do next, when there is something useful to say.
+    /// What the user should do next, when there is something useful to say
+    /// (in English: what `--json` and the tests read).
     pub fn hint(&self) -> Option<String> {
-        match self {
-            Error::InvalidSpec { .. } => Some(
-                "a spec looks like `12.4`, `12.4.1`, `11.2+cudnn8.1`, `system`, or the name of a linked version"
-                    .into(),
-            ),
-            Error::UnreadableFile { path, .. } => Some(format!(
-                "its owner can let others read it with `chmod a+r {}` (files cudaenv writes follow the umask)",
-                path.display()
-            )),
-            Error::InvalidVersionFile { path, .. } => Some(format!(
-                "the file should hold one spec such as `12.4+cudnn9.1`; fix or remove {}",
-                path.display()
-            )),
-            Error::NotInstalled { spec, installed, .. } => {
-                let mut h = how_to_get(spec);
-                if !installed.is_empty() {
-                    h.push_str(&format!("; installed: {}", installed.join(", ")));
-                }
-                Some(h)
+        self.hint_msg().map(|m| m.en())
+    }
+
+    /// The hint as a message, shown in the user's language by the printer.
+    pub fn hint_msg(&self) -> Option<Msg> {
+        Some(match self {
+            Error::InvalidSpec { .. } => msg!("hint-invalid-spec"),
+            Error::InvalidVersionFile { path, .. } => {
+                msg!("hint-invalid-version-file", path = path.display())
             }
-            Error::NoRuntimeAt { .. } => Some(
-                "point `cudaenv link` at a CUDA toolkit (e.g. /usr/local/cuda-12.4) or a Python environment's site-packages/nvidia directory"
-                    .into(),
-            ),
-            Error::AlreadyExists { name } => Some(format!(
-                "pick another name, or remove it first with `cudaenv uninstall {name}`"
-            )),
-            Error::NoSuchVersion { installed, .. } => Some(if installed.is_empty() {
-                "nothing is installed".into()
-            } else {
-                format!(
-                    "give the exact name as `cudaenv versions` prints it; installed: {}",
-                    installed.join(", ")
-                )
-            }),
-            Error::ConfirmationRequired { .. } => {
-                Some("pass `-y` (`--yes`) to confirm from a script".into())
+            Error::UnreadableFile { path, .. } => {
+                msg!("hint-unreadable-file", path = path.display())
             }
-            Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => Some(format!(
-                "it exists in: {}; select one of those with `cudaenv local` or `cudaenv shell`",
-                available_in.join(", ")
-            )),
-            Error::ShimRecursion { command, .. } => Some(format!(
-                "something between the shim and the real `{command}` runs `{command}` again \
-                 (a wrapper script, or a PATH that leads back to the shims); {} counts the nesting",
-                crate::context::env_vars::CUDAENV_SHIM_DEPTH
-            )),
-            Error::CommandNotFound { command, .. } => Some(format!(
-                "no installed version provides `{command}`; if it is a toolkit tool (nvcc, ptxas, cuobjdump …), it comes with a `devel` or `full` install"
-            )),
             Error::UnrepresentablePath { path, .. }
-                if path.as_os_str().as_encoded_bytes().iter().any(|b| matches!(b, b'\n' | b'\r')) =>
+                if path
+                    .as_os_str()
+                    .as_encoded_bytes()
+                    .iter()
+                    .any(|b| matches!(b, b'\n' | b'\r')) =>
             {
-                Some("use a directory whose path has no line break (for CUDAENV_ROOT, or the path given to `link`); `cudaenv env --shell SHELL` carries any path".into())
+                msg!("hint-path-with-line-break")
             }
-            Error::UnrepresentablePath { .. } => {
-                Some("use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)".into())
+            Error::WriteOutside { path, .. } => {
+                msg!("hint-write-outside", path = path.display())
             }
-            Error::BadArchive { .. } => Some(
-                "the archive was rejected as unsafe or corrupt and nothing was installed; if it comes from a mirror, check the mirror"
-                    .into(),
-            ),
-            Error::HashMismatch { .. } => Some(
-                "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
-                    .into(),
-            ),
-            Error::WriteOutside { path, .. } => Some(format!(
-                "remove the link {} (or give a directory without links in it); nothing was written through it",
-                path.display()
-            )),
-            Error::NoSpace { .. } => Some(
-                "free some space there, or give cudaenv a root on a larger file system (CUDAENV_ROOT); nothing was downloaded"
-                    .into(),
-            ),
-            Error::NotRegularArtifact { .. } => Some(
-                "a mirror's files are regular files: write the mirror again with `cudaenv mirror`; nothing was read or installed"
-                    .into(),
-            ),
-            Error::SizeMismatch { from, .. } => Some(format!(
-                "the file is not the one the {} announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file{}",
-                match from {
-                    Some(SourceKind::Nvidia | SourceKind::Legacy) => "manifest",
-                    _ => "index",
-                },
-                match from {
-                    Some(k) => format!(" (check {})", where_configured(*k)),
-                    None => String::new(),
+            Error::NoSpace { .. } => msg!("hint-no-space"),
+            Error::NotRegularArtifact { .. } => msg!("hint-not-regular-artifact"),
+            Error::InstalledDiffersFromLock { .. } => msg!("hint-installed-differs-from-lock"),
+            Error::UntrustedSystemPath { .. } => msg!("hint-untrusted-system-path"),
+            Error::NotInstalled {
+                spec, installed, ..
+            } => {
+                let h = how_to_get_msg(spec);
+                if installed.is_empty() {
+                    h
+                } else {
+                    msg!("hint-installed-list", hint => h, installed = installed.join(", "))
                 }
-            )),
+            }
+            Error::NoRuntimeAt { .. } => msg!("hint-no-runtime-at"),
+            Error::AlreadyExists { name } => msg!("hint-already-exists", name = name),
+            Error::NoSuchVersion { installed, .. } => {
+                if installed.is_empty() {
+                    msg!("hint-nothing-is-installed")
+                } else {
+                    msg!("hint-no-such-version", installed = installed.join(", "))
+                }
+            }
+            Error::ConfirmationRequired { .. } => msg!("hint-confirmation-required"),
+            Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => {
+                msg!(
+                    "hint-command-in-other-versions",
+                    versions = available_in.join(", ")
+                )
+            }
+            Error::ShimRecursion { command, .. } => msg!(
+                "hint-shim-recursion",
+                command = command,
+                variable = crate::context::env_vars::CUDAENV_SHIM_DEPTH
+            ),
+            Error::CommandNotFound { command, .. } => {
+                msg!("hint-command-not-found", command = command)
+            }
+            Error::UnrepresentablePath { .. } => msg!("hint-unrepresentable-path"),
+            Error::BadArchive { .. } => msg!("hint-bad-archive"),
+            Error::HashMismatch { .. } => msg!("hint-hash-mismatch"),
+            Error::SizeMismatch { from, .. } => {
+                let h = match from {
+                    Some(SourceKind::Nvidia | SourceKind::Legacy) => {
+                        msg!("hint-size-mismatch-manifest")
+                    }
+                    _ => msg!("hint-size-mismatch-index"),
+                };
+                match from {
+                    Some(k) => msg!("hint-check-where", hint => h, place = where_configured(*k)),
+                    None => h,
+                }
+            }
             Error::Network {
                 url,
                 reason,
                 from: Some(SourceKind::Nvidia | SourceKind::Legacy),
-            } => Some(format!("{}; run again to resume", network_advice(url, reason))),
+            } => msg!("hint-run-again-to-resume", advice => network_advice(url, reason)),
             Error::Network {
                 from: Some(k @ (SourceKind::Pypi | SourceKind::Debian)),
                 ..
-            } => Some(format!(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the {} ({}); run again to resume",
-                match k {
-                    SourceKind::Debian => "Debian mirror",
-                    _ => "package index",
-                },
-                where_configured(*k)
-            )),
-            Error::Network { from: None, .. } => Some(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the source's mirror (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml); run again to resume"
-                    .into(),
+            } => match k {
+                SourceKind::Debian => {
+                    msg!("hint-network-debian-mirror", place = where_configured(*k))
+                }
+                _ => msg!("hint-network-package-index", place = where_configured(*k)),
+            },
+            Error::Network { from: None, .. } => msg!("hint-network-any"),
+            Error::Offline { url, .. } => msg!("hint-offline", url = url),
+            Error::NotAvailable { hint, .. } => return hint.clone().map(Msg::Verbatim),
+            Error::Unverified { .. } => msg!("hint-unverified"),
+            Error::BadRunfile { .. } | Error::BadManifest { .. } => msg!("hint-bad-nvidia-file"),
+            Error::Config { .. } => msg!("hint-config"),
+            Error::InvalidFacts { .. } => msg!("hint-invalid-facts"),
+            Error::InvalidLock { path, .. } => msg!("hint-invalid-lock", path = path.display()),
+            Error::LockForeignUrl { .. } => msg!("hint-lock-foreign-url"),
+            Error::LockMismatch { .. } => msg!("hint-lock-mismatch"),
+            Error::LockPlatform {
+                platform, locked, ..
+            } => msg!(
+                "hint-lock-platform",
+                platforms = format!("{},{platform}", locked.join(","))
             ),
-            Error::Offline { url, .. } => Some(format!(
-                "run once without --offline to download it ({url})"
-            )),
-            Error::NotAvailable { hint, .. } => hint.clone(),
-            Error::Unverified { .. } => Some(
-                "pass --allow-unverified to accept a download that no pinned hash can check".into(),
-            ),
-            Error::BadRunfile { .. } | Error::BadManifest { .. } => Some(
-                "nothing was installed; the file may be corrupt or tampered with: check the mirror (CUDAENV_NVIDIA_MIRROR) that served it"
-                    .into(),
-            ),
-            Error::Config { .. } => Some("`cudaenv help configuration` lists the keys config.toml accepts".into()),
-            Error::InvalidFacts { .. } => {
-                Some("pass the output of `cudaenv doctor --json` (or its `facts` object)".into())
-            }
-            Error::InvalidLock { path, .. } => Some(format!(
-                "nothing was downloaded or installed; regenerate it with `cudaenv lock` (or restore {} from version control)",
-                path.display()
-            )),
-            Error::LockForeignUrl { .. } => Some(
-                "a lock pins versions and hashes; the bytes come from your own sources (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml). Use `--locked` to fetch the pinned files from them, or `cudaenv lock` to re-lock against them"
-                    .into(),
-            ),
-            Error::LockMismatch { .. } => Some(
-                "nothing was installed; run `cudaenv lock` to re-resolve, review the change and commit cuda.lock"
-                    .into(),
-            ),
-            Error::InstalledDiffersFromLock { .. } => Some(
-                "nothing was changed; reinstall it from the lock with `cudaenv install --locked --force`"
-                    .into(),
-            ),
-            Error::LockPlatform { platform, locked, .. } => Some(format!(
-                "nothing was installed; add this platform with `cudaenv lock --platform {},{platform}` and commit cuda.lock",
-                locked.join(",")
-            )),
-            Error::NoLock { .. } => Some(
-                "create one with `cudaenv lock` (next to .cuda-version) and commit it".into(),
-            ),
-            Error::NoVersionFile { .. } => Some(
-                "pass a SPEC: `cudaenv lock 12.4+cudnn9` pins it in ./.cuda-version and locks it".into(),
-            ),
-            Error::InvalidFramework { .. } => Some(
-                "write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)"
-                    .into(),
-            ),
+            Error::NoLock { .. } => msg!("hint-no-lock"),
+            Error::NoVersionFile { .. } => msg!("hint-no-version-file"),
+            Error::InvalidFramework { .. } => msg!("hint-invalid-framework"),
             Error::UnknownFrameworkVersion { known, .. } if !known.is_empty() => {
-                Some(format!("known: {}", known.join(", ")))
+                msg!("hint-known", known = known.join(", "))
             }
-            Error::FrameworkNotInstalled { framework, .. } => Some(format!(
-                "name a version (`cudaenv compat {framework}==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it"
-            )),
+            Error::FrameworkNotInstalled { framework, .. } => {
+                msg!("hint-framework-not-installed", framework = framework)
+            }
             Error::WouldNotRun {
                 driver_too_old,
                 target,
                 gpu,
                 ..
-            } => Some(match (*driver_too_old, target) {
-                (true, None) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
-                (true, Some(name)) => format!("upgrade {name}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway"),
-                (false, _) => format!("pick a CUDA release that supports {gpu}, or drop --strict to install anyway"),
-            }),
-            Error::NoDriver { .. } => Some(
-                "on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); \
-                 in a container, start it with the GPU exposed (e.g. `docker run --gpus all`). On a machine \
-                 without one, nothing can be verified. cudaenv installs toolkits, never the driver"
-                    .into(),
-            ),
+            } => match (*driver_too_old, target) {
+                (true, None) => msg!("hint-would-not-run-driver"),
+                (true, Some(name)) => msg!("hint-would-not-run-target-driver", machine = name),
+                (false, _) => msg!("hint-would-not-run-gpu", gpu = gpu),
+            },
+            Error::NoDriver { .. } => msg!("hint-no-driver"),
             Error::DriverTooOld {
                 driver_cuda,
                 min_driver,
                 ..
-            } => Some(format!(
-                "upgrade the NVIDIA driver to {min_driver} or newer, or select a CUDA this driver runs \
-                 (`cudaenv install {driver_cuda}`, then `cudaenv local {driver_cuda}`)"
-            )),
-            Error::ArchUnsupported { instead, .. } => Some(format!(
-                "select a CUDA that supports this GPU: {instead}"
-            )),
+            } => msg!(
+                "hint-driver-too-old",
+                driver = min_driver,
+                cuda = driver_cuda
+            ),
+            Error::ArchUnsupported { instead, .. } => {
+                msg!("hint-arch-unsupported", instead = instead)
+            }
             Error::NoDevice {
                 visible_devices: Some(v),
                 present,
                 ..
-            } => Some(format!(
-                "CUDA_VISIBLE_DEVICES={v:?} hides {}; unset it or list a GPU index (e.g. CUDA_VISIBLE_DEVICES=0)",
+            } => {
+                let value = format!("{v:?}");
                 match present {
-                    Some(1) => "the driver's only GPU".to_string(),
-                    Some(n) => format!("the driver's {n} GPUs"),
-                    None => "the GPUs".to_string(),
+                    Some(1) => msg!("hint-no-device-hidden-one", value = value),
+                    Some(n) => msg!("hint-no-device-hidden-many", value = value, count = n),
+                    None => msg!("hint-no-device-hidden", value = value),
                 }
-            )),
-            Error::NoDevice { .. } => Some(
-                "check `nvidia-smi`; in a container, start it with the GPU exposed (e.g. `docker run --gpus all`)"
-                    .into(),
+            }
+            Error::NoDevice { .. } => msg!("hint-no-device"),
+            Error::LibraryMissing { version, .. } if version == "system" => {
+                msg!("hint-library-missing-system")
+            }
+            Error::LibraryMissing { version, .. } => {
+                msg!("hint-library-missing", version = version)
+            }
+            Error::LibraryShadowed { path, .. } => msg!(
+                "hint-library-shadowed",
+                dir = path.parent().unwrap_or(path).display()
             ),
-            Error::LibraryMissing { version, .. } if version == "system" => Some(
-                "no version is selected and the loader finds no copy: select one \
-                 (`cudaenv local 12.4`, `cudaenv verify 12.4`) or put a toolkit's lib64 on LD_LIBRARY_PATH"
-                    .into(),
-            ),
-            Error::LibraryMissing { version, .. } => Some(format!(
-                "version `{version}` lacks it: reinstall it, or link a tree that has it; \
-                 `cudaenv verify --json` lists every soname tried"
-            )),
-            Error::LibraryShadowed { path, .. } => Some(format!(
-                "another copy is found first: remove {} from LD_LIBRARY_PATH (and LD_PRELOAD), \
-                 or install the library into the version",
-                path.parent().unwrap_or(path).display()
-            )),
-            Error::LibraryMismatch { .. } => Some(
-                "the files changed since the version was recorded, or another copy shadows them; \
-                 reinstall the version"
-                    .into(),
-            ),
-            Error::WrongResult { .. } => Some(
-                "a GPU, driver or library that computes wrong numbers: check `nvidia-smi -q -d ECC,CLOCK` \
-                 for memory errors or overclocking, try another driver; NVIDIA_TF32_OVERRIDE=1 also makes \
-                 fp32 products inexact"
-                    .into(),
-            ),
+            Error::LibraryMismatch { .. } => msg!("hint-library-mismatch"),
+            Error::WrongResult { .. } => msg!("hint-wrong-result"),
             Error::VerifyTimedOut {
                 stage, output, why, ..
             } => {
-                let mut hint = match why {
-                    Some(why) => why.clone(),
+                let hint = match why {
+                    Some(why) => Msg::Verbatim(why.clone()),
                     None if stage.starts_with("cuInit") || stage.contains("libcuda") => {
-                        "the driver hangs in its initialisation (cuInit): every CUDA program on this \
-                         machine will hang the same way. Check `nvidia-smi` (if it hangs too, the driver \
-                         or GPU is stuck: reload the kernel module or reboot; look for Xid errors in \
-                         `dmesg`). If the checks are only slow (a large --size), raise the limit with \
-                         --timeout SECS"
-                            .to_string()
+                        msg!("hint-timed-out-cuinit")
                     }
-                    None => format!(
-                        "`{stage}` did not return. Run another CUDA program (`nvidia-smi`, a framework's \
-                         first GPU call) to see whether it waits too: if so the driver or GPU is stuck \
-                         (look for Xid errors in `dmesg`); if not, the call is only slow here (a large \
-                         --size, code being compiled): raise the limit with --timeout SECS"
-                    ),
+                    None => msg!("hint-timed-out", stage = stage),
                 };
-                if !output.is_empty() {
-                    hint.push_str(&format!("\nthe libraries' last output was:\n{output}"));
+                if output.is_empty() {
+                    hint
+                } else {
+                    msg!("hint-last-output", hint => hint, output = output)
                 }
-                Some(hint)
             }
             Error::StackPredatesGpu {
                 sm,
@@ -1008,150 +939,90 @@ impl Error {
                 ..
             } => {
                 let instead = match first {
-                    Some(f) => format!(
-                        "use CUDA {f} or newer, the first with native {sm} code (`cudaenv install {f}`){}",
-                        if frameworks.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", and a framework built for it: {}", frameworks.join(", "))
-                        }
+                    Some(f) if frameworks.is_empty() => {
+                        msg!("hint-predates-gpu-use", first = f, sm = sm)
+                    }
+                    Some(f) => msg!(
+                        "hint-predates-gpu-use-frameworks",
+                        first = f,
+                        sm = sm,
+                        frameworks = frameworks.join(", ")
                     ),
-                    None => "use the newest CUDA release".to_string(),
+                    None => msg!("hint-predates-gpu-newest"),
                 };
-                Some(format!(
-                    "{instead}. With CUDA {cuda} every library kernel this GPU needs is JIT-compiled \
-                     by the driver at its first use (minutes for cuBLAS; again whenever the compute \
-                     cache, CUDA_CACHE_MAXSIZE, is too small to keep it), and libraries that ship no \
-                     PTX fail with \"no kernel image is available\""
-                ))
+                msg!("hint-predates-gpu", instead => instead, cuda = cuda)
             }
-            Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
-                "the libraries' last output was:\n{output}"
-            )),
-            Error::UnknownHelpTopic { topics, .. } => Some(format!(
-                "topics: {}; `cudaenv help` lists the commands too",
-                topics.join(", ")
-            )),
-            Error::UnknownCommand { .. } => Some("`cudaenv --help` lists the commands".into()),
-            Error::NoPin { installed, .. } => Some(match installed.as_slice() {
-                [] => "pin one with `cudaenv local SPEC` once it is installed: `cudaenv install 12.4`, \
-                       then `cudaenv local 12.4` (`cudaenv ls-remote` lists what can be installed)"
-                    .into(),
-                _ => format!(
-                    "pin one with `cudaenv local SPEC`; installed: {}",
-                    installed.join(", ")
+            Error::VerifyCrashed { output, .. } if !output.is_empty() => {
+                msg!("hint-only-last-output", output = output)
+            }
+            Error::UnknownHelpTopic { topics, .. } => {
+                msg!("hint-unknown-help-topic", topics = topics.join(", "))
+            }
+            Error::UnknownCommand { .. } => msg!("hint-unknown-command"),
+            Error::NoPin { installed, .. } => match installed.as_slice() {
+                [] => msg!("hint-no-pin-nothing-installed"),
+                _ => msg!("hint-no-pin", installed = installed.join(", ")),
+            },
+            Error::VersionNameRequired { command, installed } => match installed.as_slice() {
+                [] => msg!("hint-version-name-required-none"),
+                _ => msg!(
+                    "hint-version-name-required",
+                    command = command,
+                    installed = installed.join(", ")
                 ),
-            }),
-            Error::VersionNameRequired { command, installed } => Some(match installed.as_slice() {
-                [] => "nothing is installed (`cudaenv versions` lists what is)".into(),
-                _ => format!(
-                    "`cudaenv {command} NAME`; installed: {}",
-                    installed.join(", ")
-                ),
-            }),
-            Error::ManifestsUnreachable { url, reason } => Some(format!(
-                "{}; nothing was changed: cudaenv keeps using the manifests it has",
-                network_advice(url, reason)
-            )),
-            Error::UntrustedSystemPath { .. } => Some(
-                "anyone who controls that place can plant libraries or tools in every user's processes; \
-                 the administrator should create the directory, give it to root, or remove it from the version; \
-                 meanwhile use a version of your own root"
-                    .into(),
+            },
+            Error::ManifestsUnreachable { url, reason } => {
+                msg!("hint-manifests-unreachable", advice => network_advice(url, reason))
+            }
+            Error::UnsafeSystemRoot { path, .. } => {
+                msg!("hint-unsafe-system-root", path = path.display())
+            }
+            Error::SystemRootNotWritable { root, .. } => {
+                msg!("hint-system-root-not-writable", root = root.display())
+            }
+            Error::NoSystemRoot => msg!(
+                "hint-no-system-root",
+                variable = crate::context::env_vars::CUDAENV_SYSTEM_ROOT
             ),
-            Error::UnsafeSystemRoot { path, .. } => Some(format!(
-                "anyone who can write there can plant libraries in every user's processes; \
-                 the administrator should run `chmod go-w {}` (or remove the version); \
-                 meanwhile use a version of your own root",
-                path.display()
-            )),
-            Error::SystemRootNotWritable { root, .. } => Some(format!(
-                "use your own root (leave out --system); or, as the system root's owner, run it with \
-                 `cudaenv install --system` or CUDAENV_ROOT={}",
-                root.display()
-            )),
-            Error::NoSystemRoot => Some(format!(
-                "set {} or `system-root` in $CUDAENV_ROOT/config.toml",
-                crate::context::env_vars::CUDAENV_SYSTEM_ROOT
-            )),
-            Error::NothingInstalled { .. } => Some(
-                "install one first (`cudaenv install 12.4`) or adopt one (`cudaenv link NAME PATH`)"
-                    .into(),
+            Error::NothingInstalled { .. } => msg!("hint-nothing-installed"),
+            Error::ModulefileNotOurs { .. } => msg!("hint-modulefile-not-ours"),
+            Error::NotAMirror { .. } => msg!("hint-not-a-mirror"),
+            Error::BadMirror { .. } => msg!("hint-bad-mirror"),
+            Error::InvalidTarget { .. } => msg!("hint-invalid-target"),
+            Error::TraceFailed { .. } => msg!("hint-trace-failed"),
+            Error::NetworkStalled { default_secs, .. } => msg!(
+                "hint-network-stalled",
+                variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                default = default_secs
             ),
-            Error::ModulefileNotOurs { .. } => Some(
-                "export into a directory of its own (`module use` it), or move that file away".into(),
+            Error::InvalidHttpTimeout { default_secs, .. } => msg!(
+                "hint-invalid-http-timeout",
+                variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                default = default_secs
             ),
-            Error::NotAMirror { .. } => Some(
-                "give a new or empty directory, or one that `cudaenv mirror` wrote before (it adds to it)"
-                    .into(),
-            ),
-            Error::BadMirror { .. } => Some(
-                "the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory"
-                    .into(),
-            ),
-            Error::InvalidTarget { .. } => Some(
-                "describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)"
-                    .into(),
-            ),
-            Error::TraceFailed { .. } => Some(
-                "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
-                    .into(),
-            ),
-            Error::NetworkStalled { default_secs, .. } => Some(format!(
-                "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {default_secs})",
-                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-            )),
-            Error::InvalidHttpTimeout { default_secs, .. } => Some(format!(
-                "set it to whole seconds, e.g. {}=60, or unset it for the default ({default_secs} s)",
-                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-            )),
-            Error::BadVariable { variable, .. } => Some(format!(
-                "set {variable} to such a value, or unset it (`cudaenv help environment` lists the variables)"
-            )),
-            Error::Encode { .. } | Error::TaskFailed { .. } => Some(
-                "this is a bug in cudaenv; nothing was committed half-way. Please report it with the command that failed"
-                    .into(),
-            ),
-            Error::AsyncRuntime { .. } | Error::HttpClient { .. } => Some(
-                "the system refused a resource cudaenv needs (threads, file descriptors, TLS roots): check `ulimit -a`"
-                    .into(),
-            ),
-            Error::CannotRun { .. } => Some(
-                "check that the file is executable and built for this machine (`file`, `ldd`)".into(),
-            ),
-            Error::NoErrorText => Some(
-                "pass the message as an argument or on standard input: `cudaenv explain \"libcudart.so.11.0: cannot open…\"`"
-                    .into(),
-            ),
-            Error::NoShellVersion { .. } => Some(
-                "`cudaenv shell SPEC` sets one for this shell; `cudaenv version` shows what is active and why".into(),
-            ),
-            Error::SystemHasNoPrefix => Some(
-                "select a cudaenv version (`cudaenv prefix 12.4`, `cudaenv local 12.4`); `cudaenv versions` lists them"
-                    .into(),
-            ),
-            Error::NotALink { name } => Some(format!(
-                "`--force` only replaces links: run `cudaenv uninstall {name}` first, or pick another name"
-            )),
-            Error::IncompleteVersion { .. } => Some("pass --force to replace it".into()),
-            Error::BadChildRequest { .. } => Some(
-                "this process is started by `cudaenv verify`; run that instead".into(),
-            ),
-            Error::CorruptCache { path, .. } => Some(format!(
-                "remove {} (or run once without --offline to read the index again)",
-                path.display()
-            )),
-            Error::BadMetadata { path, .. } => Some(format!(
-                "the version's record was changed or damaged: reinstall it, or remove {} with `cudaenv uninstall`",
-                path.parent()
+            Error::BadVariable { variable, .. } => {
+                msg!("hint-bad-variable", variable = variable)
+            }
+            Error::Encode { .. } | Error::TaskFailed { .. } => msg!("hint-bug"),
+            Error::AsyncRuntime { .. } | Error::HttpClient { .. } => msg!("hint-resources"),
+            Error::CannotRun { .. } => msg!("hint-cannot-run"),
+            Error::NoErrorText => msg!("hint-no-error-text"),
+            Error::NoShellVersion { .. } => msg!("hint-no-shell-version"),
+            Error::SystemHasNoPrefix => msg!("hint-system-has-no-prefix"),
+            Error::NotALink { name } => msg!("hint-not-a-link", name = name),
+            Error::IncompleteVersion { .. } => msg!("hint-incomplete-version"),
+            Error::BadChildRequest { .. } => msg!("hint-bad-child-request"),
+            Error::CorruptCache { path, .. } => msg!("hint-corrupt-cache", path = path.display()),
+            Error::BadMetadata { path, .. } => msg!(
+                "hint-bad-metadata",
+                path = path
+                    .parent()
                     .and_then(|p| p.parent())
                     .unwrap_or(path)
                     .display()
-            )),
-            Error::NotUtf8ForShell { .. } => Some(
-                "use a path or value that is valid UTF-8, or another shell (bash, zsh, fish)".into(),
             ),
-            Error::UnknownShell { .. } => Some("expected bash, zsh, fish or pwsh".into()),
+            Error::NotUtf8ForShell { .. } => msg!("hint-not-utf8-for-shell"),
+            Error::UnknownShell { .. } => msg!("hint-unknown-shell"),
             Error::UnknownFrameworkVersion { .. }
             | Error::VerifyCrashed { .. }
             | Error::PathNotFound { .. }
@@ -1160,8 +1031,8 @@ impl Error {
             | Error::Aborted(_)
             | Error::Interrupted
             | Error::Io { .. }
-            | Error::CheckFailed { .. } => None,
-        }
+            | Error::CheckFailed { .. } => return None,
+        })
     }
 
     /// A short machine-readable name for the kind of problem (`--json`).
@@ -1268,31 +1139,24 @@ fn where_configured(kind: SourceKind) -> &'static str {
 
 /// What to check when `url` could not be fetched: a host name that did not
 /// resolve is said as such (reqwest's message alone hides it).
-fn network_advice(url: &str, reason: &str) -> String {
+fn network_advice(url: &str, reason: &str) -> Msg {
     let host = url
         .split_once("://")
         .map(|(_, rest)| rest.split(['/', ':', '?']).next().unwrap_or(rest))
         .unwrap_or(url);
     if reason.contains("dns error") || reason.contains("failed to lookup address") {
-        format!(
-            "the host name `{host}` did not resolve: check its spelling (CUDAENV_NVIDIA_MIRROR, \
-             `nvidia-mirror` in config.toml), the DNS settings, or the proxy (HTTPS_PROXY)"
-        )
+        msg!("hint-network-dns", host = host)
     } else {
-        "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror \
-         (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml)"
-            .into()
+        msg!("hint-network-nvidia")
     }
 }
 
 /// What to run to make `spec` available: `install` for a CUDA version; for a
 /// name (which only `link` creates) installing makes no sense.
-pub fn how_to_get(spec: &str) -> String {
+pub fn how_to_get_msg(spec: &str) -> Msg {
     match crate::spec::Spec::parse(spec) {
-        Ok(crate::spec::Spec::Name(_)) => format!(
-            "`{spec}` is a name, not a CUDA version: create it with `cudaenv link {spec} PATH`"
-        ),
-        _ => format!("run `cudaenv install {spec}` to install it"),
+        Ok(crate::spec::Spec::Name(_)) => msg!("hint-link-a-name", spec = spec),
+        _ => msg!("hint-install-spec", spec = spec),
     }
 }
 

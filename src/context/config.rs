@@ -42,6 +42,7 @@ use serde::Deserialize;
 use crate::context::Context;
 use crate::context::env_vars;
 use crate::error::{Error, Result};
+use crate::i18n::Lang;
 use crate::spec::source::{SourceKind, SourceOrder};
 
 pub const FILE_NAME: &str = "config.toml";
@@ -67,6 +68,8 @@ pub struct Config {
     pub sources: SourcesConfig,
     /// What activation does next to a Python environment's own CUDA wheels.
     pub bundled_cuda: Option<BundledCuda>,
+    /// The language of messages (`en`, `zh-CN`), over the locale.
+    pub lang: Option<String>,
 }
 
 /// Activation next to a Python environment that bundles CUDA wheels of the
@@ -129,6 +132,8 @@ pub enum Origin {
     File { path: PathBuf, key: &'static str },
     /// pip's own configuration (`PIP_INDEX_URL`, a pip.conf), for the index.
     Pip(String),
+    /// apt's sources (the file naming the Debian mirror), for the Debian source.
+    Apt(String),
     /// Nothing set it.
     Default,
 }
@@ -160,7 +165,7 @@ impl Origin {
                 path: path.clone(),
                 reason: format!("{key}: `{}` is not {expected}", value.escape_debug()),
             },
-            Origin::Pip(from) => Error::Config {
+            Origin::Pip(from) | Origin::Apt(from) => Error::Config {
                 path: PathBuf::from(from),
                 reason: format!("`{}` is not {expected}", value.escape_debug()),
             },
@@ -177,7 +182,7 @@ impl std::fmt::Display for Origin {
         match self {
             Origin::Flag(flag) | Origin::Variable(flag) => f.write_str(flag),
             Origin::File { path, key } => write!(f, "{}:{key}", path.display()),
-            Origin::Pip(from) => f.write_str(from),
+            Origin::Pip(from) | Origin::Apt(from) => f.write_str(from),
             Origin::Default => f.write_str("the default"),
         }
     }
@@ -233,6 +238,38 @@ pub(crate) fn variable<T>(
     }
 }
 
+const LANG_EXPECTED: &str = "a language cudaenv speaks: `en` or `zh-CN`";
+
+/// The language of messages: `CUDAENV_LANG`, else `lang` in config.toml,
+/// else the locale. A bad variable or key is an error naming it.
+pub fn language(ctx: &Context) -> Result<Setting<Lang>> {
+    if let Some(s) = variable(ctx, env_vars::CUDAENV_LANG, LANG_EXPECTED, Lang::parse)? {
+        return Ok(s);
+    }
+    if let Some(l) = Config::load(ctx)?.lang {
+        let lang = Lang::parse(&l).expect("checked by load");
+        return Ok(Setting::new(lang, Origin::file(ctx, "lang")));
+    }
+    Ok(locale_language(ctx))
+}
+
+/// `CUDAENV_LANG`, checked (every command does this first, so a wrong
+/// value is an error before anything is shown in the wrong language).
+pub fn check_language_variable(ctx: &Context) -> Result<()> {
+    variable(ctx, env_vars::CUDAENV_LANG, LANG_EXPECTED, Lang::parse).map(|_| ())
+}
+
+/// The language the locale asks for, as gettext reads it: the first of
+/// `LC_ALL`, `LC_MESSAGES`, `LANG` that is set and not empty.
+pub fn locale_language(ctx: &Context) -> Setting<Lang> {
+    for name in [env_vars::LC_ALL, env_vars::LC_MESSAGES, env_vars::LANG] {
+        if let Some(v) = ctx.var(name).filter(|v| !v.is_empty()) {
+            return Setting::new(Lang::from_locale(v), Origin::Variable(name));
+        }
+    }
+    Setting::new(Lang::En, Origin::Default)
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourcesConfig {
@@ -258,6 +295,14 @@ impl Config {
             path: path.clone(),
             reason: e.message().to_string(),
         })?;
+        if let Some(l) = &config.lang
+            && Lang::parse(l).is_none()
+        {
+            return Err(Error::Config {
+                path: path.clone(),
+                reason: format!("lang: `{}` is not {LANG_EXPECTED}", l.escape_debug()),
+            });
+        }
         if let Some(i) = &config.pypi_index {
             check_base(i).map_err(|reason| Error::Config {
                 path: path.clone(),

@@ -128,6 +128,19 @@ pub const TRITON_PTXAS_PATH: &str = "TRITON_PTXAS_PATH";
 pub const LD_DEBUG: &str = "LD_DEBUG";
 pub const LD_DEBUG_OUTPUT: &str = "LD_DEBUG_OUTPUT";
 
+/// The language of cudaenv's messages (`en`, `zh-CN`), over the locale and
+/// over `lang` in config.toml; `--json` is English whatever it says.
+pub const CUDAENV_LANG: &str = "CUDAENV_LANG";
+/// The POSIX locale variables, in the order they decide the language of
+/// messages (the first one set and non-empty wins, as in gettext).
+pub const LC_ALL: &str = "LC_ALL";
+pub const LC_MESSAGES: &str = "LC_MESSAGES";
+pub const LANG: &str = "LANG";
+/// pip's configuration directories (XDG): the user's (`~/.config` when
+/// unset) and the system's (`/etc/xdg` when unset), read for pip.conf.
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+pub const XDG_CONFIG_DIRS: &str = "XDG_CONFIG_DIRS";
+
 /// Seconds a server may go without answering, or below the minimum rate,
 /// before a request counts as stalled (default 30; see `fetch::timeouts`).
 pub const CUDAENV_HTTP_TIMEOUT: &str = "CUDAENV_HTTP_TIMEOUT";

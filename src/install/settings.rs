@@ -9,6 +9,7 @@
 use crate::context::Context;
 use crate::context::config::{Config, DAY, Origin, Setting, parse_age, variable};
 use crate::context::env_vars;
+use crate::context::tool_config;
 use crate::error::{Error, Result};
 use crate::install::sources::nvidia::DEFAULT_BASE;
 use crate::machine::compat::target::Target;
@@ -136,19 +137,25 @@ impl Settings {
             &config.nvidia_mirror,
             DEFAULT_BASE,
         );
-        let debian_mirror = base(
+        // The variable, the file's key, else the Debian mirror apt uses here.
+        let mut debian_mirror = base(
             env_vars::CUDAENV_DEBIAN_MIRROR,
             "debian-mirror",
             &config.debian_mirror,
             crate::install::sources::debian::DEFAULT_MIRROR,
         );
+        if debian_mirror.origin == Origin::Default
+            && let Some((uri, file)) = tool_config::apt_debian_mirror(ctx)
+        {
+            debian_mirror = Setting::new(uri, Origin::Apt(file.display().to_string()));
+        }
         let pypi_index = match (ctx.var(env_vars::CUDAENV_PYPI_INDEX), &config.pypi_index) {
             (None, Some(i)) => Setting::new(
                 i.trim_end_matches('/').to_string(),
                 Origin::file(ctx, "pypi-index"),
             ),
             _ => {
-                let (url, why) = crate::install::sources::pypi::index_url(ctx);
+                let (url, why) = tool_config::index_url(ctx);
                 let origin = match why.as_str() {
                     env_vars::CUDAENV_PYPI_INDEX => Origin::Variable(env_vars::CUDAENV_PYPI_INDEX),
                     "the default" => Origin::Default,
@@ -221,7 +228,7 @@ impl Settings {
             Origin::Flag(_) | Origin::Variable(_) | Origin::File { .. } => {
                 self.pypi_index.base().map(str::to_string)
             }
-            Origin::Pip(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
+            Origin::Pip(_) | Origin::Apt(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
         }
     }
 }
@@ -255,6 +262,8 @@ mod tests {
     use crate::spec::source::SourceKind;
     use std::collections::BTreeMap;
 
+    /// A context whose HOME, root and `/etc` are `root` (an empty
+    /// `root/etc`: no apt sources, no pip files but the test's).
     fn ctx_with(root: &std::path::Path, vars: &[(&str, &str)]) -> Context {
         let mut env = BTreeMap::new();
         env.insert("HOME".into(), root.as_os_str().to_owned());
@@ -262,7 +271,9 @@ mod tests {
         for (k, v) in vars {
             env.insert((*k).into(), (*v).into());
         }
-        Context::new(env, root.to_path_buf()).unwrap()
+        Context::new(env, root.to_path_buf())
+            .unwrap()
+            .with_etc(root.join("etc"))
     }
 
     #[test]
@@ -441,6 +452,19 @@ mod tests {
             c.debian_base().unwrap(),
             crate::install::sources::debian::DEFAULT_MIRROR
         );
+        // apt's Debian mirror, when cudaenv's own setting is absent.
+        std::fs::create_dir_all(tmp.path().join("etc/apt")).unwrap();
+        std::fs::write(
+            tmp.path().join("etc/apt/sources.list"),
+            "deb https://mirrors.tuna.tsinghua.edu.cn/debian/ bookworm main\n",
+        )
+        .unwrap();
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(
+            c.debian_base().unwrap(),
+            "https://mirrors.tuna.tsinghua.edu.cn/debian"
+        );
+        assert!(matches!(c.debian_mirror.origin, Origin::Apt(_)));
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "debian-mirror = \"https://mirrors.example.org/debian/\"\n",

@@ -9,10 +9,10 @@ use crate::common::*;
 use crate::nvidia::Mirror;
 
 /// Leaves only cudart in 11.2's runtime profile.
-const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,cupti";
+pub(crate) const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,cupti";
 
 /// The pool path of bullseye's libcudart11.0 for this machine.
-fn cudart_pool_path() -> String {
+pub(crate) fn cudart_pool_path() -> String {
     let arch = match std::env::consts::ARCH {
         "aarch64" => "arm64",
         _ => "amd64",
@@ -47,7 +47,7 @@ fn has_driver() -> bool {
     !h.is_null()
 }
 
-fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
+pub(crate) fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
     let o = env.run(&["exec", "--version", version, "--", "python3", "-c", LOAD]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);

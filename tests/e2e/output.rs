@@ -29,7 +29,7 @@ const TARGET_DRIVER: &str = "550.54.15";
 pub(crate) struct Session<'t> {
     t: &'t TestEnv,
     cwd: &'t Path,
-    text: String,
+    pub(crate) text: String,
     /// This snapshot's own filters (regex, replacement), after the common ones.
     pub(crate) filters: Vec<(&'static str, &'static str)>,
     /// Variables set for every command of this session (a loopback index).
@@ -49,21 +49,28 @@ impl<'t> Session<'t> {
 
     /// Runs `cudaenv ARGS…` and appends its exit code, stdout and stderr.
     pub(crate) fn run(&mut self, args: &[&str]) -> Output {
+        self.run_with(&[], args)
+    }
+
+    /// `run` with these variables set too (each shown in the snapshot).
+    pub(crate) fn run_with(&mut self, vars: &[(&str, &str)], args: &[&str]) -> Output {
         let o = self
             .t
             .cmd()
             .current_dir(self.cwd)
             .env("CUDAENV_TARGET_DRIVER", TARGET_DRIVER)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .envs(vars.iter().copied())
             .args(args)
             .output()
             .unwrap();
+        let shown: String = vars.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         if args.contains(&"--json") && o.status.success() {
             json_without_duplicate_keys(&o.stdout)
                 .unwrap_or_else(|e| panic!("cudaenv {}: {e}", args.join(" ")));
         }
         self.text.push_str(&format!(
-            "$ cudaenv {}\n[exit {}]\n--- stdout\n{}--- stderr\n{}\n",
+            "$ {shown}cudaenv {}\n[exit {}]\n--- stdout\n{}--- stderr\n{}\n",
             args.join(" "),
             o.status.code().map_or("signal".into(), |c| c.to_string()),
             String::from_utf8_lossy(&o.stdout),

@@ -24,8 +24,6 @@ use serde::Deserialize;
 
 use super::catalogue::Catalogue;
 use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
-use crate::context::Context;
-use crate::context::env_vars;
 use crate::error::{Error, Result};
 use crate::install::fetch::timeouts::{self, Timeouts};
 use crate::install::fetch::{Attempt, retrying};
@@ -33,63 +31,9 @@ use crate::registry::{self, Release};
 use crate::spec::safe_url::DisplaySafeUrl;
 use crate::spec::{StackSpec, Version, VersionName};
 
-pub const DEFAULT_INDEX: &str = "https://pypi.org/simple";
-
 /// The largest project page read (PyPI's largest CUDA pages are a few MiB
 /// of JSON): a hostile index cannot make us hold more.
 const MAX_PAGE: usize = 64 << 20;
-
-/// Where the index is, and why (for messages).
-pub fn index_url(ctx: &Context) -> (String, String) {
-    if let Some(v) = ctx.var(env_vars::CUDAENV_PYPI_INDEX) {
-        return (v.to_string(), env_vars::CUDAENV_PYPI_INDEX.into());
-    }
-    if let Some(v) = ctx.var(env_vars::PIP_INDEX_URL) {
-        return (v.to_string(), env_vars::PIP_INDEX_URL.into());
-    }
-    let mut files: Vec<PathBuf> = Vec::new();
-    if let Some(f) = ctx.var(env_vars::PIP_CONFIG_FILE) {
-        files.push(f.into());
-    }
-    if let Some(h) = ctx.home() {
-        files.push(h.join(".config/pip/pip.conf"));
-        files.push(h.join(".pip/pip.conf"));
-    }
-    files.push("/etc/pip.conf".into());
-    for f in files {
-        if let Ok(text) = crate::os::fs::read_bounded_text(&f, crate::os::fs::SMALL)
-            && let Some(url) = pip_conf_index(&text)
-        {
-            return (url, f.display().to_string());
-        }
-    }
-    (DEFAULT_INDEX.into(), "the default".into())
-}
-
-/// `[global] index-url = …` from a pip configuration file (INI).
-fn pip_conf_index(text: &str) -> Option<String> {
-    let mut section = String::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('#') || l.starts_with(';') || l.is_empty() {
-            continue;
-        }
-        if let Some(s) = l.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-            section = s.trim().to_ascii_lowercase();
-            continue;
-        }
-        if section != "global" && section != "install" {
-            continue;
-        }
-        if let Some((k, v)) = l.split_once(['=', ':']) {
-            let k = k.trim().to_ascii_lowercase().replace('_', "-");
-            if k == "index-url" && !v.trim().is_empty() {
-                return Some(v.trim().to_string());
-            }
-        }
-    }
-    None
-}
 
 /// A PyPI release version: numeric parts and an optional `.postN`.
 /// Pre-releases and dev releases are not represented (they are never picked).
@@ -1023,19 +967,6 @@ fn artifact(component: &str, w: &Wheel) -> Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pip_conf() {
-        assert_eq!(
-            pip_conf_index("[global]\nindex-url = https://mirror.example/simple\n").as_deref(),
-            Some("https://mirror.example/simple")
-        );
-        assert_eq!(pip_conf_index("[other]\nindex-url=x\n"), None);
-        assert_eq!(
-            pip_conf_index("[global]\nindex_url: y\n").as_deref(),
-            Some("y")
-        );
-    }
 
     #[test]
     fn names_and_versions() {
