@@ -14,7 +14,8 @@ pub use crate::spec::source::{Profile, SourceKind};
 use crate::spec::{Version, VersionName};
 
 /// One path component, as sources name their files: no separators, no
-/// `..`, no hidden or control characters. Every artifact a resolution
+/// `..`, no hidden or control characters (Debian's `~` and `%3a` are file
+/// name characters). Every artifact a resolution
 /// returns has such a name (`remote::Remote::plan`), and so has every file a
 /// lock names: the name becomes part of a path in the download cache and in
 /// a mirror.
@@ -23,7 +24,7 @@ pub fn is_plain_file_name(s: &str) -> bool {
         && s.len() <= 200
         && !s.starts_with('.')
         && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '~' | '%'))
 }
 
 pub mod catalogue;
