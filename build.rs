@@ -13,7 +13,7 @@
 //! - `pow`, the only function the program took from libm, is defined in
 //!   src/main.rs, so libm is not loaded at all (~0.1 ms per start measured);
 //!   a version script keeps that definition private to the executable.
-//! - `dist` builds are linked with `shims/shim-path.ld`, which gathers the
+//! - `dist` builds are linked with `src/activation/src/activation/shims/shim-path.ld`, which gathers the
 //!   functions a shim runs into one section at the start of the code, so
 //!   that a shim touches a few pages of code instead of ~25 scattered
 //!   windows (160 -> 134 page faults per shim run measured). Its patterns name functions
@@ -91,14 +91,16 @@ fn main() {
 /// and nobody measures their shims.
 fn shim_path_script() -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
-    let script = dir.join("shims").join("shim-path.ld");
+    let script = dir.join("src/activation/src/activation/shims/shim-path.ld");
     println!("cargo::rerun-if-changed={}", script.display());
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     println!("cargo::rerun-if-env-changed=CUDAENV_SHIM_ORDER");
     let optimised = std::env::var("OPT_LEVEL").is_ok_and(|l| l != "0");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     if std::env::var("CUDAENV_SHIM_ORDER").is_ok_and(|v| v == "off") {
-        println!("cargo::warning=CUDAENV_SHIM_ORDER=off: linking without shims/shim-path.ld");
+        println!(
+            "cargo::warning=CUDAENV_SHIM_ORDER=off: linking without src/activation/shims/shim-path.ld"
+        );
         return None;
     }
     if !optimised || flags.contains("mold") || !script.is_file() {
@@ -128,7 +130,7 @@ fn shim_path_script() -> Option<PathBuf> {
         .map(|v| v.trim().to_string());
     if recorded.is_none() || recorded != current {
         println!(
-            "cargo::warning=shims/shim-path.ld was generated with {}, this build uses {}: linking without it (each shim starts ~0.1 ms slower); scripts/shim-order.sh regenerates it",
+            "cargo::warning=src/activation/shims/shim-path.ld was generated with {}, this build uses {}: linking without it (each shim starts ~0.1 ms slower); scripts/shim-order.sh regenerates it",
             recorded.as_deref().unwrap_or("an unknown rustc"),
             current.as_deref().unwrap_or("an unknown rustc")
         );

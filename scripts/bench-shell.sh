@@ -62,7 +62,7 @@ PY
 bench_store "$bin" "$work" || exit 1
 
 # --- 1. shims ------------------------------------------------------------------
-# Whether this binary keeps the shim's code together (shims/shim-path.ld).
+# Whether this binary keeps the shim's code together (src/activation/shims/shim-path.ld).
 if command -v readelf >/dev/null && command -v nm >/dev/null; then
   printf '\n%s\n' "$(CUDAENV_BIN=$bin bash "$here/shim-order.sh" --check 2>&1 || true)" >>"$results"
 fi

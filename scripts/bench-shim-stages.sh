@@ -7,7 +7,7 @@
 #     one without the C library (a raw execve; x86_64 only), one statically
 #     and one dynamically linked with glibc;
 #   - the cudaenv shim stopped by its benchmark probe at each stage of its
-#     path (src/shims/probe.rs: 0 = the top of main, before any work; 5 = the
+#     path (src/activation/shims/probe.rs: 0 = the top of main, before any work; 5 = the
 #     program found), then exec'ing nvcc with the environment it was given;
 #   - the complete shim.
 # All with the version's variables set beforehand, so every run of nvcc gets

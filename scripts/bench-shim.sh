@@ -18,7 +18,7 @@
 # SHIM_BAR_MS, default 0.3) is not met.
 #
 # Usage: cargo build --profile dist && scripts/bench-shim.sh
-# Needs: python3, cc (and binutils, valgrind for the line on shims/shim-path.ld). CUDAENV_BIN: the build (default target/dist/cudaenv);
+# Needs: python3, cc (and binutils, valgrind for the line on src/activation/shims/shim-path.ld). CUDAENV_BIN: the build (default target/dist/cudaenv);
 # SPAWN_ROUNDS: rounds (default 2000); SPAWN_BLOCKS: blocks (default 5). As
 # root, runs at real-time priority where allowed (BENCH_NO_RT=1 turns it off).
 set -euo pipefail

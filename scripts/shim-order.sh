@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates shims/shim-path.ld, or checks a binary against it (--check).
+# Regenerates src/activation/shims/shim-path.ld, or checks a binary against it (--check).
 #
 # Every shim is this binary, so a shim's cost includes the page faults of the
-# code it runs. build.rs links release builds with shims/shim-path.ld, which
+# code it runs. build.rs links release builds with src/activation/shims/shim-path.ld, which
 # gathers the functions a shim runs (resolving a version, building the
 # environment, exec) into one section, `.text.shim`, at the start of the code:
 # a few pages instead of ~25 scattered 64 KiB windows (docs/PERFORMANCE.md).
@@ -17,7 +17,7 @@
 # the link (naming the pattern); --check also runs a shim under callgrind and
 # fails when a function it runs is outside .text.shim (new on the path).
 #
-# Usage: scripts/shim-order.sh            # write shims/shim-path.ld
+# Usage: scripts/shim-order.sh            # write src/activation/shims/shim-path.ld
 #        scripts/shim-order.sh --check    # does a binary keep the shim's code together?
 # When the link fails because the file is stale, build without it, then
 # regenerate and build again:
@@ -98,7 +98,7 @@ if [ "$mode" = --check ]; then
   read -r start size < <(readelf -SW "$bin" | awk '$2 == ".text.shim" { print $4, $6 }') || true
   nm "$bin" >"$work/nm"
   status=0
-  python3 - "$repo/shims/shim-path.ld" "$work/nm" "${start:-0}" "${size:-0}" <<'PY' || status=1
+  python3 - "$repo/src/activation/shims/shim-path.ld" "$work/nm" "${start:-0}" "${size:-0}" <<'PY' || status=1
 import fnmatch, re, sys
 script, nm, start, size = sys.argv[1], sys.argv[2], int(sys.argv[3], 16), int(sys.argv[4], 16)
 patterns = [p for line in open(script) if "*(" in line
@@ -146,7 +146,7 @@ fi
 
 
 trace >"$work/fns"
-out=$repo/shims/shim-path.ld
+out=$repo/src/activation/shims/shim-path.ld
 # v0 names: crate hashes (Cs<hash>_) and back-references (B<offset>_, which
 # move when a hash's length does) become wildcards, and so do the numbered
 # suffixes LLVM gives local copies (`.1736`, `.llvm.123`), which change with any edit.
@@ -167,6 +167,6 @@ sed -E -e '/^_R/{s/Cs[0-9A-Za-z]+_/Cs*_/g; s/B[0-9A-Za-z]*_/B*_/g}' -e 's/(\.llv
   echo "  }"
   echo "}"
   echo "INSERT BEFORE .text;"
-  awk '{ printf "ASSERT(__cudaenv_shim_%d > __cudaenv_shim_%d, \"shims/shim-path.ld is stale: %s matches no function; regenerate it with scripts/shim-order.sh\")\n", NR, NR - 1, $0 }' "$work/patterns"
+  awk '{ printf "ASSERT(__cudaenv_shim_%d > __cudaenv_shim_%d, \"src/activation/shims/shim-path.ld is stale: %s matches no function; regenerate it with scripts/shim-order.sh\")\n", NR, NR - 1, $0 }' "$work/patterns"
 } >"$out"
 echo "wrote $out ($(wc -l <"$work/patterns") patterns)" >&2

@@ -132,7 +132,7 @@ run_suite "shim probe" cargo test --locked --no-fail-fast --features shim-probe 
 # what the public API must reject.
 run_suite "doc tests" cargo test --locked --no-fail-fast --doc
 # What scripts/install.sh installs: the dist build, linked with
-# shims/shim-path.ld, whose assertions fail the link when the file is stale
+# src/activation/shims/shim-path.ld, whose assertions fail the link when the file is stale
 # for the compiler it records (build.rs).
 run_suite "dist build (shim layout)" cargo build --locked --profile dist
 

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::sources::SourceKind;
+use crate::install::sources::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +182,7 @@ pub enum Error {
     SizeMismatch {
         url: String,
         reason: String,
-        from: Option<crate::sources::SourceKind>,
+        from: Option<crate::install::sources::SourceKind>,
     },
 
     /// `from`: the source the URL belongs to, when known (for the hint).
@@ -190,7 +190,7 @@ pub enum Error {
     Network {
         url: String,
         reason: String,
-        from: Option<crate::sources::SourceKind>,
+        from: Option<crate::install::sources::SourceKind>,
     },
 
     #[error("--offline: {file} is not in the download cache")]
@@ -337,7 +337,7 @@ pub enum Error {
         problems: Vec<String>,
         driver_too_old: bool,
         /// This machine, or the target planned for.
-        machine: Box<crate::compat::Machine>,
+        machine: Box<crate::machine::compat::Machine>,
     },
 
     #[error("`{name}` is neither a help topic nor a command")]
@@ -346,7 +346,7 @@ pub enum Error {
     #[error("`{name}` is not a cudaenv command")]
     UnknownCommand { name: String },
 
-    #[error("no {file} (nor a `cuda` line in {}) in {} or any parent directory", crate::version_file::TOOL_VERSIONS, dir.display())]
+    #[error("no {file} (nor a `cuda` line in {}) in {} or any parent directory", crate::activation::version_file::TOOL_VERSIONS, dir.display())]
     NoPin {
         file: &'static str,
         dir: PathBuf,
@@ -381,7 +381,7 @@ pub enum Error {
     NoSystemRoot,
 
     /// `mirror` into a directory that holds files but no mirror record.
-    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::mirror::RECORD)]
+    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::install::mirror::RECORD)]
     NotAMirror { dir: PathBuf },
 
     /// A mirror's record (`mirror.json`) that cannot be read or is not one.
@@ -721,7 +721,7 @@ impl Error {
             Error::ShimRecursion { command, .. } => Some(format!(
                 "something between the shim and the real `{command}` runs `{command}` again \
                  (a wrapper script, or a PATH that leads back to the shims); {} counts the nesting",
-                crate::env_vars::CUDAENV_SHIM_DEPTH
+                crate::context::env_vars::CUDAENV_SHIM_DEPTH
             )),
             Error::CommandNotFound { command, .. } => Some(format!(
                 "no installed version provides `{command}`; if it is a toolkit tool (nvcc, ptxas, cuobjdump …), it comes with a `devel` or `full` install"
@@ -820,8 +820,8 @@ impl Error {
                 machine,
                 ..
             } => Some(match (*driver_too_old, machine.whose) {
-                (true, crate::compat::Whose::ThisMachine) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
-                (true, crate::compat::Whose::Target) => format!("upgrade {}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway", machine.name()),
+                (true, crate::machine::compat::Whose::ThisMachine) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
+                (true, crate::machine::compat::Whose::Target) => format!("upgrade {}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway", machine.name()),
                 (false, _) => format!("pick a CUDA release that supports {}, or drop --strict to install anyway", machine.gpu_named()),
             }),
             Error::NoDriver { .. } => Some(
@@ -973,7 +973,7 @@ impl Error {
             )),
             Error::NoSystemRoot => Some(format!(
                 "set {} or `system-root` in $CUDAENV_ROOT/config.toml",
-                crate::env_vars::CUDAENV_SYSTEM_ROOT
+                crate::context::env_vars::CUDAENV_SYSTEM_ROOT
             )),
             Error::NothingInstalled { .. } => Some(
                 "install one first (`cudaenv install 12.4`) or adopt one (`cudaenv link NAME PATH`)"
@@ -1000,13 +1000,13 @@ impl Error {
             ),
             Error::NetworkStalled { .. } => Some(format!(
                 "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {})",
-                crate::env_vars::CUDAENV_HTTP_TIMEOUT,
-                crate::fetch::timeouts::DEFAULT_SECS
+                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                crate::install::fetch::timeouts::DEFAULT_SECS
             )),
             Error::InvalidHttpTimeout { .. } => Some(format!(
                 "set it to whole seconds, e.g. {}=60, or unset it for the default ({} s)",
-                crate::env_vars::CUDAENV_HTTP_TIMEOUT,
-                crate::fetch::timeouts::DEFAULT_SECS
+                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                crate::install::fetch::timeouts::DEFAULT_SECS
             )),
             Error::BadVariable { variable, .. } => Some(format!(
                 "set {variable} to such a value, or unset it (`cudaenv help environment` lists the variables)"
@@ -1276,7 +1276,7 @@ mod tests {
     /// docs/exit-codes.md is the public contract: every code must be in its table.
     #[test]
     fn every_exit_code_is_documented() {
-        let doc = include_str!("../docs/exit-codes.md");
+        let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exit-codes.md"));
         for code in ExitCode::ALL {
             let row = format!("| `{}` |", code.code());
             assert!(

@@ -1,54 +1,44 @@
 //! cudaenv: side-by-side CUDA toolkit + cuDNN stacks, pinned per project.
 //!
-//! Layers, from the bottom up (lower layers never import higher ones):
-//! - `spec`, `version_file`: what users write, parsed once into types;
-//! - `store`: `$CUDAENV_ROOT` on disk — versions, metadata, locks, atomic commits;
-//! - `config`: the settings (config.toml, variables), resolved once, each
-//!   with where it came from;
-//! - `select`: which version is active here and why;
-//! - `activate`: the environment a version needs, as data;
-//! - `shell`: that data rendered as code for bash, zsh, fish and pwsh;
-//! - `modulefile`: the same data as Lmod / Environment Modules modulefiles;
-//! - `shims`: the binary playing each CUDA tool, and `rehash`, which makes them;
-//! - `verify`: proving on the GPU that a version works (a child process that
-//!   loads the libraries by soname and runs GEMMs and a convolution);
-//! - `cli`: one file per subcommand, the only layer that talks to the terminal
-//!   (through `ui` and the context's `Stdio`).
+//! Each folder is one capability. From the bottom up (a module imports only
+//! from its own folder and the folders below it; `tests/e2e/suite.rs`
+//! checks this, see `docs/layout.md`):
+//! - `os`: the platform layer, the only code that knows the operating
+//!   system (processes, locks, file operations, dynamic loading, hashing);
+//! - `spec`: what users write, parsed once into types (specs, versions,
+//!   URLs whose credentials never print);
+//! - `context`: the one value through which code sees the outside world
+//!   (environment, working directory, roots, standard streams), the
+//!   environment variables, and the settings resolved with their origin;
+//! - `registry`: the embedded release and compatibility data;
+//! - `store`: `$CUDAENV_ROOT` on disk: versions, metadata, links to trees
+//!   installed elsewhere, the trust check of the shared system root;
+//! - `activation`: which version is active here and why, the environment it
+//!   needs, and that environment as shell code, shims and modulefiles;
+//! - `machine`: the compatibility rules and what this machine says: doctor,
+//!   verify, trace, explain;
+//! - `install`: sources, downloads, unpacking, the install engine, locks and
+//!   mirrors;
+//! - `ui`: the terminal (printer, progress, colours);
+//! - `cli`: one file per subcommand: parse, call, print.
 //!
-//! The shim path (`shims` → `select` → `activate` → `store`) touches no network
-//! or progress code, so it stays small and fast.
+//! `error` gathers the errors of every capability with their exit codes and
+//! hints, printed once at the top.
+//!
+//! The shim path (`activation::shims` → `activation::select` → `activation`
+//! → `store`) touches no network or progress code, so it stays small and fast.
 
-pub mod activate;
+pub mod activation;
 pub mod cli;
-pub mod compat;
-pub mod config;
 pub mod context;
-pub mod doctor;
-pub mod env_vars;
 pub mod error;
-pub mod explain;
-pub mod failpoint;
-pub mod fetch;
-pub mod hash;
 pub mod install;
-pub mod lockfile;
-pub mod mirror;
-pub mod modulefile;
+pub mod machine;
+pub mod os;
 pub mod registry;
-pub mod safe_url;
-pub mod select;
-pub mod shell;
-pub mod shims;
-pub mod sources;
 pub mod spec;
 pub mod store;
-pub mod sys;
-pub mod toolkit;
-pub mod trace;
 pub mod ui;
-pub mod unpack;
-pub mod verify;
-pub mod version_file;
 
 pub use context::Context;
 pub use error::{Error, ExitCode, Result};

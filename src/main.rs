@@ -17,7 +17,7 @@ use std::ffi::{c_char, c_int};
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: c_int, argv: *const *const c_char) -> c_int {
-    cudaenv::shims::probe::start(argv);
+    cudaenv::activation::shims::probe::start(argv);
     // std reads the arguments itself (glibc passes them to its initialisers).
     let code = std::panic::catch_unwind(cudaenv::cli::main).map_or(101, i32::from);
     std::process::exit(code)

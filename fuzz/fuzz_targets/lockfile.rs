@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use cudaenv::lockfile;
+use cudaenv::install::lockfile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! archive paths that are relative, without `..`, and lower-case sha256s.
 #![no_main]
 
-use cudaenv::sources::nvidia::{Product, parse_manifest};
+use cudaenv::install::sources::nvidia::{Product, parse_manifest};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let mut f = tempfile::tempfile().unwrap();
     f.write_all(data).unwrap();
     let path = std::path::Path::new("/fuzz/cuda.run");
-    if let Ok(h) = cudaenv::unpack::runfile::parse_header(&mut f, path, data.len() as u64) {
+    if let Ok(h) = cudaenv::install::unpack::runfile::parse_header(&mut f, path, data.len() as u64) {
         assert!(h.offset <= data.len() as u64, "{h:?}");
         assert!(
             h.offset

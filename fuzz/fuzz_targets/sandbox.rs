@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cudaenv::unpack::Limits;
+use cudaenv::install::unpack::Limits;
 
 /// Small bounds, so a bomb is cut off quickly instead of filling the disk.
 pub const LIMITS: Limits = Limits {

@@ -4,7 +4,7 @@
 
 mod sandbox;
 
-use cudaenv::sources::Layout;
+use cudaenv::install::sources::Layout;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
             optional: vec![],
         },
     };
-    let _ = cudaenv::unpack::tar::unpack(
+    let _ = cudaenv::install::unpack::tar::unpack(
         data,
         "a.tar",
         layout,

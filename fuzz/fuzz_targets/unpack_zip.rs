@@ -4,7 +4,7 @@
 
 mod sandbox;
 
-use cudaenv::sources::Layout;
+use cudaenv::install::sources::Layout;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,6 +16,6 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Layout::Wheel
     };
-    let _ = cudaenv::unpack::zip::unpack(&archive, "a.whl", layout, &sb.dest, sandbox::LIMITS, 1);
+    let _ = cudaenv::install::unpack::zip::unpack(&archive, "a.whl", layout, &sb.dest, sandbox::LIMITS, 1);
     sb.check();
 });

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use cudaenv::spec::Spec;
-use cudaenv::version_file;
+use cudaenv::activation::version_file;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,9 +7,9 @@
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::Cache;
-use crate::fetch::usage::{self, CacheUsage, Usage};
-use crate::sources::measure::human_bytes;
+use crate::install::fetch::Cache;
+use crate::install::fetch::usage::{self, CacheUsage, Usage};
+use crate::install::sources::measure::human_bytes;
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]

@@ -6,12 +6,12 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::Env;
-use crate::compat::framework::Build;
-use crate::compat::target::Target;
-use crate::compat::{self, FrameworkReq, Machine, StackChoice};
 use crate::context::Context;
-use crate::doctor::{self, python::InstalledFramework};
 use crate::error::{Error, ExitCode, Result};
+use crate::machine::compat::framework::Build;
+use crate::machine::compat::target::Target;
+use crate::machine::compat::{self, FrameworkReq, Machine, StackChoice};
+use crate::machine::doctor::{self, python::InstalledFramework};
 
 /// The operating system whose framework builds `compat` shows (`--platform`):
 /// frameworks publish per OS, so only the OS matters here, not the
@@ -108,7 +108,7 @@ impl TargetArgs {
     /// The target from the flags, else from the variables (`config::target`,
     /// where each part's origin is known); `None` for this machine.
     pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
-        let t = crate::config::target(
+        let t = crate::context::config::target(
             ctx,
             self.target_driver.as_deref(),
             self.target_arch.as_deref(),

@@ -22,10 +22,10 @@ use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use clap_complete::env::{Bash, CompleteEnv, EnvCompleter, Fish, Powershell, Zsh};
 
 use super::Env;
+use crate::activation::shell::Shell;
 use crate::context::Context;
-use crate::env_vars;
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::shell::Shell;
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]

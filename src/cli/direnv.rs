@@ -6,11 +6,11 @@
 //! tell direnv which files to watch: every `.cuda-version` and `.tool-versions`
 //! from the directory up, the global version file and the shims' generation
 //! file (rewritten by every install, uninstall and link). The code is
-//! `shims/direnvrc.bash`, with this binary's absolute path written in.
+//! `src/activation/shell/scripts/direnvrc.bash`, with this binary's absolute path written in.
 
 use super::Env;
+use crate::activation::shell::init;
 use crate::error::{Error, ExitCode, Result};
-use crate::shell::init;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}

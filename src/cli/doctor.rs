@@ -4,8 +4,8 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 use super::Env;
-use crate::doctor::{self, Finding, Level};
 use crate::error::{ExitCode, Result};
+use crate::machine::doctor::{self, Finding, Level};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -3,11 +3,11 @@
 //! (`shell::container`).
 
 use super::Env;
-use crate::activate;
-use crate::env_vars;
+use crate::activation;
+use crate::activation::select::{self, Active};
+use crate::activation::shell::{Shell, container};
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Active};
-use crate::shell::{Shell, container};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -34,10 +34,10 @@ pub enum Format {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let Some(format) = args.format else {
         let shell = pick_shell(env, args.shell)?;
-        let delta = activate::plan(&env.ctx, &store, &active)?;
+        let delta = activation::plan(&env.ctx, &store, &active)?;
         for note in &delta.notes {
             env.printer.warn(note);
         }
@@ -57,11 +57,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 .ctx
                 .with_var(env_vars::PATH, None)
                 .with_var(env_vars::LD_LIBRARY_PATH, None);
-            let delta = activate::plan(&bare, &store, &active)?;
+            let delta = activation::plan(&bare, &store, &active)?;
             container::dockerfile(v.name.as_str(), &delta, v.cuda())?
         }
         Format::Github => {
-            let delta = activate::plan(&env.ctx, &store, &active)?;
+            let delta = activation::plan(&env.ctx, &store, &active)?;
             container::github(&delta, v.cuda())?
         }
     };

@@ -8,10 +8,10 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 
 use super::Env;
-use crate::activate;
-use crate::env_vars;
+use crate::activation;
+use crate::activation::select;
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select;
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -26,7 +26,7 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let delta = activate::plan(&env.ctx, &crate::config::store(&env.ctx)?, &active)?;
+    let delta = activation::plan(&env.ctx, &crate::context::config::store(&env.ctx)?, &active)?;
     for note in &delta.notes {
         env.printer.warn(note);
     }
@@ -35,7 +35,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (program, rest) = args.command.split_first().expect("clap requires a command");
     // PATH lookup must use the activated PATH, not ours: resolve it explicitly.
     let path = vars.get(std::ffi::OsStr::new(env_vars::PATH));
-    let resolved = activate::find_in_path(program, path).unwrap_or_else(|| program.into());
+    let resolved = activation::find_in_path(program, path).unwrap_or_else(|| program.into());
     let mut cmd = std::process::Command::new(resolved);
     cmd.arg0(program).args(rest).env_clear().envs(&vars);
     let err = cmd.exec();
@@ -43,8 +43,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         std::io::ErrorKind::NotFound => Error::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
-            available_in: super::which::available_in(&crate::config::store(&env.ctx)?, program)
-                .unwrap_or_default(),
+            available_in: super::which::available_in(
+                &crate::context::config::store(&env.ctx)?,
+                program,
+            )
+            .unwrap_or_default(),
         },
         _ => Error::CannotRun {
             command: program.to_string_lossy().into_owned(),

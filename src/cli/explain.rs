@@ -6,8 +6,8 @@ use std::io::Read;
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
-use crate::explain::{self, Explanation, Input};
-use crate::{doctor, select};
+use crate::machine::explain::{self, Explanation, Input};
+use crate::{activation::select, machine::doctor};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,7 +36,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if text.trim().is_empty() {
         return Err(Error::NoErrorText);
     }
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let installed = store
         .list()
         .unwrap_or_default()

@@ -4,7 +4,7 @@
 
 use super::Env;
 use crate::error::{ExitCode, Result};
-use crate::lockfile::export;
+use crate::install::lockfile::export;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {

@@ -1,10 +1,10 @@
 //! `cudaenv global [SPEC]`: the version used where nothing else pins one.
 
 use super::Env;
+use crate::activation::version_file;
 use crate::error::{Error, ExitCode, Result};
 use crate::spec::Spec;
 use crate::store::Store;
-use crate::version_file;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -8,10 +8,10 @@
 //! toolkit active. It always exits 0: its output must be evaluated.
 
 use super::Env;
+use crate::activation::select;
+use crate::activation::shell::Shell;
+use crate::activation::shell::session;
 use crate::error::{ExitCode, Result};
-use crate::select;
-use crate::shell::Shell;
-use crate::shell::session;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,7 +22,7 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // A broken config.toml is reported like a broken pin: the previous
     // activation is still undone.
-    let (store, target) = match crate::config::store(&env.ctx) {
+    let (store, target) = match crate::context::config::store(&env.ctx) {
         Ok(store) => {
             let target = select::active_in(&env.ctx, &store).map(|(_, active)| active);
             (store, target)

@@ -5,10 +5,10 @@
 //! a mistaken `eval "$(cudaenv init)"` evaluates nothing.
 
 use super::Env;
-use crate::env_vars;
+use crate::activation::shell::Shell;
+use crate::activation::shell::init::{self, Hook};
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::shell::Shell;
-use crate::shell::init::{self, Hook};
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]

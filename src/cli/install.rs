@@ -1,5 +1,5 @@
 //! `cudaenv install [SPEC]`: ask `sources::remote` for a plan, then hand it to
-//! the install engine (`crate::install`).
+//! the install engine (`crate::install::engine`).
 //!
 //! Without SPEC it installs what the current selection pins (`.cuda-version`,
 //! `CUDAENV_VERSION`, the global file). `--dry-run` prints the plan (URL, size,
@@ -17,17 +17,17 @@ use std::time::Instant;
 
 use super::Env;
 use super::resolution::{self, Resolution};
-use crate::config::Settings;
-use crate::env_vars;
+use crate::activation::select;
+use crate::context::config::Settings;
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{self, Fetcher, Progress};
-use crate::install::{self, Outcome};
-use crate::select;
-use crate::sources::measure::{PlanSize, human_bytes};
-use crate::sources::pypi::Request;
-use crate::sources::remote::{self, Remote};
-use crate::sources::resolve::SourceChoice;
-use crate::sources::{Plan, Profile};
+use crate::install::engine::{self, Outcome};
+use crate::install::fetch::{self, Fetcher, Progress};
+use crate::install::sources::measure::{PlanSize, human_bytes};
+use crate::install::sources::pypi::Request;
+use crate::install::sources::remote::{self, Remote};
+use crate::install::sources::resolve::SourceChoice;
+use crate::install::sources::{Plan, Profile};
 use crate::spec::{Spec, StackSpec};
 use crate::store::Store;
 use crate::ui::progress::Bars;
@@ -68,7 +68,7 @@ pub struct Args {
         value_name = "FRAMEWORK[==VERSION]",
         conflicts_with = "spec"
     )]
-    pub for_framework: Option<crate::compat::FrameworkReq>,
+    pub for_framework: Option<crate::machine::compat::FrameworkReq>,
     /// Refuse to install a CUDA this machine's driver or GPU cannot run (default: warn).
     #[arg(long)]
     pub strict: bool,
@@ -130,7 +130,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 /// `env` with the system root as its root, once it is known that this user
 /// can write there (else exit 9, before anything is fetched).
 fn system_root_env(env: &Env) -> Result<Env> {
-    let root = crate::config::system_root(&env.ctx)?.ok_or(Error::NoSystemRoot)?;
+    let root = crate::context::config::system_root(&env.ctx)?.ok_or(Error::NoSystemRoot)?;
     if !crate::store::trust::can_write(&root) {
         return Err(Error::SystemRootNotWritable {
             root,
@@ -209,7 +209,8 @@ async fn install_async(
         }
     };
     if args.dry_run {
-        let size = crate::sources::measure::measure(&plan, &cache, &client, &timeouts).await;
+        let size =
+            crate::install::sources::measure::measure(&plan, &cache, &client, &timeouts).await;
         return print_plan(env, args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(
@@ -221,13 +222,13 @@ async fn install_async(
         .with_parallel_min(settings.parallel_download_min.value)
         .with_timeouts(timeouts);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
-        crate::failpoint::arm(crate::failpoint::Point::parse(point)?);
+        crate::context::failpoint::arm(crate::context::failpoint::Point::parse(point)?);
     }
-    let opts = install::Options {
+    let opts = engine::Options {
         force: args.force || grow.is_some(),
         threads: 0,
     };
-    let outcome = install::install(&store, &fetcher, &plan, &opts).await;
+    let outcome = engine::install(&store, &fetcher, &plan, &opts).await;
     bars.clear();
     let (v, already) = match outcome? {
         Outcome::Installed(v) => (v, false),
@@ -296,7 +297,7 @@ pub(crate) async fn resolve(
     // the packages it has coming from the package store.
     let mut grow = None;
     if !args.force && !args.dry_run {
-        let seen = crate::config::store(&env.ctx)?;
+        let seen = crate::context::config::store(&env.ctx)?;
         let release = match (lock, remote) {
             (Some(l), _) => l.lock.stack.cuda.clone(),
             (None, Some(r)) => r.release_for(stack)?,
@@ -364,7 +365,7 @@ pub(crate) async fn resolve(
 /// there: an install killed between its commit and its rehash left the
 /// version without shims, and the re-run is what repairs that.
 fn refresh_shims(env: &Env, store: &Store) {
-    if let Err(e) = crate::shims::rehash(store, &env.printer) {
+    if let Err(e) = crate::activation::shims::rehash(store, &env.printer) {
         env.printer.warn(format!("could not update the shims: {e}"));
     }
 }
@@ -440,7 +441,7 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
     );
     for a in &plan.artifacts {
         let takes = match &a.layout {
-            crate::sources::Layout::Runfile { members, optional } => format!(
+            crate::install::sources::Layout::Runfile { members, optional } => format!(
                 "    takes {}{}\n",
                 members.join(", "),
                 if optional.is_empty() {
@@ -449,7 +450,7 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
                     format!(" (and if present: {})", optional.join(", "))
                 }
             ),
-            crate::sources::Layout::NestedRunfile { installer } => {
+            crate::install::sources::Layout::NestedRunfile { installer } => {
                 format!("    takes the toolkit inside run_files/{installer}*.run\n")
             }
             _ => String::new(),

@@ -9,12 +9,12 @@
 use std::path::PathBuf;
 
 use super::Env;
-use crate::activate;
-use crate::env_vars;
+use crate::activation;
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::spec::{Spec, VersionName};
+use crate::store::toolkit;
 use crate::store::{Kind, Store};
-use crate::toolkit;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -55,7 +55,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let tk = toolkit::inspect(&path)?;
     // Refuse now what activation could never express.
     for d in tk.bin_dirs.iter().chain(&tk.lib_dirs) {
-        activate::check_representable(&tk.prefix.join(d), env_vars::PATH)?;
+        activation::check_representable(&tk.prefix.join(d), env_vars::PATH)?;
     }
     for w in &tk.warnings {
         env.printer.warn(w);

@@ -1,11 +1,11 @@
 //! `cudaenv local [SPEC] [--unset]`: the per-directory pin (.cuda-version).
 
 use super::Env;
-use crate::compat::FrameworkReq;
+use crate::activation::select;
+use crate::activation::version_file;
 use crate::error::{Error, ExitCode, Result};
-use crate::select;
+use crate::machine::compat::FrameworkReq;
 use crate::spec::Spec;
-use crate::version_file;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -52,7 +52,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 return Err(Error::NoPin {
                     file: version_file::FILE_NAME,
                     dir: env.ctx.cwd().to_path_buf(),
-                    installed: crate::config::store(&env.ctx)?
+                    installed: crate::context::config::store(&env.ctx)?
                         .list()?
                         .into_iter()
                         .map(|v| v.name.to_string())
@@ -95,7 +95,7 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
     if if_missing == IfMissing::Pin {
         return;
     }
-    let Ok(store) = crate::config::store(&env.ctx) else {
+    let Ok(store) = crate::context::config::store(&env.ctx) else {
         return;
     };
     if let Ok(None) = select::resolve(&store, spec) {

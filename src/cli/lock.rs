@@ -12,16 +12,16 @@ use std::path::PathBuf;
 
 use super::Env;
 use super::resolution::{self, Resolution};
-use crate::config::Settings;
+use crate::activation::select;
+use crate::activation::version_file;
+use crate::context::config::Settings;
 use crate::error::{Error, ExitCode, Result};
-use crate::lockfile::{self, Lock, Origins};
-use crate::select;
-use crate::sources::measure::human_bytes;
-use crate::sources::pypi::Request;
-use crate::sources::remote::{self, Remote};
-use crate::sources::{Plan, Platform, Profile};
+use crate::install::lockfile::{self, Lock, Origins};
+use crate::install::sources::measure::human_bytes;
+use crate::install::sources::pypi::Request;
+use crate::install::sources::remote::{self, Remote};
+use crate::install::sources::{Plan, Platform, Profile};
 use crate::spec::{Spec, StackSpec};
-use crate::version_file;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -178,7 +178,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             }
         }
     }
-    crate::sys::write_atomically(&path, text.as_bytes(), None)?;
+    crate::os::write_atomically(&path, text.as_bytes(), None)?;
     let files = lock.artifacts.len();
     let bytes: u64 = lock.artifacts.iter().filter_map(|a| a.size).sum();
     env.printer.success(format!(

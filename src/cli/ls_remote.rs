@@ -10,10 +10,10 @@
 
 use super::Env;
 use crate::error::{ExitCode, Result};
+use crate::install::sources::SourceKind;
+use crate::install::sources::remote::{self, CatalogueState, RemoteRelease};
+use crate::install::sources::resolve::SourceChoice;
 use crate::registry;
-use crate::sources::SourceKind;
-use crate::sources::remote::{self, CatalogueState, RemoteRelease};
-use crate::sources::resolve::SourceChoice;
 use crate::spec::Version;
 
 #[derive(Debug, clap::Args)]
@@ -47,9 +47,9 @@ async fn list(
     env: &Env,
     args: &Args,
     stack: Option<crate::spec::StackSpec>,
-    machine: crate::compat::Machine,
+    machine: crate::machine::compat::Machine,
 ) -> Result<ExitCode> {
-    let settings = crate::config::Settings::resolve(&env.ctx)?;
+    let settings = crate::context::config::Settings::resolve(&env.ctx)?;
     let remote = super::resolution::open_remote(
         env,
         &settings,
@@ -86,7 +86,7 @@ async fn list(
                 || releases.iter().any(|r| {
                     labels
                         .iter()
-                        .any(|l| crate::sources::resolve::label_covers(l, &r.version))
+                        .any(|l| crate::install::sources::resolve::label_covers(l, &r.version))
                 })
         })
         .collect();
@@ -129,7 +129,7 @@ async fn list(
             platforms: Vec<String>,
             /// Where PyPI's component list comes from (`registry`, `catalogue`, `both`).
             #[serde(skip_serializing_if = "Option::is_none")]
-            pypi_known: Option<crate::sources::pypi::Known>,
+            pypi_known: Option<crate::install::sources::pypi::Known>,
             /// Whether the machine's (this one's or the target's) driver and
             /// GPU run it (`null`: no driver to ask).
             runs_here: Option<bool>,
@@ -184,8 +184,8 @@ async fn list(
         return Ok(ExitCode::Success);
     }
     let place = match machine.whose {
-        crate::compat::Whose::ThisMachine => "here".to_string(),
-        crate::compat::Whose::Target => format!("on {}", machine.name()),
+        crate::machine::compat::Whose::ThisMachine => "here".to_string(),
+        crate::machine::compat::Whose::Target => format!("on {}", machine.name()),
     };
     let mut text = String::new();
     for r in &releases {

@@ -1,5 +1,5 @@
 //! `cudaenv mirror DIR SPEC…`: write what installing SPEC… needs into DIR,
-//! laid out as a PyPI simple index and an NVIDIA mirror (`crate::mirror`),
+//! laid out as a PyPI simple index and an NVIDIA mirror (`crate::install::mirror`),
 //! for machines without network.
 //!
 //! Each spec is resolved by `install`'s own resolution (same sources, order,
@@ -18,13 +18,13 @@ use futures_util::StreamExt;
 use super::Env;
 use super::install::{self as install_cli, Resolved};
 use super::resolution::{self, Resolution};
-use crate::config::Settings;
+use crate::context::config::Settings;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::{Fetcher, Progress};
-use crate::mirror::{FileEntry, Mirror, wheel_project};
-use crate::sources::catalogue;
-use crate::sources::nvidia::{self, Product};
-use crate::sources::{Artifact, Plan, SourceKind};
+use crate::install::fetch::{Fetcher, Progress};
+use crate::install::mirror::{FileEntry, Mirror, wheel_project};
+use crate::install::sources::catalogue;
+use crate::install::sources::nvidia::{self, Product};
+use crate::install::sources::{Artifact, Plan, SourceKind};
 use crate::spec::StackSpec;
 use crate::ui::progress::Bars;
 
@@ -42,7 +42,7 @@ pub struct Args {
     /// Also the stack each framework release needs (`torch==2.4`), chosen as
     /// `install --for` chooses it: for the target machine when one is given.
     #[arg(long = "for", value_name = "FRAMEWORK==VERSION")]
-    pub for_framework: Vec<crate::compat::FrameworkReq>,
+    pub for_framework: Vec<crate::machine::compat::FrameworkReq>,
     #[command(flatten)]
     pub resolution: Resolution,
     /// Accept downloads that no pinned sha256 can verify (their hash is then
@@ -135,9 +135,11 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     // Opened once before the lock (a directory that is not a mirror gets no
     // lock file) and again under it (another run may have added to it).
     Mirror::open(&dir)?;
-    let _lock =
-        crate::sys::lock::LockFile::acquire_async(&dir.join(crate::mirror::LOCK), &env.printer)
-            .await?;
+    let _lock = crate::os::lock::LockFile::acquire_async(
+        &dir.join(crate::install::mirror::LOCK),
+        &env.printer,
+    )
+    .await?;
     let mut mirror = Mirror::open(&dir)?;
     mirror.remove_leftovers()?;
     // What the mirror already holds with the announced hash is not fetched again.
@@ -186,7 +188,7 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     bars.clear();
     let manifests = cached_manifests(fetcher.cache().dir());
     for (rel, path) in &manifests {
-        let sha256 = crate::hash::sha256_file(path)?;
+        let sha256 = crate::os::hash::sha256_file(path)?;
         if !mirror.has(rel, &sha256) {
             let size = std::fs::metadata(path)
                 .map_err(Error::io("cannot read", path))?
@@ -245,7 +247,7 @@ async fn fetch_verified(
     loop {
         let file = fetcher.fetch(a, line).await?;
         fetcher.progress().status(line, "hashing");
-        let sha256 = tokio::task::block_in_place(|| crate::hash::sha256_file(&file))?;
+        let sha256 = tokio::task::block_in_place(|| crate::os::hash::sha256_file(&file))?;
         match &a.sha256 {
             Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
                 if refetched {

@@ -199,9 +199,10 @@ pub fn main() -> u8 {
     } else {
         // Playing a CUDA tool: no argument parsing, no terminal setup.
         let rest: Vec<_> = args.collect();
-        crate::shims::probe::at(1);
-        Context::from_process()
-            .and_then(|ctx| crate::shims::run(&ctx, &name, &rest).map(|never| match never {}))
+        crate::activation::shims::probe::at(1);
+        Context::from_process().and_then(|ctx| {
+            crate::activation::shims::run(&ctx, &name, &rest).map(|never| match never {})
+        })
     };
     let code = match result {
         Ok(code) => code,
@@ -299,9 +300,9 @@ fn is_cudaenv(name: &std::ffi::OsStr) -> bool {
 /// not an error that would suggest the link or removal did not happen.
 pub(crate) fn rehash_after_change(env: &Env, store: &crate::store::Store) {
     // The shims cover the system root's versions too, whatever `store` sees.
-    let system = crate::config::system_root(&env.ctx).ok().flatten();
+    let system = crate::context::config::system_root(&env.ctx).ok().flatten();
     let store = crate::store::Store::with_system(store.root(), system);
-    if let Err(e) = crate::shims::rehash(&store, &env.printer) {
+    if let Err(e) = crate::activation::shims::rehash(&store, &env.printer) {
         env.printer
             .warn(format!("the shims could not be updated: {e}"));
         env.printer.hint("run `cudaenv rehash`");

@@ -2,10 +2,10 @@
 //! Lmod and Environment Modules (see `modulefile`).
 
 use super::Env;
-use crate::activate;
+use crate::activation;
+use crate::activation::modulefile::{self, Format, Written};
+use crate::activation::select::{self, Active, Origin, Selection};
 use crate::error::{Error, ExitCode, Result};
-use crate::modulefile::{self, Format, Written};
-use crate::select::{self, Active, Origin, Selection};
 use crate::spec::Spec;
 use crate::store::{Installed, Store};
 
@@ -46,7 +46,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 }
 
 fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     // clap cannot put a required positional after a variadic one: the last
     // operand is DIR, the others are specs.
     let (dir, specs) = args
@@ -69,7 +69,7 @@ fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
     // so a version that cannot be exported leaves the directory as it was.
     let mut files = Vec::new();
     for v in versions {
-        let activation = activate::activation(&Active::Version(Box::new(v.clone())))?;
+        let activation = activation::activation(&Active::Version(Box::new(v.clone())))?;
         let text = modulefile::render(args.format, &v, &activation)?;
         let path = modulefile::file_path(&dir, args.format, &v);
         modulefile::check_replaceable(&path)?;

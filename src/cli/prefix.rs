@@ -1,8 +1,8 @@
 //! `cudaenv prefix [SPEC]`: where a version's tree is.
 
 use super::Env;
+use crate::activation::select::{self, Active};
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Active};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]

@@ -4,14 +4,14 @@
 //! changed by hand, or shims left pointing at an older cudaenv binary.
 
 use super::Env;
+use crate::activation::shims;
 use crate::error::{ExitCode, Result};
-use crate::shims;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
 pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let r = shims::rehash(&store, &env.printer)?;
     env.printer.success(format!(
         "{} shims in {} ({} added, {} removed)",

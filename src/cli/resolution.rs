@@ -10,11 +10,11 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::Env;
-use crate::config::Settings;
+use crate::context::config::Settings;
 use crate::error::{Error, Result};
-use crate::sources::Profile;
-use crate::sources::remote::{self, Refresh, Remote};
-use crate::sources::resolve::SourceChoice;
+use crate::install::sources::Profile;
+use crate::install::sources::remote::{self, Refresh, Remote};
+use crate::install::sources::resolve::SourceChoice;
 use crate::spec::{Spec, StackSpec};
 
 /// How a stack is resolved: flattened into each command that resolves one.

@@ -7,11 +7,11 @@
 //! one applied, so `--unset` gives back precisely what was there before.
 
 use super::Env;
-use crate::env_vars;
+use crate::activation::select::{self, Origin, Selection};
+use crate::activation::shell::Shell;
+use crate::activation::shell::session;
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Origin, Selection};
-use crate::shell::Shell;
-use crate::shell::session;
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let shell = super::env::pick_shell(env, args.shell)?;
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     if args.unset {
         let ctx = env.ctx.with_var(env_vars::CUDAENV_VERSION, None);
         let mut code = shell.assign(env_vars::CUDAENV_VERSION, None)?;

@@ -1,5 +1,5 @@
 //! `cudaenv trace [--version SPEC] [--json] -- CMD [ARGS…]`: run a command
-//! activated and report the CUDA libraries it loaded (see `crate::trace`).
+//! activated and report the CUDA libraries it loaded (see `crate::machine::trace`).
 //!
 //! The report goes to stderr, or with `--json` to stdout after the command's
 //! own output. The exit status is the command's own: like `exec`, `trace` is
@@ -9,8 +9,8 @@
 use std::ffi::OsString;
 
 use super::Env;
+use crate::activation::select;
 use crate::error::{ExitCode, Result};
-use crate::select;
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -28,12 +28,12 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let report = crate::trace::run(&env.ctx, &active, &args.command)?;
+    let report = crate::machine::trace::run(&env.ctx, &active, &args.command)?;
     if args.json {
         env.out_json(&report)?;
     } else {
         // The report is the point of the command: `--quiet` does not hide it.
-        env.printer.report(&crate::trace::render(&report));
+        env.printer.report(&crate::machine::trace::render(&report));
     }
     // The command's status, which no `ExitCode` variant can carry.
     std::process::exit(report.exit_code.clamp(0, 255));

@@ -8,8 +8,8 @@
 use std::io::{BufRead, IsTerminal};
 
 use super::Env;
+use crate::activation::select;
 use crate::error::{Error, ExitCode, Result};
-use crate::select;
 use crate::spec::VersionName;
 use crate::store::{Kind, Store};
 
@@ -52,7 +52,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     let Some(version) = store.get(&name)? else {
         // Only the user's own versions are removed here; a system one says so.
-        let configured = crate::config::store(&env.ctx)?;
+        let configured = crate::context::config::store(&env.ctx)?;
         if let (Some(root), Some(_)) = (configured.system_root(), configured.get(&name)?) {
             return Err(Error::SystemRootNotWritable {
                 root: root.to_path_buf(),
@@ -97,16 +97,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     super::rehash_after_change(env, &store);
     env.printer.success(format!("removed {what}"));
     // The cache still holds what it was installed from: say how much.
-    let cache = crate::fetch::Cache::new(env.ctx.cache_dir());
-    let keep = crate::fetch::usage::installed_keys(&store)?;
-    let bytes: u64 = crate::fetch::usage::prunable(&cache, &keep)
+    let cache = crate::install::fetch::Cache::new(env.ctx.cache_dir());
+    let keep = crate::install::fetch::usage::installed_keys(&store)?;
+    let bytes: u64 = crate::install::fetch::usage::prunable(&cache, &keep)
         .iter()
         .map(|(_, u)| u.bytes)
         .sum();
     if bytes > 0 {
         env.printer.info(format!(
             "the download cache holds {} that no installed version was installed from; `cudaenv cache prune` frees it",
-            crate::sources::measure::human_bytes(bytes)
+            crate::install::sources::measure::human_bytes(bytes)
         ));
     }
     Ok(ExitCode::Success)

@@ -31,13 +31,13 @@ use std::path::{Path, PathBuf};
 use futures_util::StreamExt;
 
 use super::Env;
-use crate::config::Settings;
+use crate::context::config::Settings;
 use crate::error::{Error, ExitCode, Result};
-use crate::fetch::Attempt;
-use crate::fetch::timeouts::{self, Timeouts};
-use crate::safe_url::DisplaySafeUrl;
-use crate::sources::nvidia::{self, Product};
-use crate::sources::remote::{self, CatalogueUpdate};
+use crate::install::fetch::Attempt;
+use crate::install::fetch::timeouts::{self, Timeouts};
+use crate::install::sources::nvidia::{self, Product};
+use crate::install::sources::remote::{self, CatalogueUpdate};
+use crate::spec::safe_url::DisplaySafeUrl;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -215,7 +215,7 @@ async fn update(
     trust_mirror: bool,
     timeouts: &Timeouts,
 ) -> Result<Vec<Row>> {
-    let client = crate::fetch::client(timeouts)?;
+    let client = crate::install::fetch::client(timeouts)?;
     let mut jobs = Vec::new();
     for product in [Product::Cuda, Product::Cudnn] {
         let dir_url = format!("{base}/{}/", product.redist_dir());
@@ -291,7 +291,7 @@ async fn one(
         }
         Err(Fetch::Failed(reason)) => return Status::Failed { reason },
     };
-    let actual = crate::hash::sha256(&bytes);
+    let actual = crate::os::hash::sha256(&bytes);
     let mut status = Status::New;
     if let Some(expected) = pin {
         if actual == expected {
@@ -330,7 +330,7 @@ async fn one(
 }
 
 fn store(dest: &Path, bytes: &[u8]) -> Result<()> {
-    crate::sys::write_atomically(dest, bytes, None)
+    crate::os::write_atomically(dest, bytes, None)
 }
 
 /// `redistrib_X.Y.Z.json` names in a directory listing (HTML or plain), deduplicated.

@@ -3,18 +3,18 @@
 //!
 //! Resolves the version as `exec` does, applies its activation to a copy of
 //! the environment, and runs the checks in a child (`__verify-child`, hidden)
-//! with exactly that environment; see `crate::verify` for why.
+//! with exactly that environment; see `crate::machine::verify` for why.
 
 use std::time::Instant;
 
 use super::Env;
-use crate::activate;
+use crate::activation;
+use crate::activation::select::{self, Active};
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Active};
-use crate::spec::Spec;
-use crate::verify::{
+use crate::machine::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
+use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -85,8 +85,8 @@ pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let started = Instant::now();
     let (selection, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let store = crate::config::store(&env.ctx)?;
-    let delta = activate::plan(&env.ctx, &store, &active)?;
+    let store = crate::context::config::store(&env.ctx)?;
+    let delta = activation::plan(&env.ctx, &store, &active)?;
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
 

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::Env;
+use crate::activation::select;
 use crate::error::{ExitCode, Result};
-use crate::select;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,7 +31,7 @@ struct Out {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let (selection, active) = select::active_in(&env.ctx, &store)?;
     if args.bare {
         env.outln(active.name())?;

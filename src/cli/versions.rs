@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::Env;
+use crate::activation::select::{self, Active};
 use crate::error::{ExitCode, Result};
-use crate::select::{self, Active};
 use crate::store::{Kind, Location};
 
 #[derive(Debug, clap::Args)]
@@ -39,7 +39,7 @@ struct Row {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let installed = store.list()?;
     if args.check {
         return check(env, &installed);

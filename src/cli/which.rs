@@ -6,13 +6,13 @@
 use std::ffi::{OsStr, OsString};
 
 use super::Env;
-use crate::activate;
-use crate::env_vars;
+use crate::activation;
+use crate::activation::select::{self, Active};
+use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
-use crate::select::{self, Active};
+use crate::os::path_list;
 use crate::store::Store;
-use crate::sys::path_list;
-use crate::toolkit;
+use crate::store::toolkit;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -28,7 +28,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             reason: "give a command name, not a path".into(),
         });
     }
-    let store = crate::config::store(&env.ctx)?;
+    let store = crate::context::config::store(&env.ctx)?;
     let (_, active) = select::active(&env.ctx)?;
     let found = match &active {
         Active::Version(v) => toolkit::find_command(&v.bin_dirs(), cmd),
@@ -58,12 +58,12 @@ pub(super) fn available_in(store: &Store, cmd: &OsStr) -> Result<Vec<String>> {
 /// With `system` active: search PATH without cudaenv's versions and shims
 /// (a shim would only lead back to cudaenv).
 fn system_which(env: &Env, store: &Store, cmd: &OsStr) -> Result<Option<std::path::PathBuf>> {
-    let delta = activate::plan(&env.ctx, store, &Active::System)?;
+    let delta = activation::plan(&env.ctx, store, &Active::System)?;
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);
     let shims = store.shims_dir();
     let path: Option<OsString> = vars.get(OsStr::new(env_vars::PATH)).map(|p| {
         path_list::join(path_list::entries(p).filter(|d| std::path::Path::new(d) != shims))
     });
-    Ok(activate::find_in_path(cmd, path.as_ref()))
+    Ok(activation::find_in_path(cmd, path.as_ref()))
 }

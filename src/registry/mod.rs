@@ -12,11 +12,14 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::sources::Profile;
+use crate::install::sources::Profile;
 use crate::spec::Version;
 
-const CUDA_RELEASES: &str = include_str!("../../registry/cuda-releases.toml");
-const PYPI: &str = include_str!("../../registry/pypi.toml");
+const CUDA_RELEASES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/registry/cuda-releases.toml"
+));
+const PYPI: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/registry/pypi.toml"));
 
 /// One CUDA release: its full version and the component versions it shipped.
 #[derive(Debug, Clone)]
@@ -191,7 +194,7 @@ impl Pypi {
             .find(|(_, by_major)| {
                 by_major
                     .get(&m)
-                    .is_some_and(|p| crate::sources::pypi::normalize(p) == project)
+                    .is_some_and(|p| crate::install::sources::pypi::normalize(p) == project)
             })
             .map(|(c, _)| c.as_str())
     }

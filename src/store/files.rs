@@ -305,7 +305,7 @@ mod tests {
         std::fs::write(r.join("lib64/a.so.1"), b"aaaa").unwrap();
         std::fs::write(r.join("lib64/b"), b"bbbb").unwrap();
         std::fs::write(r.join("gone"), b"x").unwrap();
-        crate::sys::symlink(Path::new("a.so.1"), &r.join("lib64/a.so")).unwrap();
+        crate::os::symlink(Path::new("a.so.1"), &r.join("lib64/a.so")).unwrap();
         assert_eq!(check(r).unwrap().len(), 1, "no list yet");
         write(r).unwrap();
         assert_eq!(check(r).unwrap(), Vec::<String>::new());
@@ -315,7 +315,7 @@ mod tests {
         std::fs::remove_file(r.join("gone")).unwrap();
         std::fs::write(r.join("new"), b"").unwrap();
         std::fs::remove_file(r.join("lib64/a.so")).unwrap();
-        crate::sys::symlink(Path::new("b"), &r.join("lib64/a.so")).unwrap();
+        crate::os::symlink(Path::new("b"), &r.join("lib64/a.so")).unwrap();
         let p = check(r).unwrap();
         assert_eq!(
             p,

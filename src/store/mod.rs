@@ -34,6 +34,8 @@
 //! LD_LIBRARY_PATH: otherwise anyone could plant a library there for every
 //! other user's processes.
 
+pub mod toolkit;
+
 pub mod files;
 mod meta;
 pub mod trust;
@@ -44,8 +46,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::os::lock::{LockFile, Waiting};
 use crate::spec::{StackSpec, Version, VersionName};
-use crate::sys::lock::{LockFile, Waiting};
 
 pub const META_DIR: &str = ".cudaenv";
 pub const META_FILE: &str = "meta.toml";
@@ -470,7 +472,7 @@ impl Staging {
         let marker = meta_dir.join(COMPLETE_MARKER);
         let f = File::create(&marker).map_err(Error::io("cannot write", &marker))?;
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;
-        crate::failpoint::hit(crate::failpoint::Point::BeforeCommit);
+        crate::context::failpoint::hit(crate::context::failpoint::Point::BeforeCommit);
         if self.target.symlink_metadata().is_ok() {
             return Err(Error::AlreadyExists {
                 name: self.name.to_string(),

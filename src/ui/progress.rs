@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::fetch::Progress;
+use crate::install::fetch::Progress;
 
 pub struct Bars {
     /// Where messages go while no bar is drawn (`note`).

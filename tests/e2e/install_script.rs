@@ -57,7 +57,7 @@ fn advice(t: &TestEnv, o: &Output) -> String {
 }
 
 /// Everything under HOME except the shims' generation stamp, which every
-/// rehash rewrites on purpose (the shell hook watches it; see src/shims.rs).
+/// rehash rewrites on purpose (the shell hook watches it; see src/activation/shims/mod.rs).
 fn home_snapshot(t: &TestEnv) -> Vec<String> {
     snapshot(&t.home)
         .into_iter()

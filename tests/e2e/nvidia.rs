@@ -34,7 +34,7 @@ use crate::common::*;
 const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests");
 
 fn platform() -> &'static str {
-    cudaenv::sources::Platform::current()
+    cudaenv::install::sources::Platform::current()
         .expect("tests run on Linux x86_64 or aarch64")
         .manifest_key()
 }
@@ -607,13 +607,13 @@ fn legacy_fixture(env: &TestEnv, mirror: &Mirror, runfile: Option<Vec<u8>>) -> S
         14,
     ));
     let run = runfile.unwrap_or_else(|| {
-        cudaenv::unpack::runfile::build(
+        cudaenv::install::unpack::runfile::build(
             &tar(&e),
-            cudaenv::unpack::runfile::Compression::Gzip,
+            cudaenv::install::unpack::runfile::Compression::Gzip,
             "CUDA Toolkit 11.2.2 (synthetic)",
         )
     });
-    let pinned = cudaenv::sources::legacy::runfiles()
+    let pinned = cudaenv::install::sources::legacy::runfiles()
         .iter()
         .find(|r| r.cuda.to_string() == "11.2.2" && r.platform == platform())
         .expect("11.2.2 is in the registry");
@@ -1082,7 +1082,11 @@ fn a_runfile_header_pointing_past_the_end_is_rejected() {
             "./builds/cuda_cudart/x".to_string(),
             Entry::File(vec![1; 100], 0o644),
         )]);
-        cudaenv::unpack::runfile::build(&e, cudaenv::unpack::runfile::Compression::Xz, "x")
+        cudaenv::install::unpack::runfile::build(
+            &e,
+            cudaenv::install::unpack::runfile::Compression::Xz,
+            "x",
+        )
     };
     let cut = good[..good.len() - 20].to_vec();
     legacy_fixture(&env, &mirror, Some(cut.clone()));
@@ -1266,7 +1270,7 @@ fn cuda_10_0_installs_from_its_nested_runfile() {
         "./bin/nvcc".into(),
         Entry::File(b"#!/bin/sh\necho 'release 10.0'\n".to_vec(), 0o755),
     ));
-    use cudaenv::unpack::runfile::{Compression, build};
+    use cudaenv::install::unpack::runfile::{Compression, build};
     let inner_run = build(&tar(&inner), Compression::Gzip, "cuda-linux 10.0.130");
     let outer = build(
         &tar(&[

@@ -71,7 +71,7 @@ impl<'t> Session<'t> {
     /// Snapshots everything run so far as `name`, with what varies redacted.
     fn snapshot(self, name: &str) {
         let tmp = self.t.tmp.path().display().to_string();
-        let platform = cudaenv::sources::Platform::current()
+        let platform = cudaenv::install::sources::Platform::current()
             .expect("tests run on Linux x86_64 or aarch64")
             .manifest_key();
         let arch = std::env::consts::ARCH;

@@ -826,7 +826,7 @@ fn wheel_members_are_unpacked_while_the_download_is_incomplete() {
 #[test]
 fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
     let (w, lib, _) = library_and_filler_wheel();
-    let spans = cudaenv::fetch::spans(w.len() as u64);
+    let spans = cudaenv::install::fetch::spans(w.len() as u64);
     assert!(spans.len() > 3, "{spans:?}");
     let held = spans[spans.len() / 2];
     let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));

@@ -11,8 +11,8 @@
 use std::path::Path;
 
 use cudaenv::error::{Error, ExitCode};
-use cudaenv::sources::Layout;
-use cudaenv::unpack::{Limits, deb};
+use cudaenv::install::sources::Layout;
+use cudaenv::install::unpack::{Limits, deb};
 
 use super::support::{diff, snapshot};
 use super::tarbuild::{build, dir, file, symlink, xz};

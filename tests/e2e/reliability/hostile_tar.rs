@@ -11,8 +11,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use cudaenv::error::{Error, ExitCode};
-use cudaenv::sources::{ArchiveFormat, Layout};
-use cudaenv::unpack::{Limits, deb, runfile, tar};
+use cudaenv::install::sources::{ArchiveFormat, Layout};
+use cudaenv::install::unpack::{Limits, deb, runfile, tar};
 
 use super::support::{diff, snapshot};
 use super::tarbuild::{TarEntry, build, dir, entry, file, gz, hardlink, symlink, xz};

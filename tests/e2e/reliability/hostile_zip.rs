@@ -10,8 +10,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use cudaenv::error::{Error, ExitCode};
-use cudaenv::sources::Layout;
-use cudaenv::unpack::{Limits, zip::unpack};
+use cudaenv::install::sources::Layout;
+use cudaenv::install::unpack::{Limits, zip::unpack};
 
 use super::support::{diff, snapshot};
 use super::zipbuild::{Member, build, deflate, dir, file, raw_file, symlink};

@@ -1,0 +1,24 @@
+//! How a stack gets onto disk: from a request to a committed version.
+//!
+//! - `sources`: where stacks come from (PyPI's NVIDIA wheels, NVIDIA's redist
+//!   manifests, Debian's packages, legacy runfiles), the release catalogue and
+//!   the resolver that turns a spec into a plan of artifacts;
+//! - `fetch`: the HTTP layer and the download cache (streaming, hashing as
+//!   bytes arrive, ranges, retries, the stall breaker);
+//! - `unpack`: archives (wheels, tarballs, `.deb`s, runfiles) into a tree,
+//!   refusing hostile entries;
+//! - `engine`: a plan in, a committed version out (locks, scratch directory,
+//!   one atomic rename);
+//! - `lockfile`: `cuda.lock`, the exact files of a stack per platform;
+//! - `mirror`: the files a plan needs written into a directory for sites
+//!   without network.
+//!
+//! Everything here hands finished trees to `store`; nothing below this folder
+//! knows a source or a download exists.
+
+pub mod engine;
+pub mod fetch;
+pub mod lockfile;
+pub mod mirror;
+pub mod sources;
+pub mod unpack;

@@ -1,0 +1,173 @@
+//! Sources of CUDA bits, and the plan they hand to the install engine.
+//!
+//! A source (PyPI wheels, NVIDIA's redist manifests, NVIDIA's legacy runfiles
+//! and cuDNN archives) turns a `StackSpec` + profile into a `Plan`: the exact
+//! artifacts to fetch, each with its URL, expected sha256 and size, archive
+//! format and the layout to map into the version's tree. The engine
+//! (`install`) fetches, verifies, unpacks and commits a plan without knowing
+//! which source produced it. Sources never touch the store.
+
+pub mod pypi;
+
+use crate::spec::safe_url::DisplaySafeUrl;
+use crate::spec::{Version, VersionName};
+
+pub mod catalogue;
+pub mod debian;
+pub mod legacy;
+pub mod measure;
+pub mod nvidia;
+pub mod remote;
+pub mod resolve;
+
+/// The platform an artifact is built for (the one platform type, in the OS layer).
+pub use crate::os::platform::Platform;
+
+/// Which source an artifact comes from.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Pypi,
+    Nvidia,
+    Legacy,
+    /// NVIDIA's runtime libraries as the Debian archive packages them.
+    Debian,
+}
+
+impl SourceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceKind::Pypi => "pypi",
+            SourceKind::Nvidia => "nvidia",
+            SourceKind::Legacy => "legacy",
+            SourceKind::Debian => "debian",
+        }
+    }
+}
+
+/// What part of a toolkit to install.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// The libraries frameworks load at run time (the default).
+    #[default]
+    Runtime,
+    /// Runtime plus headers and the compiler pieces the source has.
+    Devel,
+    /// Everything the source offers.
+    Full,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Runtime => "runtime",
+            Profile::Devel => "devel",
+            Profile::Full => "full",
+        }
+    }
+}
+
+/// How an artifact's bytes are packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArchiveFormat {
+    /// A Python wheel (zip).
+    Wheel,
+    TarXz,
+    TarGz,
+    Zip,
+    /// NVIDIA's self-extracting `.run` installer (never executed: parsed).
+    Runfile,
+    /// A Debian binary package: an `ar` archive around `data.tar.{xz,zst,gz}`.
+    Deb,
+}
+
+/// Where an archive's files go in the version's tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Layout {
+    /// A wheel: `nvidia/<pkg>/{bin,lib,include,…}` (≤ 12) or `nvidia/cu13/…`
+    /// (13) and `nvidia/cudnn/…`, merged into `bin/`, `lib64/`, `include/`.
+    Wheel,
+    /// A redist archive: strip the single top directory, merge the rest.
+    StripTop,
+    /// A legacy cuDNN archive: `cuda/include` → `include`, `cuda/lib64` → `lib64`.
+    LegacyCudnn,
+    /// A runfile payload: take these directories (relative to the payload
+    /// root), each merged into the tree as a toolkit component
+    /// (`targets/<triple>/{lib,include}` → `lib64/`, `include/`). Every
+    /// `members` entry must exist in the payload; `optional` ones are taken
+    /// when present (directory names changed between releases).
+    Runfile {
+        members: Vec<String>,
+        optional: Vec<String>,
+    },
+    /// A runfile whose payload holds a second runfile,
+    /// `run_files/<installer>….run` (CUDA 10.0), whose own payload is the
+    /// toolkit tree itself (`bin/`, `lib64/`, `include/`, `nvvm/`, …): the
+    /// inner payload is taken whole, as 10.1/10.2's `builds/cuda-toolkit` is.
+    NestedRunfile { installer: String },
+    /// A Debian package's data: `usr/lib/<triplet>/…` → `lib64/…`,
+    /// `usr/include/…` → `include/…`, `usr/bin/…` → `bin/…`; the rest
+    /// (`usr/share/doc`, lintian overrides) is skipped.
+    Debian { triplet: String },
+}
+
+/// One file to fetch and unpack.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Artifact {
+    /// Component name as cudaenv knows it (`cudart`, `cublas`, `cudnn`, …).
+    pub component: String,
+    /// The component's own version (`12.4.127`).
+    pub version: String,
+    /// Credentials, when the index or mirror has them, included (only
+    /// `expose` gives them; see `safe_url`).
+    pub url: DisplaySafeUrl,
+    /// Lower-case hex. `None` only when the user accepted unverified downloads.
+    pub sha256: Option<String>,
+    pub size: Option<u64>,
+    pub format: ArchiveFormat,
+    pub layout: Layout,
+    pub source: SourceKind,
+    /// The file name to cache it under (the URL's last segment).
+    pub file_name: String,
+}
+
+/// Everything needed to install one version.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Plan {
+    pub name: VersionName,
+    pub cuda: Version,
+    pub cudnn: Option<Version>,
+    pub profile: Profile,
+    pub artifacts: Vec<Artifact>,
+    /// Things the user should know (e.g. "PyPI has no nvcc for 12.x").
+    pub notes: Vec<String>,
+    /// Things worth a line that are not a concern (no cuDNN asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub info: Vec<String>,
+}

@@ -1,0 +1,577 @@
+//! The one front end to the sources: what `install`, `ls-remote` and `update`
+//! call. It takes the settings the command resolved once (`config::Settings`:
+//! index, mirrors, source order, how old a catalogue may be), checks the base
+//! URLs of the sources the options allow, opens every source, and answers "which releases are
+//! there" and "what exactly would installing this take" (a `Plan`).
+//!
+//! Sources plug in per component: the resolver (`resolve`) walks the
+//! configured order for each component and takes the first source that has
+//! it. NVIDIA's redist manifests and the legacy runfiles are built into the
+//! resolver; PyPI's answer is computed first (its index is asynchronous) and
+//! handed to the resolver as an `Offerer`, and so is the Debian archive
+//! (`debian`). A further source is one more `SourceKind`, one more
+//! `Offerer`, and one more entry in `Remote::resolver`.
+//!
+//! The live catalogue (`catalogue`) decides which CUDA releases PyPI has:
+//! a stored one younger than `catalogue-max-age` (a day) is used as is; an
+//! older one is read again (only new releases cost a request); `--refresh`
+//! always reads it; `--offline` uses the stored one whatever its age and
+//! says how old it is. When the index cannot be read, the stored catalogue
+//! (or, without one, the embedded registry) still answers, with a notice.
+//! Notices are returned to the caller, which prints them: nothing below
+//! `cli/` writes to the terminal.
+
+use super::catalogue::{self, Catalogue};
+use super::debian::DebianSource;
+use super::legacy::LegacyRegistry;
+use super::nvidia::Catalog;
+use super::pypi::{Index, Known, PypiSource, Request};
+use super::resolve::{PlanOfferer, Resolver, SourceChoice};
+use super::{Plan, Platform, SourceKind};
+use crate::context::Context;
+use crate::context::config::Settings;
+use crate::error::{Error, ExitCode, Result};
+use crate::install::fetch::{self, Cache};
+use crate::registry;
+use crate::spec::{StackSpec, Version};
+
+/// When to read the catalogue from the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Refresh {
+    /// When the stored one is older than the configured age.
+    #[default]
+    WhenStale,
+    /// Now (`--refresh`, `cudaenv update`).
+    Always,
+    /// Never (`--offline`): the stored one, whatever its age.
+    Never,
+}
+
+/// How the catalogue in use was obtained.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+pub enum CatalogueState {
+    /// Read from the index by this command.
+    Fetched,
+    /// The stored one, young enough.
+    Cached { age_secs: u64 },
+    /// The stored one, older than the configured age (offline, or the index
+    /// could not be read).
+    Stale { age_secs: u64 },
+    /// None: the embedded registry alone says what PyPI has.
+    Embedded,
+    /// Not consulted (no source that uses it was allowed).
+    Unused,
+}
+
+pub struct Options {
+    pub choice: SourceChoice,
+    pub refresh: Refresh,
+    pub offline: bool,
+    pub allow_unverified: bool,
+}
+
+/// Every source, opened once.
+pub struct Remote {
+    pub pypi: PypiSource,
+    pub catalog: Catalog,
+    pub legacy: LegacyRegistry,
+    /// Debian's packages of NVIDIA's libraries, for this platform.
+    pub debian: Option<DebianSource>,
+    pub platform: Option<Platform>,
+    /// The settings it was opened with.
+    pub settings: Settings,
+    pub cache: Cache,
+    pub client: reqwest::Client,
+    /// When a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
+    pub timeouts: fetch::timeouts::Timeouts,
+    pub state: CatalogueState,
+    /// Said once to the user by the caller.
+    pub notices: Vec<String>,
+    /// The index, as shown (no credentials).
+    pub index_shown: String,
+    nvidia_base: String,
+    opts: Options,
+}
+
+/// One release as `ls-remote` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RemoteRelease {
+    pub version: Version,
+    pub sources: Vec<SourceKind>,
+    /// Manifest keys of the platforms PyPI has it for (from the catalogue).
+    pub pypi_platforms: Vec<String>,
+    /// Where PyPI's component list came from.
+    pub pypi_known: Option<Known>,
+}
+
+impl Remote {
+    /// Opens the sources, reading the catalogue when the options say so.
+    pub async fn open(ctx: &Context, settings: Settings, opts: Options) -> Result<Remote> {
+        let cache = Cache::new(ctx.cache_dir());
+        let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
+        let client = fetch::client(&timeouts)?;
+        let order = settings.source_order();
+        let pypi_allowed = order.allows(SourceKind::Pypi, opts.choice);
+        let index_url = if pypi_allowed {
+            settings.pypi_base()?
+        } else {
+            settings.pypi_index.value.clone()
+        };
+        let index_shown = shown(&index_url);
+        let index = Index::new(&index_url, client.clone())
+            .with_timeouts(timeouts.clone())
+            .with_cache(cache.dir(), opts.offline);
+        let mut notices = Vec::new();
+        let (cat, state) = if pypi_allowed {
+            let max_age = settings.catalogue_max_age.value;
+            let refresh = if opts.offline {
+                Refresh::Never
+            } else {
+                opts.refresh
+            };
+            read_catalogue(&index, &index_shown, max_age, refresh, &mut notices).await?
+        } else {
+            (None, CatalogueState::Unused)
+        };
+        // A bad mirror is an error for every command that may use it, the
+        // same for `install` and `ls-remote`.
+        let nvidia_base = if order.allows(SourceKind::Nvidia, opts.choice)
+            || order.allows(SourceKind::Legacy, opts.choice)
+        {
+            settings.nvidia_base()?
+        } else {
+            String::new()
+        };
+        let debian_mirror = if order.allows(SourceKind::Debian, opts.choice) {
+            settings.debian_base()?
+        } else {
+            String::new()
+        };
+        let platform = Platform::current();
+        Ok(Remote {
+            pypi: PypiSource::new(index).with_catalogue(cat),
+            catalog: Catalog::load(cache.dir()),
+            legacy: LegacyRegistry::load(ctx.root())?,
+            debian: platform.map(|platform| DebianSource {
+                mirror: debian_mirror,
+                platform,
+            }),
+            platform,
+            settings,
+            cache,
+            client,
+            timeouts,
+            state,
+            notices,
+            index_shown,
+            nvidia_base,
+            opts,
+        })
+    }
+
+    /// Plans for another platform than this machine's (`cudaenv lock`).
+    pub fn set_platform(&mut self, platform: Platform) {
+        self.platform = Some(platform);
+        self.pypi.set_platform(platform);
+    }
+
+    fn offer(&self) -> PlanOfferer {
+        PlanOfferer {
+            kind: SourceKind::Pypi,
+            releases: self
+                .pypi
+                .releases()
+                .into_iter()
+                .map(|(r, _)| r.version)
+                .collect(),
+            plan: None,
+        }
+    }
+
+    fn resolver<'a>(&'a self, platform: Platform, offer: &'a PlanOfferer) -> Result<Resolver<'a>> {
+        Ok(Resolver {
+            catalog: &self.catalog,
+            legacy: self.legacy.clone(),
+            base: self.nvidia_base.clone(),
+            platform,
+            order: self.settings.source_order(),
+            choice: self.opts.choice,
+            allow_unverified: self.opts.allow_unverified,
+            others: match &self.debian {
+                Some(d) => vec![offer, d],
+                None => vec![offer],
+            },
+        })
+    }
+
+    fn platform(&self) -> Result<Platform> {
+        self.platform.ok_or_else(|| Error::NotAvailable {
+            what: format!(
+                "CUDA for {}-{}",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            ),
+            source_name: None,
+            hint: Some("NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)".into()),
+        })
+    }
+
+    /// The exact CUDA release a spec means (no network).
+    pub fn release_for(&self, stack: &StackSpec) -> Result<Version> {
+        if self.opts.choice == SourceChoice::Pypi {
+            return Ok(self.pypi.release(stack)?.version);
+        }
+        let offer = self.offer();
+        self.resolver(self.platform()?, &offer)?
+            .find_cuda(&stack.cuda)?
+            .ok_or_else(|| Error::NotAvailable {
+                what: format!("CUDA {}", stack.cuda),
+                source_name: None,
+                hint: Some(
+                    "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release list"
+                        .into(),
+                ),
+            })
+    }
+
+    /// Everything installing `req` takes, per component from the first
+    /// source that has it.
+    pub async fn plan(&self, req: &Request) -> Result<Plan> {
+        let mut plan = self.plan_sources(req).await?;
+        // A release newer than the driver tables: say which rule applies.
+        if let Some(r) = crate::machine::compat::driver::requirement(
+            &plan.cuda,
+            crate::machine::compat::driver::DriverOs::Linux,
+        ) && r.family_rule.is_some()
+        {
+            plan.notes.push(format!(
+                "CUDA {} is newer than cudaenv's driver table; it needs an NVIDIA driver {}",
+                plan.cuda,
+                r.describe()
+            ));
+        }
+        // A cuDNN newer than the cuDNN table: its CUDA support is its
+        // family's rule, and the plan says so.
+        if let Some(cudnn) = &plan.cudnn
+            && let Some(s) = crate::machine::compat::cudnn_support(cudnn)
+            && let Some(rule) = s.rule_note()
+        {
+            if s.supports(&plan.cuda) {
+                plan.info.push(format!(
+                    "cuDNN {cudnn} is taken as built for {} ({rule})",
+                    s.describe_cuda()
+                ));
+            } else {
+                plan.notes.push(format!(
+                    "cuDNN {cudnn} is taken as built for {}, not CUDA {} ({rule}); the source offers it for this CUDA",
+                    s.describe_cuda(),
+                    plan.cuda
+                ));
+            }
+        }
+        if req.spec.cudnn.is_none() && !req.without.iter().any(|c| c == "cudnn") {
+            let major = plan.cuda.major();
+            plan.info.push(format!(
+                "{} installs no cuDNN; `cudaenv install {}+cudnn{}` installs it with one (`cudaenv ls-remote {}` lists the cuDNN builds)",
+                plan.cuda,
+                plan.cuda,
+                if major >= 12 { "9" } else { "8" },
+                plan.cuda.truncate(2)
+            ));
+        }
+        Ok(plan)
+    }
+
+    async fn plan_sources(&self, req: &Request) -> Result<Plan> {
+        if self.opts.choice == SourceChoice::Pypi {
+            return self.pypi.plan(req).await;
+        }
+        let platform = self.platform()?;
+        let release = self.release_for(&req.spec)?;
+        let exact = StackSpec {
+            cuda: release.clone(),
+            cudnn: req.spec.cudnn.clone(),
+        };
+        let mut offer = self.offer();
+        let mut notes = Vec::new();
+        // PyPI's plan needs its index (network or cache): only asked for when
+        // PyPI may serve something of this release.
+        if self.resolver(platform, &offer)?.allows(SourceKind::Pypi)
+            && offer.releases.contains(&release)
+        {
+            let pypi_req = Request {
+                spec: exact.clone(),
+                ..req.clone()
+            };
+            // Per component: what PyPI lacks comes from the next source, the
+            // rest stays on PyPI.
+            let answer = self.pypi.offer(&pypi_req).await;
+            match answer {
+                Ok(p) => offer.plan = Some(p),
+                Err(e) => notes.push(format!("PyPI: {e}; using the other sources")),
+            }
+        }
+        let mut plan = self.resolver(platform, &offer)?.plan_with(
+            &exact,
+            req.profile,
+            &req.with,
+            &req.without,
+        )?;
+        // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
+        // limitation is moot when nvcc came from NVIDIA.
+        if let Some(p) = &offer.plan
+            && plan.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
+        {
+            let major = plan.cuda.major();
+            let moot: Vec<&str> = p
+                .artifacts
+                .iter()
+                .filter(|pa| {
+                    !plan
+                        .artifacts
+                        .iter()
+                        .any(|a| a.source == SourceKind::Pypi && a.component == pa.component)
+                })
+                .filter_map(|pa| registry::pypi().limitation(&pa.component, major))
+                .map(|l| l.message.as_str())
+                .collect();
+            plan.notes.extend(
+                p.notes
+                    .iter()
+                    .filter(|n| !moot.contains(&n.as_str()))
+                    .cloned(),
+            );
+        }
+        notes.append(&mut plan.notes);
+        plan.notes = notes;
+        Ok(plan)
+    }
+
+    /// Every CUDA release some allowed source has, oldest first.
+    pub fn releases(&self) -> Result<Vec<RemoteRelease>> {
+        let Some(platform) = self.platform else {
+            return Ok(Vec::new());
+        };
+        let offer = self.offer();
+        let pypi: std::collections::BTreeMap<Version, Known> = self
+            .pypi
+            .releases()
+            .into_iter()
+            .map(|(r, k)| (r.version, k))
+            .collect();
+        let cat = self.pypi.catalogue();
+        Ok(self
+            .resolver(platform, &offer)?
+            .remote_cuda()
+            .into_iter()
+            .map(|(version, sources)| {
+                let on_pypi = sources.contains(&SourceKind::Pypi);
+                let pypi_platforms = cat
+                    .filter(|_| on_pypi)
+                    .and_then(|c| c.get(&version))
+                    .map(|r| r.platforms().into_iter().map(String::from).collect())
+                    .unwrap_or_default();
+                RemoteRelease {
+                    pypi_known: on_pypi.then(|| pypi.get(&version).copied()).flatten(),
+                    version,
+                    sources,
+                    pypi_platforms,
+                }
+            })
+            .collect())
+    }
+
+    /// The cuDNN builds of the NVIDIA and legacy sources.
+    pub fn builtin_cudnn(&self) -> Vec<(Version, SourceKind, Vec<String>)> {
+        let Some(platform) = self.platform else {
+            return Vec::new();
+        };
+        let offer = self.offer();
+        self.resolver(platform, &offer)
+            .map(|r| r.remote_cudnn())
+            .unwrap_or_default()
+    }
+
+    /// What the plan will download and the disk the version will take.
+    pub async fn measure(&self, plan: &Plan) -> super::measure::PlanSize {
+        super::measure::measure(plan, &self.cache, &self.client, &self.timeouts).await
+    }
+
+    /// May any component come from `kind`?
+    pub fn allows(&self, kind: SourceKind) -> bool {
+        self.settings.source_order().allows(kind, self.opts.choice)
+    }
+}
+
+/// What `cudaenv update` did to the catalogue.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CatalogueUpdate {
+    pub index: String,
+    pub releases: usize,
+    pub newest: Option<String>,
+    /// Releases this read added to the stored list.
+    pub new: Vec<String>,
+    pub skipped: Vec<catalogue::Skipped>,
+}
+
+/// Reads the catalogue from the index now and stores it (`cudaenv update`).
+/// Unlike installs, a failure is returned: reading it is what was asked.
+pub async fn update_catalogue(
+    ctx: &Context,
+    settings: &Settings,
+    timeouts: &fetch::timeouts::Timeouts,
+) -> Result<CatalogueUpdate> {
+    let cache = Cache::new(ctx.cache_dir());
+    let index_url = settings.pypi_base()?;
+    let index_shown = shown(&index_url);
+    let index = Index::new(&index_url, fetch::client(timeouts)?)
+        .with_timeouts(timeouts.clone())
+        .with_cache(cache.dir(), false);
+    let dir = index
+        .cache_dir()
+        .expect("an index with a cache")
+        .to_path_buf();
+    let path = catalogue::path(&dir);
+    let before: Vec<String> = Catalogue::load(&path)
+        .map(|c| c.releases.into_iter().map(|r| r.version).collect())
+        .unwrap_or_default();
+    let c = catalogue::fetch(&index, &dir, registry::pypi(), &index_shown).await?;
+    c.save(&path)?;
+    Ok(CatalogueUpdate {
+        index: index_shown,
+        releases: c.releases.len(),
+        newest: c.releases.last().map(|r| r.version.clone()),
+        new: c
+            .releases
+            .iter()
+            .filter(|r| !before.contains(&r.version))
+            .map(|r| r.version.clone())
+            .collect(),
+        skipped: c.skipped,
+    })
+}
+
+/// The catalogue to use, and how it was obtained.
+async fn read_catalogue(
+    index: &Index,
+    shown_index: &str,
+    max_age: u64,
+    refresh: Refresh,
+    notices: &mut Vec<String>,
+) -> Result<(Option<Catalogue>, CatalogueState)> {
+    let Some(dir) = index.cache_dir().map(|d| d.to_path_buf()) else {
+        return Ok((None, CatalogueState::Embedded));
+    };
+    let path = catalogue::path(&dir);
+    let stored = Catalogue::load(&path);
+    let now = catalogue::now();
+    let age = stored.as_ref().map(|c| c.age_secs(now));
+    let stale_note = |age: u64| {
+        format!(
+            "the release list from {shown_index} is {} old; `cudaenv update` refreshes it",
+            human_age(age)
+        )
+    };
+    let young = |a: u64| {
+        if a < max_age {
+            CatalogueState::Cached { age_secs: a }
+        } else {
+            CatalogueState::Stale { age_secs: a }
+        }
+    };
+    let (stored, age) = match (refresh, stored, age) {
+        (Refresh::WhenStale, Some(c), Some(a)) if a < max_age => {
+            return Ok((Some(c), young(a)));
+        }
+        (Refresh::Never, Some(c), Some(a)) => {
+            if a >= max_age {
+                notices.push(stale_note(a));
+            }
+            return Ok((Some(c), young(a)));
+        }
+        (Refresh::Never, _, _) => {
+            notices.push(format!(
+                "no release list from {shown_index} is stored; using cudaenv's embedded list (run `cudaenv update` while online)"
+            ));
+            return Ok((None, CatalogueState::Embedded));
+        }
+        (_, stored, age) => (stored, age),
+    };
+    match catalogue::fetch(index, &dir, registry::pypi(), shown_index).await {
+        Ok(c) => {
+            for s in &c.skipped {
+                if !s.reason.starts_with("yanked") {
+                    notices.push(format!("cuda-toolkit {} left out: {}", s.version, s.reason));
+                }
+            }
+            // Best effort: a read-only cache still lets this command use it.
+            if let Err(e) = c.save(&path) {
+                notices.push(format!("cannot store the release list: {e}"));
+            }
+            Ok((Some(c), CatalogueState::Fetched))
+        }
+        // An index that is down or lacks the metapackage: the stored list,
+        // else the embedded one, and say so.
+        Err(e) if matches!(e.exit_code(), ExitCode::Network | ExitCode::NotAvailable) => {
+            match (stored, age) {
+                (Some(c), Some(a)) => {
+                    notices.push(format!("cannot read the release list: {e}"));
+                    if a >= max_age {
+                        notices.push(stale_note(a));
+                    }
+                    Ok((Some(c), young(a)))
+                }
+                _ => {
+                    notices.push(format!(
+                        "cannot read the release list: {e}; using cudaenv's embedded list"
+                    ));
+                    Ok((None, CatalogueState::Embedded))
+                }
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `3 h`, `2 days`.
+pub fn human_age(secs: u64) -> String {
+    match secs {
+        s if s < 120 => format!("{s} s"),
+        s if s < 2 * 3600 => format!("{} min", s / 60),
+        s if s < 2 * 86400 => format!("{} h", s / 3600),
+        s => format!("{} days", s / 86400),
+    }
+}
+
+/// An index URL without its credentials (`https://user:pass@host/…` →
+/// `https://host/…`), for messages and stored files.
+pub fn shown(url: &str) -> String {
+    let u = crate::spec::safe_url::DisplaySafeUrl::new(url);
+    match u.has_credentials() {
+        true => u.without_credentials().trim_end_matches('/').to_string(),
+        false => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_not_shown() {
+        assert_eq!(
+            shown("https://me:secret@mirror.example/simple"),
+            "https://mirror.example/simple"
+        );
+        assert_eq!(shown("https://pypi.org/simple"), "https://pypi.org/simple");
+    }
+
+    #[test]
+    fn ages_read_naturally() {
+        assert_eq!(human_age(30), "30 s");
+        assert_eq!(human_age(600), "10 min");
+        assert_eq!(human_age(5 * 3600), "5 h");
+        assert_eq!(human_age(3 * 86400), "3 days");
+    }
+}

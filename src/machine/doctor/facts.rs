@@ -1,0 +1,646 @@
+//! Gathering the facts doctor reasons about — without requiring nvidia-smi.
+//!
+//! Every fact is plain data (`Facts`, serializable: `doctor --json` prints it
+//! next to the findings), gathered here and only here. The driver version comes
+//! from `/proc/driver/nvidia/version`, `/sys/module/nvidia/version` or the
+//! file name libcuda resolves to; GPUs and their compute capability from
+//! libcuda (in a child process, see `libcuda`), with nvidia-smi only as a
+//! fallback and for the "CUDA Version" it prints. A machine without a driver
+//! is a normal case: the facts say so and gathering never fails.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::activation::select;
+use crate::context::Context;
+use crate::context::env_vars;
+use crate::machine::compat::target::Target;
+use crate::machine::compat::{ComputeCapability, DriverOs, DriverVersion, Machine, Whose};
+
+use super::command;
+use super::libcuda::{self, Gpu};
+use super::python::{self, PythonEnv};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    pub platform: HostFacts,
+    /// Driver versions by where they were read (`/proc/driver/nvidia/version`, …).
+    pub driver_versions: Vec<Sourced>,
+    pub libcuda: libcuda::Probe,
+    pub gpus: Vec<Gpu>,
+    pub nvidia_smi: Option<NvidiaSmi>,
+    pub active: Option<ActiveFacts>,
+    /// Why there is no active version (a pin to something not installed, a bad file).
+    pub active_error: Option<String>,
+    pub env: EnvFacts,
+    /// Directories holding CUDA/cuDNN libraries, by where the loader would find them.
+    pub library_dirs: Vec<LibDir>,
+    pub device_nodes: Vec<DeviceNode>,
+    pub python: Option<PythonEnv>,
+    pub python_error: Option<String>,
+    /// The machine the compatibility checks plan for instead of this one
+    /// (`--target-driver`, `--target-arch`); this machine's facts stay as found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    #[serde(default)]
+    pub container: super::container::ContainerFacts,
+    /// The `bundled-cuda` setting (`stack` or `wheels`) activation applies.
+    #[serde(default)]
+    pub bundled_cuda: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// What doctor read about the host (the OS and architecture as the system
+/// names them, WSL): facts to report, not a platform cudaenv plans for
+/// (`sys::platform::Platform`).
+pub struct HostFacts {
+    pub os: String,
+    pub arch: String,
+    pub wsl: bool,
+    /// WSL2: `/usr/lib/wsl/lib/libcuda.so.1` exists (the Windows driver's bridge).
+    pub wsl_libcuda: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sourced {
+    pub source: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NvidiaSmi {
+    pub path: String,
+    /// The header's "CUDA Version": the driver's maximum, not a toolkit.
+    pub cuda_version: Option<String>,
+    pub driver_version: Option<String>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActiveFacts {
+    pub name: String,
+    pub spec: String,
+    pub origin: String,
+    pub origin_kind: String,
+    pub cuda: Option<String>,
+    pub cudnn: Option<String>,
+    pub prefix: Option<String>,
+    pub cuda_home: Option<String>,
+    pub lib_dirs: Vec<String>,
+    /// CUDA/cuDNN library files in those directories.
+    pub libs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvFacts {
+    pub ld_library_path: Vec<String>,
+    pub cuda_home: Option<String>,
+    pub cuda_path: Option<String>,
+    pub cuda_visible_devices: Option<String>,
+    /// The version this environment was activated for (`CUDAENV_ACTIVE`).
+    pub cudaenv_active: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibDir {
+    pub dir: String,
+    /// `LD_LIBRARY_PATH`, `ldconfig`, `CUDA_HOME` or `CUDA_PATH`.
+    pub origin: String,
+    /// Position on LD_LIBRARY_PATH (0 = searched first).
+    pub position: Option<usize>,
+    pub libs: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceNode {
+    pub path: String,
+    pub readable: bool,
+    pub writable: bool,
+}
+
+impl Facts {
+    /// The driver version to reason with: the kernel module's, else libcuda's, else nvidia-smi's.
+    pub fn driver(&self) -> Option<DriverVersion> {
+        self.driver_versions
+            .iter()
+            .find_map(|s| DriverVersion::parse(&s.version))
+    }
+
+    pub fn driver_os(&self) -> DriverOs {
+        if self.platform.wsl {
+            DriverOs::Windows
+        } else {
+            DriverOs::Linux
+        }
+    }
+
+    /// The machine the active stack must fit: the target, else this one.
+    pub fn planned_machine(&self) -> Machine {
+        match &self.target {
+            Some(t) => t.machine(),
+            None => self.machine(),
+        }
+    }
+
+    pub fn compute_capabilities(&self) -> Vec<ComputeCapability> {
+        self.gpus
+            .iter()
+            .filter_map(|g| g.compute_capability.as_deref()?.parse().ok())
+            .collect()
+    }
+
+    /// What the compatibility rules need.
+    pub fn machine(&self) -> Machine {
+        Machine {
+            driver: self.driver(),
+            driver_os: self.driver_os(),
+            gpus: self.compute_capabilities(),
+            whose: Whose::ThisMachine,
+        }
+    }
+}
+
+/// Library file names that belong to CUDA, cuDNN or the driver.
+const LIB_PREFIXES: &[&str] = &[
+    "libcudart.so",
+    "libcublas.so",
+    "libcublasLt.so",
+    "libcudnn.so",
+    "libcudnn_",
+    "libcufft.so",
+    "libcurand.so",
+    "libcusolver.so",
+    "libcusparse.so",
+    "libnvrtc.so",
+    "libnvJitLink.so",
+    "libcupti.so",
+    "libcuda.so",
+    "libnccl.so",
+];
+
+pub fn is_cuda_lib(file: &str) -> bool {
+    LIB_PREFIXES.iter().any(|p| file.starts_with(p)) && file.contains(".so")
+}
+
+pub(super) fn cuda_libs_in(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| is_cuda_lib(n))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Where and how to look (paths are parameters so tests can point elsewhere).
+pub struct Options<'a> {
+    /// This binary, to run the libcuda probe in a child; `None` skips libcuda.
+    pub exe: Option<&'a Path>,
+    pub python: bool,
+    pub nvidia_smi: bool,
+}
+
+/// Gathers everything. Never fails: what cannot be learned is recorded as absent.
+pub fn gather(ctx: &Context, opts: &Options) -> Facts {
+    let mut f = Facts {
+        platform: platform(),
+        ..Facts::default()
+    };
+    driver_files(&mut f);
+    if let Some(exe) = opts.exe {
+        f.libcuda = probe_child(ctx, exe);
+        f.gpus = f.libcuda.gpus.clone();
+    }
+    if let Some(p) = &f.libcuda.path
+        && let Some(v) = version_from_libcuda_path(Path::new(p))
+    {
+        f.driver_versions.push(Sourced {
+            source: format!("libcuda ({})", p),
+            version: v,
+        });
+    }
+    if opts.nvidia_smi {
+        nvidia_smi(ctx, &mut f);
+    }
+    active(ctx, &mut f);
+    f.env = EnvFacts {
+        ld_library_path: split_path_var(ctx, env_vars::LD_LIBRARY_PATH),
+        cuda_home: ctx.var(env_vars::CUDA_HOME).map(str::to_string),
+        cuda_path: ctx.var(env_vars::CUDA_PATH).map(str::to_string),
+        cuda_visible_devices: ctx
+            .var_os(env_vars::CUDA_VISIBLE_DEVICES)
+            .map(|v| v.to_string_lossy().into_owned()),
+        cudaenv_active: ctx.var(env_vars::CUDAENV_ACTIVE).map(str::to_string),
+    };
+    library_dirs(ctx, &mut f);
+    f.device_nodes = device_nodes();
+    f.container = super::container::gather(ctx, Path::new("/"));
+    if opts.python {
+        match python::probe(ctx) {
+            Ok(p) => f.python = Some(p),
+            Err(e) => f.python_error = Some(e),
+        }
+        // An invalid setting is reported by the commands that activate.
+        f.bundled_cuda = crate::context::config::BundledCuda::resolve(ctx)
+            .ok()
+            .map(|b| {
+                match b {
+                    crate::context::config::BundledCuda::Stack => "stack",
+                    crate::context::config::BundledCuda::Wheels => "wheels",
+                }
+                .to_string()
+            });
+    }
+    f
+}
+
+/// The cheap subset the install guard, `ls-remote` and `--for` need.
+pub fn machine(ctx: &Context, exe: Option<&Path>) -> Machine {
+    let f = gather(
+        ctx,
+        &Options {
+            exe,
+            python: false,
+            nvidia_smi: false,
+        },
+    );
+    f.machine()
+}
+
+fn platform() -> HostFacts {
+    let osrelease = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    HostFacts {
+        os: std::env::consts::OS.into(),
+        arch: std::env::consts::ARCH.into(),
+        wsl: osrelease.contains("microsoft") || osrelease.contains("wsl"),
+        wsl_libcuda: Path::new("/usr/lib/wsl/lib/libcuda.so.1").exists(),
+    }
+}
+
+fn driver_files(f: &mut Facts) {
+    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
+        && let Some(v) = parse_proc_version(&text)
+    {
+        f.driver_versions.push(Sourced {
+            source: "/proc/driver/nvidia/version".into(),
+            version: v,
+        });
+    }
+    if let Ok(text) = std::fs::read_to_string("/sys/module/nvidia/version") {
+        let v = text.trim();
+        if DriverVersion::parse(v).is_some() {
+            f.driver_versions.push(Sourced {
+                source: "/sys/module/nvidia/version".into(),
+                version: v.into(),
+            });
+        }
+    }
+}
+
+/// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build …`
+pub fn parse_proc_version(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.starts_with("NVRM"))?;
+    line.split_whitespace()
+        .find(|t| t.contains('.') && DriverVersion::parse(t).is_some_and(|v| v.major() >= 100))
+        .map(str::to_string)
+}
+
+/// `/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04` → `580.159.04` (after resolving `libcuda.so.1`).
+pub fn version_from_libcuda_path(p: &Path) -> Option<String> {
+    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let name = real.file_name()?.to_str()?;
+    let v = name.strip_prefix("libcuda.so.")?;
+    DriverVersion::parse(v)
+        .filter(|d| d.major() >= 100)
+        .map(|_| v.to_string())
+}
+
+fn probe_child(ctx: &Context, exe: &Path) -> libcuda::Probe {
+    let mut cmd = Command::new(exe);
+    cmd.args(["doctor", "--probe-driver"])
+        .env_clear()
+        .envs(ctx.vars().iter())
+        .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
+    match command::run(cmd, Duration::from_secs(60)) {
+        Ok(out) if out.ok() => {
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| libcuda::Probe {
+                load_error: Some(format!(
+                    "the driver probe printed something unreadable: {e}"
+                )),
+                ..Default::default()
+            })
+        }
+        Ok(out) => libcuda::Probe {
+            loaded: true,
+            load_error: Some(format!(
+                "the driver probe crashed (exit {}): {}",
+                out.status
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "by a signal".into()),
+                out.stderr.trim()
+            )),
+            ..Default::default()
+        },
+        Err(e) => libcuda::Probe {
+            load_error: Some(format!("the driver probe {e}")),
+            ..Default::default()
+        },
+    }
+}
+
+fn nvidia_smi(ctx: &Context, f: &mut Facts) {
+    let Some(smi) = command::which(ctx, "nvidia-smi", &["/usr/lib/wsl/lib", "/usr/bin"]) else {
+        return;
+    };
+    let mut info = NvidiaSmi {
+        path: smi.display().to_string(),
+        cuda_version: None,
+        driver_version: None,
+        error: None,
+    };
+    let mut cmd = Command::new(&smi);
+    cmd.env_clear().envs(ctx.vars().iter());
+    match command::run(cmd, Duration::from_secs(20)) {
+        Ok(out) if out.ok() => {
+            // Both banners (`Driver Version:`, and from 610 `KMD Version:` /
+            // `CUDA UMD Version:`); the query's answer is preferred below.
+            let banner = crate::machine::compat::smi::parse_banner(&out.stdout);
+            info.cuda_version = banner.cuda;
+            info.driver_version = banner.driver;
+        }
+        Ok(out) => info.error = Some(format!("{}{}", out.stdout.trim(), out.stderr.trim())),
+        Err(e) => info.error = Some(e),
+    }
+    if info.error.is_none() {
+        let mut cmd = Command::new(&smi);
+        cmd.args(crate::machine::compat::smi::QUERY_DRIVER)
+            .env_clear()
+            .envs(ctx.vars().iter());
+        if let Ok(out) = command::run(cmd, Duration::from_secs(20))
+            && out.ok()
+            && let Some(v) = crate::machine::compat::smi::parse_query(&out.stdout)
+        {
+            info.driver_version = Some(v);
+        }
+    }
+    if f.gpus.is_empty() && info.error.is_none() {
+        let mut cmd = Command::new(&smi);
+        cmd.args([
+            "--query-gpu=index,name,compute_cap,memory.total",
+            "--format=csv,noheader,nounits",
+        ])
+        .env_clear()
+        .envs(ctx.vars().iter())
+        .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
+        if let Ok(out) = command::run(cmd, Duration::from_secs(20))
+            && out.ok()
+        {
+            f.gpus = parse_smi_gpus(&out.stdout);
+        }
+    }
+    if let Some(d) = &info.driver_version
+        && f.driver_versions.is_empty()
+    {
+        f.driver_versions.push(Sourced {
+            source: "nvidia-smi".into(),
+            version: d.clone(),
+        });
+    }
+    f.nvidia_smi = Some(info);
+}
+
+pub fn parse_smi_gpus(text: &str) -> Vec<Gpu> {
+    text.lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+            if cols.len() < 4 {
+                return None;
+            }
+            Some(Gpu {
+                index: cols[0].parse().ok()?,
+                name: cols[1].to_string(),
+                compute_capability: cols[2]
+                    .parse::<ComputeCapability>()
+                    .ok()
+                    .map(|c| c.to_string()),
+                memory_mib: cols[3].parse().ok(),
+                source: "nvidia-smi".into(),
+            })
+        })
+        .collect()
+}
+
+fn active(ctx: &Context, f: &mut Facts) {
+    match select::active(ctx) {
+        Ok((sel, act)) => {
+            let v = act.installed();
+            let lib_dirs: Vec<PathBuf> = v.map(|v| v.lib_dirs()).unwrap_or_default();
+            let mut libs = BTreeSet::new();
+            for d in &lib_dirs {
+                libs.extend(cuda_libs_in(d));
+            }
+            f.active = Some(ActiveFacts {
+                name: act.name(),
+                spec: sel.spec.to_string(),
+                origin: sel.origin.to_string(),
+                origin_kind: sel.origin.kind().into(),
+                cuda: v.and_then(|v| v.cuda()).map(|c| c.to_string()),
+                cudnn: v.and_then(|v| v.cudnn()).map(|c| c.to_string()),
+                prefix: v.map(|v| v.prefix().display().to_string()),
+                cuda_home: v
+                    .and_then(|v| v.cuda_home())
+                    .map(|p| p.display().to_string()),
+                lib_dirs: lib_dirs.iter().map(|p| p.display().to_string()).collect(),
+                libs: libs.into_iter().collect(),
+            });
+        }
+        Err(e) => {
+            let mut msg = e.to_string();
+            if let Some(h) = e.hint() {
+                msg.push_str(&format!(" ({h})"));
+            }
+            f.active_error = Some(msg);
+        }
+    }
+}
+
+fn split_path_var(ctx: &Context, name: &str) -> Vec<String> {
+    ctx.var(name)
+        .map(|v| {
+            crate::os::path_list::entries(v.as_ref())
+                .map(|e| e.to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn library_dirs(ctx: &Context, f: &mut Facts) {
+    let mut out: Vec<LibDir> = Vec::new();
+    for (i, d) in f.env.ld_library_path.iter().enumerate() {
+        // An empty element means the working directory to the loader.
+        let dir = if d.is_empty() {
+            ctx.cwd().to_path_buf()
+        } else {
+            PathBuf::from(d)
+        };
+        let libs = cuda_libs_in(&dir);
+        if !libs.is_empty() {
+            out.push(LibDir {
+                dir: d.clone(),
+                origin: env_vars::LD_LIBRARY_PATH.into(),
+                position: Some(i),
+                libs,
+            });
+        }
+    }
+    for (var, val) in [
+        (env_vars::CUDA_HOME, &f.env.cuda_home),
+        (env_vars::CUDA_PATH, &f.env.cuda_path),
+    ] {
+        let Some(home) = val else { continue };
+        for sub in ["lib64", "lib"] {
+            let dir = Path::new(home).join(sub);
+            let libs = cuda_libs_in(&dir);
+            if !libs.is_empty() {
+                out.push(LibDir {
+                    dir: dir.display().to_string(),
+                    origin: var.into(),
+                    position: None,
+                    libs,
+                });
+                break;
+            }
+        }
+    }
+    let ldconfig = command::which(ctx, "ldconfig", &["/sbin", "/usr/sbin"]);
+    if let Some(ldc) = ldconfig {
+        let mut cmd = Command::new(ldc);
+        cmd.arg("-p").env_clear().env("LC_ALL", "C");
+        if let Ok(o) = command::run(cmd, Duration::from_secs(10))
+            && o.ok()
+        {
+            for (dir, libs) in parse_ldconfig(&o.stdout) {
+                out.push(LibDir {
+                    dir,
+                    origin: "ldconfig".into(),
+                    position: None,
+                    libs,
+                });
+            }
+        }
+    }
+    f.library_dirs = out;
+}
+
+/// `\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda/lib64/libcudart.so.12` → dirs and their CUDA libs.
+pub fn parse_ldconfig(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut dirs: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let Some((name, target)) = line.trim().split_once(" => ") else {
+            continue;
+        };
+        let file = name.split_whitespace().next().unwrap_or("");
+        if !is_cuda_lib(file) {
+            continue;
+        }
+        let dir = Path::new(target.trim())
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match dirs.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, libs)) => {
+                if !libs.iter().any(|l| l == file) {
+                    libs.push(file.to_string());
+                }
+            }
+            None => dirs.push((dir, vec![file.to_string()])),
+        }
+    }
+    for (_, libs) in &mut dirs {
+        libs.sort();
+    }
+    dirs
+}
+
+fn device_nodes() -> Vec<DeviceNode> {
+    let mut v: Vec<DeviceNode> = std::fs::read_dir("/dev")
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let n = e.file_name().to_str()?.to_string();
+                    (n.starts_with("nvidia") || n == "dxg").then(|| e.path())
+                })
+                .filter(|p| !p.is_dir())
+                .map(|p| DeviceNode {
+                    readable: access(&p, libc::R_OK),
+                    writable: access(&p, libc::W_OK),
+                    path: p.display().to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_by(|a, b| a.path.cmp(&b.path));
+    v
+}
+
+fn access(p: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_driver_sources() {
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U22)  Thu Oct  9 2025\nGCC version:  gcc version 12.3.0\n";
+        assert_eq!(parse_proc_version(open).as_deref(), Some("580.159.04"));
+        let prop = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n";
+        assert_eq!(parse_proc_version(prop).as_deref(), Some("535.104.05"));
+        assert_eq!(parse_proc_version("garbage"), None);
+        assert_eq!(
+            version_from_libcuda_path(Path::new("/nonexistent/libcuda.so.580.159.04")).as_deref(),
+            Some("580.159.04")
+        );
+        assert_eq!(
+            version_from_libcuda_path(Path::new("/usr/lib/wsl/lib/libcuda.so.1.1")),
+            None
+        );
+    }
+
+    #[test]
+    fn parses_ldconfig_and_smi() {
+        let text = "1234 libs found in cache `/etc/ld.so.cache'\n\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcudart.so.12\n\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9\n\tlibcublas.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcublas.so.12\n\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
+        let d = parse_ldconfig(text);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].0, "/usr/local/cuda-12.4/lib64");
+        assert_eq!(d[0].1, vec!["libcublas.so.12", "libcudart.so.12"]);
+        assert_eq!(d[1].1, vec!["libcuda.so.1", "libcudnn.so.9"]);
+        let g = parse_smi_gpus("0, NVIDIA H200, 9.0, 143771\n1, Tesla T4, 7.5, 15360\n");
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].compute_capability.as_deref(), Some("9.0"));
+        assert_eq!(g[1].memory_mib, Some(15360));
+        assert_eq!(
+            crate::machine::compat::smi::parse_banner(
+                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |"
+            )
+            .cuda
+            .as_deref(),
+            Some("13.0")
+        );
+    }
+}

@@ -1,0 +1,480 @@
+//! The current Python environment and the frameworks installed in it, found
+//! WITHOUT importing them (importing torch takes seconds and can itself crash
+//! on exactly the problems doctor is asked about).
+//!
+//! The interpreter is `CUDAENV_PYTHON`, else `$VIRTUAL_ENV/bin/python`, else
+//! `$CONDA_PREFIX/bin/python`, else `python3`/`python` on PATH. It is asked
+//! only for its package directories (`sysconfig`, `sys.path`), then the
+//! `*.dist-info/METADATA` files there are read directly, as are the plain-text
+//! build records frameworks ship (`torch/version.py`,
+//! `tensorflow/python/platform/build_info.py`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::context::env_vars;
+use crate::machine::compat::Framework;
+
+use super::command;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonEnv {
+    pub executable: String,
+    pub version: Option<String>,
+    pub site_dirs: Vec<String>,
+    pub frameworks: Vec<InstalledFramework>,
+    /// NVIDIA CUDA/cuDNN wheels present (`nvidia-cudnn-cu12 9.1.0.70`).
+    pub nvidia_wheels: Vec<Package>,
+    /// Library files that two installed distributions both claim (pip's RECORD):
+    /// the one installed last overwrote the other's.
+    #[serde(default)]
+    pub wheel_overlaps: Vec<WheelOverlap>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WheelOverlap {
+    /// Relative to the site-packages directory (`nvidia/cudnn/lib/libcudnn.so.9`).
+    pub file: String,
+    /// `name version` of each distribution listing it.
+    pub packages: Vec<Package>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Package {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledFramework {
+    pub framework: Framework,
+    /// The distribution (`torch`, `tensorflow`, `jax-cuda12-plugin`).
+    pub package: String,
+    pub version: String,
+    /// The CUDA it was built with, from its own build record (`12.1`), if any.
+    pub cuda: Option<String>,
+    pub cudnn: Option<String>,
+    /// It brings its own CUDA libraries (NVIDIA wheels it depends on, or libraries inside it).
+    pub bundles_cuda: bool,
+}
+
+impl<'de> Deserialize<'de> for Framework {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Framework::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown framework {s}")))
+    }
+}
+
+/// The interpreter to ask.
+pub fn interpreter(ctx: &Context) -> Option<PathBuf> {
+    if let Some(p) = ctx.var(env_vars::CUDAENV_PYTHON) {
+        return Some(PathBuf::from(p));
+    }
+    for var in [env_vars::VIRTUAL_ENV, env_vars::CONDA_PREFIX] {
+        if let Some(prefix) = ctx.var(var) {
+            let p = Path::new(prefix).join("bin").join("python");
+            if p.exists() {
+                return Some(p);
+            }
+        }
+    }
+    command::which(ctx, "python3", &[]).or_else(|| command::which(ctx, "python", &[]))
+}
+
+/// Prints the version, then every directory packages may be imported from:
+/// sysconfig's purelib/platlib first, then the rest of `sys.path` (the user
+/// site, PYTHONPATH entries, Debian's dist-packages).
+const PROBE: &str = "import os, sys, sysconfig\np = sysconfig.get_paths()\nprint(sys.version.split()[0])\nfor d in [p['purelib'], p['platlib']] + sys.path:\n    if d and os.path.isdir(d): print(d)";
+
+/// Probes the environment; `Err` says why there is no answer (no interpreter, it failed).
+pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
+    let exe = interpreter(ctx).ok_or("no python3 or python on PATH")?;
+    let mut cmd = Command::new(&exe);
+    // Not isolated (-I): the user's programs see PYTHONPATH and the user site too.
+    cmd.args(["-c", PROBE]).env_clear().envs(ctx.vars().iter());
+    let out = command::run(cmd, Duration::from_secs(15))
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    if !out.ok() {
+        return Err(format!("{} failed: {}", exe.display(), out.stderr.trim()));
+    }
+    let mut lines = out.stdout.lines();
+    let version = lines.next().map(str::to_string);
+    let mut site_dirs: Vec<String> = Vec::new();
+    for l in lines.filter(|l| !l.is_empty()) {
+        if !site_dirs.iter().any(|d| d == l) {
+            site_dirs.push(l.to_string());
+        }
+    }
+    let mut env = scan(&site_dirs.iter().map(PathBuf::from).collect::<Vec<_>>());
+    env.executable = exe.display().to_string();
+    env.version = version;
+    env.site_dirs = site_dirs;
+    Ok(env)
+}
+
+/// Reads the distributions installed in `dirs` (pure file reading; testable on fixtures).
+pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
+    let mut packages = Vec::new();
+    let mut records = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !name.ends_with(".dist-info") {
+                continue;
+            }
+            if let Some(meta) = read_metadata(&e.path().join("METADATA")) {
+                if meta.name.starts_with("nvidia-") {
+                    records.push((
+                        dir.clone(),
+                        e.path(),
+                        meta.name.clone(),
+                        meta.version.clone(),
+                    ));
+                }
+                packages.push((dir.clone(), meta));
+            }
+        }
+    }
+    let mut env = PythonEnv::default();
+    for (_, m) in &packages {
+        if m.name.starts_with("nvidia-") {
+            env.nvidia_wheels.push(Package {
+                name: m.name.clone(),
+                version: m.version.clone(),
+            });
+        }
+    }
+    env.nvidia_wheels.sort_by(|a, b| a.name.cmp(&b.name));
+    env.wheel_overlaps = overlaps(&records);
+    let has_nvidia = |suffix: &str| env.nvidia_wheels.iter().any(|p| p.name.ends_with(suffix));
+    for (dir, m) in &packages {
+        let fw = match m.name.as_str() {
+            "torch" => {
+                let cuda = read_assignment(&dir.join("torch/version.py"), "cuda");
+                let bundled = m.requires.iter().any(|r| r.starts_with("nvidia-"))
+                    || has_lib(&dir.join("torch/lib"), "libcudart")
+                    || has_lib(&dir.join("torch/lib"), "libcudnn");
+                Some(InstalledFramework {
+                    framework: Framework::Torch,
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    cudnn: None,
+                    bundles_cuda: bundled && cuda.is_some(),
+                    cuda,
+                })
+            }
+            "tensorflow" | "tensorflow-gpu" | "tensorflow-cpu" | "tf-nightly" => {
+                let info = dir.join("tensorflow/python/platform/build_info.py");
+                let cuda = read_dict_entry(&info, "cuda_version");
+                let cudnn = read_dict_entry(&info, "cudnn_version");
+                Some(InstalledFramework {
+                    framework: Framework::Tensorflow,
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
+                    bundles_cuda: cuda.is_some()
+                        && has_nvidia("-cu12")
+                        && env
+                            .nvidia_wheels
+                            .iter()
+                            .any(|p| p.name.starts_with("nvidia-cudnn")),
+                    cuda,
+                    cudnn,
+                })
+            }
+            n if n.starts_with("jax-cuda") && (n.ends_with("-plugin") || n.ends_with("-pjrt")) => {
+                let major = n
+                    .trim_start_matches("jax-cuda")
+                    .split('-')
+                    .next()
+                    .unwrap_or("");
+                Some(InstalledFramework {
+                    framework: Framework::Jax,
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    cuda: (!major.is_empty()).then(|| major.to_string()),
+                    cudnn: None,
+                    // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
+                    // the requirement lists them either way (under an extra).
+                    bundles_cuda: wheels_of_major(&env.nvidia_wheels, major),
+                })
+            }
+            n if n == "cupy" || (n.starts_with("cupy-cuda") && n.ends_with('x')) => {
+                let major = n.trim_start_matches("cupy-cuda").trim_end_matches('x');
+                let major = (major.len() >= 2 && major.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| major.to_string());
+                Some(InstalledFramework {
+                    framework: Framework::Cupy,
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    bundles_cuda: major
+                        .as_deref()
+                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
+                    cuda: major,
+                    cudnn: None,
+                })
+            }
+            "cuda-bindings" | "cuda-python" | "cuda-pathfinder" | "numba-cuda" => {
+                // cuda-bindings' major is the CUDA major it binds (13.0.x → CUDA 13).
+                let major = if m.name == "cuda-pathfinder" || m.name == "numba-cuda" {
+                    packages
+                        .iter()
+                        .find(|(_, p)| p.name == "cuda-bindings")
+                        .and_then(|(_, p)| p.version.split('.').next().map(str::to_string))
+                } else {
+                    m.version.split('.').next().map(str::to_string)
+                };
+                Some(InstalledFramework {
+                    framework: if m.name == "numba-cuda" {
+                        Framework::NumbaCuda
+                    } else {
+                        Framework::CudaPython
+                    },
+                    package: m.name.clone(),
+                    version: m.version.clone(),
+                    bundles_cuda: major
+                        .as_deref()
+                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
+                    cuda: major,
+                    cudnn: None,
+                })
+            }
+            _ => None,
+        };
+        if let Some(f) = fw
+            && !env.frameworks.iter().any(|x| x.package == f.package)
+        {
+            env.frameworks.push(f);
+        }
+    }
+    env.frameworks.sort_by(|a, b| a.package.cmp(&b.package));
+    env
+}
+
+/// The name (normalised) and version in a `*.dist-info` directory's METADATA.
+pub fn read_name_version(dist_info: &Path) -> Option<(String, String)> {
+    read_metadata(&dist_info.join("METADATA")).map(|m| (m.name, m.version))
+}
+
+/// Are NVIDIA's CUDA runtime or cuBLAS wheels for CUDA `major` installed?
+/// (`nvidia-cuda-runtime-cu12 12.x`, or CUDA 13's unsuffixed `nvidia-cuda-runtime 13.x`.)
+pub fn wheels_of_major(wheels: &[Package], major: &str) -> bool {
+    let suffix = format!("-cu{major}");
+    wheels.iter().any(|w| {
+        let base = w.name.strip_suffix(&suffix).unwrap_or(&w.name);
+        matches!(
+            base,
+            "nvidia-cuda-runtime" | "nvidia-cublas" | "nvidia-cuda-nvrtc"
+        ) && w.version.split('.').next() == Some(major)
+    })
+}
+
+/// Library files listed in the RECORD of more than one NVIDIA distribution.
+fn overlaps(records: &[(PathBuf, PathBuf, String, String)]) -> Vec<WheelOverlap> {
+    let mut by_file: std::collections::BTreeMap<(PathBuf, String), Vec<Package>> =
+        std::collections::BTreeMap::new();
+    for (site, dist_info, name, version) in records {
+        let Ok(text) = std::fs::read_to_string(dist_info.join("RECORD")) else {
+            continue;
+        };
+        for line in text.lines() {
+            let file = line.split(',').next().unwrap_or("");
+            if file.contains(".so") && !file.starts_with("..") {
+                by_file
+                    .entry((site.clone(), file.to_string()))
+                    .or_default()
+                    .push(Package {
+                        name: name.clone(),
+                        version: version.clone(),
+                    });
+            }
+        }
+    }
+    by_file
+        .into_iter()
+        .filter(|(_, p)| p.len() > 1)
+        .map(|((_, file), packages)| WheelOverlap { file, packages })
+        .collect()
+}
+
+struct Metadata {
+    name: String,
+    version: String,
+    requires: Vec<String>,
+}
+
+fn read_metadata(path: &Path) -> Option<Metadata> {
+    // METADATA headers end at the first blank line; never read a whole long description.
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut name = None;
+    let mut version = None;
+    let mut requires = Vec::new();
+    for line in text.lines() {
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Name:") {
+            name = Some(normalize(v.trim()));
+        } else if let Some(v) = line.strip_prefix("Version:") {
+            version = Some(v.trim().to_string());
+        } else if let Some(v) = line.strip_prefix("Requires-Dist:") {
+            requires.push(normalize(v.trim()));
+        }
+    }
+    Some(Metadata {
+        name: name?,
+        version: version?,
+        requires,
+    })
+}
+
+/// PEP 503 normalisation: lower case, runs of `-_.` become `-`.
+fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+fn has_lib(dir: &Path, prefix: &str) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|rd| {
+        rd.flatten().any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(prefix))
+        })
+    })
+}
+
+fn quoted(s: &str) -> Option<String> {
+    let s = s.trim().trim_end_matches(',');
+    let q = s.chars().next()?;
+    if q != '\'' && q != '"' {
+        return None;
+    }
+    let inner = &s[1..];
+    let end = inner.find(q)?;
+    Some(inner[..end].to_string())
+}
+
+/// `cuda = '12.1'` or `cuda: Optional[str] = '12.1'` (None → None).
+fn read_assignment(path: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(name)?;
+        if !rest.starts_with([' ', ':', '=']) {
+            return None;
+        }
+        let (_, value) = rest.split_once('=')?;
+        quoted(value)
+    })
+}
+
+/// `'cuda_version': '12.3',` inside a dict literal.
+fn read_dict_entry(path: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let needle_sq = format!("'{key}'");
+    let needle_dq = format!("\"{key}\"");
+    text.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_prefix(&needle_sq)
+            .or_else(|| l.strip_prefix(&needle_dq))?;
+        let (_, value) = rest.split_once(':')?;
+        quoted(value)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dist(site: &Path, name: &str, version: &str, requires: &[&str]) {
+        let d = site.join(format!("{}-{version}.dist-info", name.replace('-', "_")));
+        std::fs::create_dir_all(&d).unwrap();
+        let mut m = format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n");
+        for r in requires {
+            m.push_str(&format!("Requires-Dist: {r}\n"));
+        }
+        m.push_str("\nName: not-a-header\n");
+        std::fs::write(d.join("METADATA"), m).unwrap();
+    }
+
+    #[test]
+    fn finds_frameworks_without_importing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path();
+        dist(
+            site,
+            "torch",
+            "2.4.1",
+            &["nvidia-cudnn-cu12==9.1.0.70; platform_system == \"Linux\""],
+        );
+        std::fs::create_dir_all(site.join("torch")).unwrap();
+        std::fs::write(
+            site.join("torch/version.py"),
+            "from typing import Optional\n__version__ = '2.4.1'\ncuda: Optional[str] = '12.1'\ngit_version = 'x'\n",
+        )
+        .unwrap();
+        dist(site, "nvidia-cudnn-cu12", "9.1.0.70", &[]);
+        dist(site, "tensorflow", "2.10.1", &[]);
+        std::fs::create_dir_all(site.join("tensorflow/python/platform")).unwrap();
+        std::fs::write(
+            site.join("tensorflow/python/platform/build_info.py"),
+            "build_info = collections.OrderedDict([\n  'cuda_version': '64_112',\n]) \n",
+        )
+        .unwrap();
+        dist(
+            site,
+            "jax-cuda12-plugin",
+            "0.4.30",
+            &["nvidia-cublas-cu12>=12.1; extra == \"with-cuda\""],
+        );
+        dist(site, "numpy", "2.0.0", &[]);
+        let env = scan(&[site.to_path_buf()]);
+        let names: Vec<_> = env.frameworks.iter().map(|f| f.package.as_str()).collect();
+        assert_eq!(names, ["jax-cuda12-plugin", "tensorflow", "torch"]);
+        let torch = env
+            .frameworks
+            .iter()
+            .find(|f| f.package == "torch")
+            .unwrap();
+        assert_eq!(torch.cuda.as_deref(), Some("12.1"));
+        assert!(torch.bundles_cuda);
+        let jax = &env.frameworks[0];
+        assert_eq!(jax.cuda.as_deref(), Some("12"));
+        assert_eq!(env.nvidia_wheels.len(), 1);
+    }
+
+    #[test]
+    fn cpu_torch_has_no_cuda() {
+        let tmp = tempfile::tempdir().unwrap();
+        dist(tmp.path(), "torch", "2.4.1+cpu", &[]);
+        std::fs::create_dir_all(tmp.path().join("torch")).unwrap();
+        std::fs::write(
+            tmp.path().join("torch/version.py"),
+            "cuda: Optional[str] = None\n",
+        )
+        .unwrap();
+        let env = scan(&[tmp.path().to_path_buf()]);
+        assert_eq!(env.frameworks[0].cuda, None);
+        assert!(!env.frameworks[0].bundles_cuda);
+        assert_eq!(normalize("Foo_Bar.baz"), "foo-bar-baz");
+    }
+}

@@ -1,0 +1,20 @@
+//! What this machine and its GPU say about a stack.
+//!
+//! - `compat`: the rules — which driver each CUDA needs, which GPU
+//!   architectures each CUDA builds for, which stack each framework release
+//!   was built against — and the machine they are checked against;
+//! - `libcuda`: the driver API, bound at run time from `libcuda.so.1`;
+//! - `doctor`: facts gathered about the host (driver, GPUs, libraries on the
+//!   loader's path, Python packages) and the diagnoses drawn from them;
+//! - `verify`: the proof on the GPU, in a child process (load by soname, run
+//!   GEMMs and a convolution, check the results);
+//! - `trace`: which CUDA libraries a real command loaded, and from where;
+//! - `explain`: an error message from a CUDA program turned into its cause
+//!   and the command that fixes it.
+
+pub mod compat;
+pub mod doctor;
+pub mod explain;
+pub mod libcuda;
+pub mod trace;
+pub mod verify;

@@ -1,0 +1,872 @@
+//! From facts to problems: what went wrong, in the user's terms.
+//!
+//! Live results decide (a status code, a wrong number, a library from the
+//! wrong directory); the compatibility tables (`crate::machine::compat`, the same data
+//! `doctor` and the install guard use) explain and name the fix.
+//! Problems are `Error`s, so each has its message, hint and exit code in one
+//! place; they are sorted so that the most fundamental one comes first and
+//! gives the exit code (no driver explains everything after it).
+
+use super::ffi;
+use super::{ApiError, Expected, Origin, Outcome, Probe};
+use crate::error::Error;
+use crate::machine::compat::{
+    self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit,
+};
+use crate::spec::Version;
+
+#[derive(Debug, Default)]
+pub struct Diagnosis {
+    pub problems: Vec<Error>,
+    pub warnings: Vec<String>,
+}
+
+impl Diagnosis {
+    fn has(&self, kind: &str) -> bool {
+        self.problems.iter().any(|p| p.kind() == kind)
+    }
+}
+
+/// Order of importance: the first problem decides the exit code.
+fn rank(e: &Error) -> u8 {
+    match e {
+        Error::NoDriver { .. } => 0,
+        Error::DriverTooOld { .. } => 1,
+        Error::NoDevice { .. } => 2,
+        Error::ArchUnsupported { .. } | Error::StackPredatesGpu { .. } => 3,
+        Error::LibraryMissing { .. } => 4,
+        Error::LibraryShadowed { .. } | Error::LibraryMismatch { .. } => 5,
+        Error::WrongResult { .. } => 6,
+        _ => 7,
+    }
+}
+
+pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
+    let mut d = Diagnosis::default();
+    let driver = &probe.driver;
+    let driver_loaded = driver.load_error.is_none();
+    let runtime = probe.runtime.version.as_ref();
+
+    // --- the driver ------------------------------------------------------------
+    if let Some(err) = &driver.load_error {
+        d.problems.push(Error::NoDriver {
+            detail: format!("libcuda.so.1 could not be loaded ({err})"),
+        });
+    } else if let Some(e) = &driver.init_error {
+        if e.code == ffi::CUDA_ERROR_NO_DEVICE {
+            d.problems.push(no_device(probe, format!("{e}")));
+        } else {
+            d.problems.push(Error::CheckFailed {
+                check: "driver initialisation".into(),
+                detail: e.to_string(),
+            });
+        }
+    }
+
+    // --- the runtime against the driver ------------------------------------------
+    if driver_loaded {
+        // The Linux column: WSL2 drivers report Windows numbering, which runs
+        // ahead of the Linux floors, and the live checks below decide anyway.
+        let floor = runtime.and_then(|r| compat::driver::min_driver(r, DriverOs::Linux));
+        let installed = driver.version.as_deref().and_then(DriverVersion::parse);
+        let too_old_by_table = matches!((&installed, &floor), (Some(i), Some(f)) if i < f);
+        let too_old_by_api =
+            matches!((&driver.cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
+        let insufficient = probe
+            .runtime
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ffi::CUDA_ERROR_INSUFFICIENT_DRIVER);
+        if let Some(r) = runtime
+            && (insufficient || too_old_by_table || too_old_by_api)
+        {
+            d.problems.push(Error::DriverTooOld {
+                driver: driver.version.clone(),
+                driver_cuda: driver
+                    .cuda
+                    .as_ref()
+                    .map_or_else(|| "an unknown version".into(), Version::to_string),
+                runtime: r.to_string(),
+                min_driver: floor
+                    .as_ref()
+                    .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
+            });
+        } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
+            && dc < &r.truncate(2)
+        {
+            d.warnings.push(format!(
+                "the driver supports CUDA {dc}, older than the CUDA {r} runtime: it runs through \
+                 minor-version compatibility, but code that needs newer PTX JIT compilation will fail"
+            ));
+        }
+        if let Some(e) = &probe.runtime.error
+            && e.code != ffi::CUDA_ERROR_INSUFFICIENT_DRIVER
+        {
+            if e.code == ffi::CUDA_ERROR_NO_DEVICE {
+                if !d.has("no_device") {
+                    d.problems.push(no_device(probe, e.to_string()));
+                }
+            } else if driver.init_error.is_none() {
+                d.problems.push(Error::CheckFailed {
+                    check: "the CUDA runtime".into(),
+                    detail: e.to_string(),
+                });
+            }
+        }
+        if probe.runtime.device_count == Some(0) && !d.has("no_device") {
+            d.problems
+                .push(no_device(probe, "cudaGetDeviceCount found 0 GPUs".into()));
+        }
+    }
+    if let Some(k) = probe.missing_device {
+        d.problems.push(Error::NoDevice {
+            detail: format!(
+                "GPU {k} was asked for, but {} visible",
+                match probe.runtime.device_count.unwrap_or(0) {
+                    1 => "only GPU 0 is".to_string(),
+                    n => format!("{n} GPUs are"),
+                }
+            ),
+            visible_devices: None,
+            present: driver.gpus_present,
+        });
+    }
+
+    // --- architectures -------------------------------------------------------------
+    d.problems.extend(architecture(expected, probe));
+
+    // --- libraries --------------------------------------------------------------------
+    for lib in &probe.libraries {
+        let part_of_version = lib.name != "cudnn" || expected.cudnn.is_some();
+        let Some(soname) = &lib.soname else {
+            if part_of_version {
+                d.problems.push(Error::LibraryMissing {
+                    library: lib.name.clone(),
+                    version: expected.name.clone(),
+                    tried: lib.tried.join(", "),
+                    detail: lib.error.clone().unwrap_or_default(),
+                });
+            }
+            continue;
+        };
+        if let Some(err) = &lib.error {
+            // It loaded, but lacks entry points every release has: not a real copy.
+            d.problems.push(Error::LibraryMissing {
+                library: lib.name.clone(),
+                version: expected.name.clone(),
+                tried: soname.clone(),
+                detail: format!("{soname} loads but is unusable: {err}"),
+            });
+            continue;
+        }
+        if lib.origin == Some(Origin::Outside) {
+            let path = lib.path.clone().unwrap_or_else(|| soname.into());
+            if part_of_version {
+                d.problems.push(Error::LibraryShadowed {
+                    library: lib.name.clone(),
+                    version: expected.name.clone(),
+                    path,
+                });
+            } else {
+                d.warnings.push(format!(
+                    "{soname} loads from {} although version `{}` has no cuDNN; \
+                     frameworks will pick up that copy",
+                    path.display(),
+                    expected.name
+                ));
+            }
+        }
+        let recorded = match lib.name.as_str() {
+            "cudart" => expected.cuda.as_ref().map(|v| v.truncate(2)),
+            "cudnn" => expected.cudnn.as_ref().map(|v| v.truncate(3)),
+            _ => None,
+        };
+        if let (Some(recorded), Some(loaded)) = (
+            recorded,
+            lib.version
+                .as_deref()
+                .and_then(|v| v.parse::<Version>().ok()),
+        ) && !loaded.matches(&recorded)
+            && !recorded.matches(&loaded)
+        {
+            d.problems.push(Error::LibraryMismatch {
+                library: lib.name.clone(),
+                version: expected.name.clone(),
+                loaded: loaded.to_string(),
+                recorded: recorded.to_string(),
+            });
+        }
+    }
+
+    // --- the checks ----------------------------------------------------------------------
+    for g in &probe.gemm {
+        let check = format!(
+            "GEMM {} {n}x{n}x{n} on GPU {}",
+            g.dtype,
+            g.device,
+            n = g.size
+        );
+        match g.outcome {
+            Outcome::WrongResult => d.problems.push(Error::WrongResult {
+                check,
+                detail: describe_error(g.non_finite, g.max_error, g.checksum_error, g.bound),
+            }),
+            Outcome::Error => {
+                if let Some(e) = &g.error {
+                    push_call_failure(&mut d, probe, check, e);
+                }
+            }
+            Outcome::Passed | Outcome::Skipped => {}
+        }
+    }
+    for c in &probe.cudnn_conv {
+        let check = format!("cuDNN convolution ({}) on GPU {}", c.shape, c.device);
+        match c.outcome {
+            Outcome::WrongResult => d.problems.push(Error::WrongResult {
+                check,
+                detail: describe_error(c.max_error.is_none(), c.max_error, None, c.bound),
+            }),
+            Outcome::Error => {
+                if let Some(e) = &c.error {
+                    push_call_failure(&mut d, probe, check, e);
+                }
+            }
+            Outcome::Passed | Outcome::Skipped => {}
+        }
+    }
+
+    d.problems.sort_by_key(rank);
+    d
+}
+
+/// The stack's CUDA (the runtime's, else the version's record) against each
+/// GPU, before any kernel runs: a GPU the release dropped cannot run it
+/// (`ArchUnsupported`); a GPU newer than the release gets no machine code
+/// from it, only PTX for the driver to JIT-compile (`StackPredatesGpu`),
+/// which is the slow path of every first library call.
+pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
+    let Some(cuda) = probe.runtime.version.as_ref().or(expected.cuda.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for dev in &probe.devices {
+        let gpu = ComputeCapability::new(dev.cc / 10, dev.cc % 10);
+        match compat::arch::runs_on(cuda, gpu) {
+            GpuFit::TooOld { oldest } => out.push(Error::ArchUnsupported {
+                index: dev.index,
+                name: dev.name.clone(),
+                cc: dev.cc_string(),
+                cuda: cuda.truncate(2).to_string(),
+                reason: format!("its oldest supported architecture is {}", oldest.sm()),
+                instead: match compat::arch::alternative(cuda, gpu) {
+                    Some(Alternative::FromOn(v)) => format!("CUDA {v} or newer"),
+                    Some(Alternative::Before(v)) => format!("a CUDA older than {v}"),
+                    None => "none known to cudaenv".into(),
+                },
+            }),
+            GpuFit::TooNew { .. } => out.push(Error::StackPredatesGpu {
+                index: dev.index,
+                name: dev.name.clone(),
+                sm: gpu.sm(),
+                cuda: cuda.truncate(2).to_string(),
+                first: match compat::arch::alternative(cuda, gpu) {
+                    Some(Alternative::FromOn(v)) => Some(v.to_string()),
+                    _ => None,
+                },
+                frameworks: compat::first_frameworks_for(gpu),
+            }),
+            GpuFit::Runs | GpuFit::Unknown => {}
+        }
+    }
+    out
+}
+
+/// What the facts and measurements say about a check stopped at its
+/// deadline; `None` when they say nothing beyond the stage (a driver idle in
+/// `cuInit` is the classic hang, which the error's own hint describes).
+///
+/// A hung call sleeps; a call that compiles or computes burns CPU, and a
+/// driver JIT-compiling PTX writes its compute cache. With the GPU newer
+/// than the stack, that is the driver compiling the libraries' PTX, and it
+/// says what that means for a framework on this stack.
+pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -> Option<String> {
+    let busy = s.cpu_seconds.is_some_and(|c| c >= 0.5 * s.seconds);
+    let grew = s.cache.as_ref().is_some_and(|c| c.after > c.before);
+    let mut evidence = Vec::new();
+    if let Some(cpu) = s.cpu_seconds {
+        evidence.push(format!(
+            "the process used {cpu:.0} s of CPU time in {:.0} s",
+            s.seconds
+        ));
+    }
+    if let Some(c) = &s.cache
+        && c.after != c.before
+    {
+        evidence.push(format!(
+            "the driver's compute cache ({}) grew from {} to {}",
+            c.dir.display(),
+            megabytes(c.before),
+            megabytes(c.after)
+        ));
+    }
+    let evidence = evidence.join(" and ");
+    let stage = &s.stage;
+    let in_driver_init = stage.starts_with("cuInit") || stage.contains("libcuda");
+    let jit = architecture(expected, probe)
+        .into_iter()
+        .find_map(|e| match e {
+            Error::StackPredatesGpu {
+                sm, cuda, first, ..
+            } => Some((sm, cuda, first)),
+            _ => None,
+        });
+    let cache_limit = match s.cache.as_ref().and_then(|c| c.max_size.as_deref()) {
+        Some(v) => format!("CUDA_CACHE_MAXSIZE, {v} bytes here"),
+        None => "CUDA_CACHE_MAXSIZE, 256 MiB by default".into(),
+    };
+    if let Some((sm, cuda, first)) = jit
+        && !in_driver_init
+        && (busy || grew || s.cpu_seconds.is_none())
+    {
+        let library = ["cublas", "cudnn", "cublasLt"]
+            .into_iter()
+            .filter(|n| stage.to_ascii_lowercase().contains(&n.to_ascii_lowercase()))
+            .find_map(|n| probe.library(n))
+            .map(|l| {
+                let name = match l.name.as_str() {
+                    "cublas" => "cuBLAS",
+                    "cublasLt" => "cuBLASLt",
+                    "cudnn" => "cuDNN",
+                    other => other,
+                };
+                format!("{name} {}'s", l.version.as_deref().unwrap_or("")).replace(" 's", "'s")
+            })
+            .unwrap_or_else(|| "the libraries'".into());
+        let fix = match first {
+            Some(f) => format!("use CUDA {f} or newer, which has native {sm} code"),
+            None => format!("use a CUDA release with native {sm} code"),
+        };
+        return Some(format!(
+            "`{stage}` was slow, not stuck{}. CUDA {cuda} has no {sm} code, so the driver \
+             JIT-compiles {library} PTX for this GPU at its first use: a framework on this stack \
+             waits the same way at its first cuBLAS call, and again whenever the compute cache \
+             ({cache_limit}; at most 4 GiB) is too small to keep what was compiled. To fix it, \
+             {fix}; to live with it, set CUDA_CACHE_MAXSIZE=4294967296 and rerun with a longer \
+             --timeout, so the cache is filled once",
+            if evidence.is_empty() {
+                String::new()
+            } else {
+                format!(": {evidence}")
+            }
+        ));
+    }
+    if busy || grew {
+        return Some(format!(
+            "`{stage}` was busy, not stuck: {evidence}. The call is slow here (a large --size, or \
+             code the driver compiles{}), not hung: raise the limit with --timeout SECS",
+            if grew {
+                format!(", kept in its compute cache up to {cache_limit}")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if in_driver_init {
+        return None;
+    }
+    s.cpu_seconds.map(|_| {
+        format!(
+            "`{stage}` did not return and the process was idle ({evidence}): it is waiting on the \
+             driver or the GPU, not computing. Run another CUDA program (`nvidia-smi`, a \
+             framework's first GPU call) to see whether it waits too: if so the driver or GPU is \
+             stuck (look for Xid errors in `dmesg`; reload the kernel module or reboot)"
+        )
+    })
+}
+
+/// `232 MB` (decimal, as `du -h --si` prints).
+fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb >= 10.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{mb:.1} MB")
+    }
+}
+
+fn no_device(probe: &Probe, detail: String) -> Error {
+    let visible = probe.cuda_visible_devices.clone();
+    Error::NoDevice {
+        detail: match (&visible, probe.driver.gpus_present) {
+            (Some(v), Some(n)) if n > 0 => {
+                format!("CUDA_VISIBLE_DEVICES={v:?} hides every GPU the driver has ({n}); {detail}")
+            }
+            (Some(v), _) => format!("CUDA_VISIBLE_DEVICES={v:?}; {detail}"),
+            _ => detail,
+        },
+        visible_devices: visible,
+        present: probe.driver.gpus_present,
+    }
+}
+
+/// A failed call: an architecture problem when the status says so (and no
+/// table-based diagnosis already covers it), a plain failure otherwise.
+fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiError) {
+    let arch = (e.call.starts_with("cublas") && e.code == ffi::CUBLAS_STATUS_ARCH_MISMATCH)
+        || (!e.call.starts_with("cublas")
+            && !e.call.starts_with("cudnn")
+            && (e.code == ffi::CUDA_ERROR_NO_KERNEL_IMAGE
+                || e.code == ffi::CUDA_ERROR_UNSUPPORTED_PTX));
+    if arch && !d.has("arch_unsupported") && !d.has("ptx_jit_only") {
+        let dev = probe.devices.first();
+        d.problems.push(Error::ArchUnsupported {
+            index: dev.map_or(0, |x| x.index),
+            name: dev.map_or_else(|| "?".into(), |x| x.name.clone()),
+            cc: dev.map_or_else(|| "?".into(), |x| x.cc_string()),
+            cuda: probe
+                .runtime
+                .version
+                .as_ref()
+                .map_or_else(|| "?".into(), Version::to_string),
+            reason: format!("{check}: {e}"),
+            instead: "a newer CUDA".into(),
+        });
+    } else if !arch {
+        d.problems.push(Error::CheckFailed {
+            check,
+            detail: e.to_string(),
+        });
+    }
+}
+
+fn describe_error(non_finite: bool, max: Option<f64>, checksum: Option<f64>, bound: f64) -> String {
+    if non_finite {
+        return "the result holds NaN or infinity".into();
+    }
+    let worst = max.into_iter().chain(checksum).fold(0.0f64, f64::max);
+    format!("relative error {worst:.2e} exceeds the bound {bound:.0e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ExitCode;
+    use crate::machine::verify::{
+        DeviceFacts, DriverFacts, Dtype, GemmResult, LibraryFacts, RuntimeFacts,
+    };
+
+    fn v(s: &str) -> Version {
+        s.parse().unwrap()
+    }
+
+    fn lib(name: &str, version: &str, origin: Origin) -> LibraryFacts {
+        LibraryFacts {
+            name: name.into(),
+            tried: vec![format!("lib{name}.so.13")],
+            soname: Some(format!("lib{name}.so.13")),
+            path: Some(format!("/opt/cuda/lib64/lib{name}.so.13").into()),
+            origin: Some(origin),
+            version: Some(version.into()),
+            error: None,
+        }
+    }
+
+    fn missing(name: &str) -> LibraryFacts {
+        LibraryFacts {
+            name: name.into(),
+            tried: vec![format!("lib{name}.so.13")],
+            soname: None,
+            path: None,
+            origin: None,
+            version: None,
+            error: Some(format!(
+                "lib{name}.so.13: cannot open shared object file: No such file or directory"
+            )),
+        }
+    }
+
+    fn expected() -> Expected {
+        Expected {
+            name: "sys13".into(),
+            cuda: Some(v("13.0.2")),
+            cudnn: Some(v("9.13.0.50")),
+            dirs: vec!["/opt/cuda/lib64".into()],
+        }
+    }
+
+    fn h200() -> DeviceFacts {
+        DeviceFacts {
+            index: 0,
+            name: "NVIDIA H200".into(),
+            cc: 90,
+            memory_bytes: 150_000_000_000,
+            multiprocessors: 132,
+        }
+    }
+
+    fn healthy() -> Probe {
+        Probe {
+            driver: DriverFacts {
+                library: Some("/usr/lib/libcuda.so.580.159.04".into()),
+                load_error: None,
+                version: Some("580.159.04".into()),
+                cuda: Some(v("13.0")),
+                init_error: None,
+                gpus_present: Some(1),
+            },
+            runtime: RuntimeFacts {
+                version: Some(v("13.0")),
+                device_count: Some(1),
+                error: None,
+            },
+            libraries: vec![
+                lib("cudart", "13.0", Origin::Version),
+                lib("cublasLt", "13.1.0", Origin::Version),
+                lib("cublas", "13.1.0", Origin::Version),
+                lib("cudnn", "9.13.0", Origin::Version),
+            ],
+            devices: vec![h200()],
+            gemm: vec![GemmResult {
+                device: 0,
+                dtype: Dtype::Fp16,
+                size: 8192,
+                outcome: Outcome::Passed,
+                max_error: Some(2e-4),
+                checksum_error: Some(1e-5),
+                bound: Dtype::Fp16.bound(),
+                samples: 256,
+                non_finite: false,
+                tflops: Some(700.0),
+                median_ms: Some(1.57),
+                repeats: 50,
+                error: None,
+                note: None,
+            }],
+            ..Probe::default()
+        }
+    }
+
+    fn exit(d: &Diagnosis) -> ExitCode {
+        d.problems
+            .first()
+            .map_or(ExitCode::Success, Error::exit_code)
+    }
+
+    #[test]
+    fn a_healthy_stack_has_no_problems() {
+        let d = diagnose(&expected(), &healthy());
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn no_driver_wins_over_what_follows_from_it() {
+        let mut p = Probe {
+            libraries: vec![
+                lib("cudart", "12.2", Origin::Version),
+                missing("cublasLt"),
+                missing("cublas"),
+                missing("cudnn"),
+            ],
+            ..Probe::default()
+        };
+        p.driver.load_error =
+            Some("libcuda.so.1: cannot open shared object file: No such file or directory".into());
+        p.runtime = RuntimeFacts {
+            version: Some(v("12.2")),
+            device_count: None,
+            error: Some(ApiError {
+                call: "cudaGetDeviceCount".into(),
+                code: 35,
+                name: "cudaErrorInsufficientDriver".into(),
+                message: String::new(),
+            }),
+        };
+        let e = Expected {
+            name: "12.2".into(),
+            cuda: Some(v("12.2.140")),
+            cudnn: None,
+            dirs: vec!["/opt/cuda/lib64".into()],
+        };
+        let d = diagnose(&e, &p);
+        assert_eq!(exit(&d), ExitCode::NoDriver);
+        assert!(!d.has("driver_too_old"), "{:?}", d.problems);
+        // The missing cuBLAS is still reported; cuDNN is not part of this version.
+        assert!(d.has("library_missing"));
+        assert_eq!(d.problems.len(), 3, "{:?}", d.problems);
+    }
+
+    #[test]
+    fn driver_too_old_names_both_versions_and_the_floor() {
+        let mut p = healthy();
+        p.driver.version = Some("470.82.01".into());
+        p.driver.cuda = Some(v("11.4"));
+        p.runtime.version = Some(v("12.4"));
+        p.runtime.device_count = None;
+        p.runtime.error = Some(ApiError {
+            call: "cudaGetDeviceCount".into(),
+            code: 35,
+            name: "cudaErrorInsufficientDriver".into(),
+            message: "CUDA driver version is insufficient for CUDA runtime version".into(),
+        });
+        p.gemm.clear();
+        let mut e = expected();
+        e.cuda = Some(v("12.4.1"));
+        e.cudnn = None;
+        p.libraries[0].version = Some("12.4".into());
+        p.libraries.pop();
+        let d = diagnose(&e, &p);
+        assert_eq!(exit(&d), ExitCode::DriverTooOld);
+        let msg = d.problems[0].to_string();
+        assert!(
+            msg.contains("470.82.01") && msg.contains("11.4") && msg.contains("12.4"),
+            "{msg}"
+        );
+        assert!(msg.contains("525.60.13"), "{msg}");
+        assert!(
+            d.problems[0]
+                .hint()
+                .unwrap()
+                .contains("cudaenv install 11.4")
+        );
+    }
+
+    #[test]
+    fn newer_minor_runtime_is_a_warning_not_an_error() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("13.1"));
+        p.libraries[0].version = Some("13.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("13.1"));
+        let d = diagnose(&e, &p);
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(d.warnings.len(), 1);
+    }
+
+    #[test]
+    fn cuda_visible_devices_hiding_everything() {
+        let mut p = healthy();
+        p.cuda_visible_devices = Some("-1".into());
+        p.driver.init_error = Some(ApiError {
+            call: "cuInit".into(),
+            code: 100,
+            name: "CUDA_ERROR_NO_DEVICE".into(),
+            message: String::new(),
+        });
+        p.devices.clear();
+        p.gemm.clear();
+        p.runtime.device_count = None;
+        p.runtime.error = Some(ApiError {
+            call: "cudaGetDeviceCount".into(),
+            code: 100,
+            name: "cudaErrorNoDevice".into(),
+            message: String::new(),
+        });
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::NoDevice);
+        assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+        assert!(
+            d.problems[0]
+                .to_string()
+                .contains("CUDA_VISIBLE_DEVICES=\"-1\"")
+        );
+        assert!(d.problems[0].hint().unwrap().contains("only GPU"));
+    }
+
+    #[test]
+    fn old_toolkit_on_a_new_gpu() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.libraries[0].version = Some("11.2".into());
+        p.gemm[0].outcome = Outcome::Error;
+        p.gemm[0].error = Some(ApiError {
+            call: "cublasGemmEx".into(),
+            code: 8,
+            name: "CUBLAS_STATUS_ARCH_MISMATCH".into(),
+            message: String::new(),
+        });
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        e.cudnn = None;
+        p.libraries.pop();
+        let d = diagnose(&e, &p);
+        assert_eq!(exit(&d), ExitCode::PtxJitOnly);
+        // One problem: the failing GEMM is explained by the table's diagnosis.
+        assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+        let hint = d.problems[0].hint().unwrap();
+        assert!(hint.contains("use CUDA 11.8 or newer"), "{hint}");
+        assert!(hint.contains("TensorFlow 2.12 (CUDA 11.8)"), "{hint}");
+
+        // A GPU the release dropped is the other architecture problem.
+        let mut p = healthy();
+        p.devices[0].cc = 61;
+        p.devices[0].name = "Tesla P4".into();
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::ArchUnsupported, "{:?}", d.problems);
+    }
+
+    fn stopped(
+        stage: &str,
+        cpu: Option<f64>,
+        cache: Option<(u64, u64)>,
+    ) -> crate::machine::verify::Stopped {
+        crate::machine::verify::Stopped {
+            stage: stage.into(),
+            seconds: 120.0,
+            cpu_seconds: cpu,
+            cache: cache.map(|(before, after)| crate::machine::verify::CacheGrowth {
+                dir: "/home/u/.nv/ComputeCache".into(),
+                before,
+                after,
+                max_size: None,
+            }),
+        }
+    }
+
+    /// What a user of CUDA 11.2 on an H200 reads, problem by problem.
+    #[test]
+    fn cuda_11_2_on_an_h200_reads_like_this() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.libraries[0].version = Some("11.2".into());
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        e.cudnn = None;
+        p.libraries.pop();
+        let mut problems = diagnose(&e, &p).problems;
+        problems.push(Error::VerifyTimedOut {
+            seconds: 120,
+            stage: "cublasCreate on GPU 0".into(),
+            output: String::new(),
+            why: explain_timeout(
+                &e,
+                &p,
+                &stopped(
+                    "cublasCreate on GPU 0",
+                    Some(119.6),
+                    Some((19_000_000, 232_000_000)),
+                ),
+            ),
+        });
+        let text: String = problems
+            .iter()
+            .map(|e| format!("error: {e}\nhint: {}\n", e.hint().unwrap_or_default()))
+            .collect();
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_timeout_is_explained_by_what_was_measured() {
+        // CUDA 11.2 on an H200, stopped in cublasCreate: the driver's JIT.
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        let why = explain_timeout(
+            &e,
+            &p,
+            &stopped(
+                "cublasCreate on GPU 0",
+                Some(118.0),
+                Some((19_000_000, 232_000_000)),
+            ),
+        )
+        .unwrap();
+        assert!(
+            why.starts_with(
+                "`cublasCreate on GPU 0` was slow, not stuck: the process used 118 s of CPU \
+                 time in 120 s and the driver's compute cache (/home/u/.nv/ComputeCache) grew \
+                 from 19 MB to 232 MB. CUDA 11.2 has no sm_90 code, so the driver JIT-compiles \
+                 cuBLAS 11.4.1's PTX"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("use CUDA 11.8 or newer"), "{why}");
+        // The same stack, but an idle process in cuInit: the classic hang.
+        assert_eq!(
+            explain_timeout(&e, &p, &stopped("cuInit", Some(0.0), None)),
+            None
+        );
+        // A current stack whose GEMM is busy: slow, not hung.
+        let why = explain_timeout(
+            &expected(),
+            &healthy(),
+            &stopped("GEMM fp64 32768x32768x32768 on GPU 0", Some(119.0), None),
+        )
+        .unwrap();
+        assert!(why.contains("was busy, not stuck"), "{why}");
+        // Idle outside cuInit: waiting on the driver or GPU.
+        let why = explain_timeout(
+            &expected(),
+            &healthy(),
+            &stopped("cudaSetDevice(0)", Some(0.1), Some((5, 5))),
+        )
+        .unwrap();
+        assert!(why.contains("the process was idle"), "{why}");
+        // Nothing measured: nothing to add.
+        assert_eq!(
+            explain_timeout(
+                &expected(),
+                &healthy(),
+                &stopped("cudaSetDevice(0)", None, None)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn shadowed_and_mismatched_libraries() {
+        let mut p = healthy();
+        p.libraries[0].origin = Some(Origin::Outside);
+        p.libraries[0].path = Some("/home/u/stale/libcudart.so.13.0.48".into());
+        p.libraries[3].version = Some("9.1.0".into());
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::LibraryMissing);
+        assert!(d.has("library_shadowed") && d.has("library_mismatch"));
+        assert!(d.problems[0].hint().unwrap().contains("/home/u/stale"));
+    }
+
+    #[test]
+    fn a_cudnn_outside_a_version_without_one_is_only_a_warning() {
+        let mut p = healthy();
+        p.libraries[3].origin = Some(Origin::Outside);
+        let mut e = expected();
+        e.cudnn = None;
+        let d = diagnose(&e, &p);
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(d.warnings.len(), 1);
+    }
+
+    #[test]
+    fn wrong_results_and_nan() {
+        let mut p = healthy();
+        p.gemm[0].outcome = Outcome::WrongResult;
+        p.gemm[0].non_finite = true;
+        p.gemm[0].max_error = None;
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::WrongResult);
+        assert!(d.problems[0].to_string().contains("NaN"));
+        p.gemm[0].non_finite = false;
+        p.gemm[0].max_error = Some(0.7);
+        let d = diagnose(&expected(), &p);
+        assert!(
+            d.problems[0].to_string().contains("7.00e-1"),
+            "{}",
+            d.problems[0]
+        );
+    }
+
+    #[test]
+    fn a_missing_gpu_index() {
+        let mut p = healthy();
+        p.gemm.clear();
+        p.missing_device = Some(3);
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::NoDevice);
+        assert!(d.problems[0].to_string().contains("GPU 3"));
+    }
+}
