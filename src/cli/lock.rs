@@ -225,8 +225,9 @@ async fn resolve(
             exact = StackSpec {
                 cuda: plan.cuda.clone(),
                 cudnn: plan.cudnn.clone(),
+                libs: plan.libs.clone(),
             };
-        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn {
+        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn || plan.libs != exact.libs {
             return Err(Error::NotAvailable {
                 what: format!("{exact} for {}", p.name()),
                 source_name: None,

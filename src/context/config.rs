@@ -57,6 +57,8 @@ pub struct Config {
     pub nvidia_mirror: Option<String>,
     /// The Python package index for the PyPI source.
     pub pypi_index: Option<String>,
+    /// NVIDIA's package index (TensorRT's wheels), or a mirror of it.
+    pub pypi_nvidia_index: Option<String>,
     /// A shared root of versions installed by an administrator, seen next to
     /// the user's own (absolute path).
     pub system_root: Option<PathBuf>,
@@ -326,6 +328,8 @@ pub struct Settings {
     pub debian_mirror: Setting<String>,
     /// The package index for the PyPI source.
     pub pypi_index: Setting<String>,
+    /// NVIDIA's package index, for the libraries only it has (TensorRT).
+    pub pypi_nvidia_index: Setting<String>,
     /// How long the PyPI release catalogue is reused, in seconds.
     pub catalogue_max_age: Setting<u64>,
     /// From what size a download is fetched over several connections.
@@ -357,6 +361,12 @@ impl Settings {
             "debian-mirror",
             &config.debian_mirror,
             crate::install::sources::debian::DEFAULT_MIRROR,
+        );
+        let pypi_nvidia_index = base(
+            env_vars::CUDAENV_PYPI_NVIDIA_INDEX,
+            "pypi-nvidia-index",
+            &config.pypi_nvidia_index,
+            crate::install::sources::pypi::NVIDIA_INDEX,
         );
         let pypi_index = match (ctx.var(env_vars::CUDAENV_PYPI_INDEX), &config.pypi_index) {
             (None, Some(i)) => Setting::new(
@@ -400,6 +410,7 @@ impl Settings {
             nvidia_mirror,
             debian_mirror,
             pypi_index,
+            pypi_nvidia_index,
             catalogue_max_age,
             parallel_download_min,
         })
@@ -418,6 +429,11 @@ impl Settings {
     /// The Debian mirror, checked.
     pub fn debian_base(&self) -> Result<String> {
         self.debian_mirror.base().map(str::to_string)
+    }
+
+    /// NVIDIA's package index (or its mirror), checked.
+    pub fn pypi_nvidia_base(&self) -> Result<String> {
+        self.pypi_nvidia_index.base().map(str::to_string)
     }
 
     /// The package index, checked when cudaenv's own setting names it
@@ -487,6 +503,12 @@ impl Config {
             check_base(m).map_err(|reason| Error::Config {
                 path: path.clone(),
                 reason: format!("debian-mirror: {reason}"),
+            })?;
+        }
+        if let Some(m) = &config.pypi_nvidia_index {
+            check_base(m).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("pypi-nvidia-index: {reason}"),
             })?;
         }
         for (what, list) in config

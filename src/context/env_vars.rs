@@ -19,6 +19,8 @@ pub const CUDAENV_SYSTEM_ROOT: &str = "CUDAENV_SYSTEM_ROOT";
 pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 /// Python package index for the PyPI source (overrides pip's configuration).
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
+/// NVIDIA's package index, for the libraries only it serves (TensorRT's wheels; default `https://pypi.nvidia.com`).
+pub const CUDAENV_PYPI_NVIDIA_INDEX: &str = "CUDAENV_PYPI_NVIDIA_INDEX";
 /// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::machine::compat::libraries::{self, LibraryId, Provider};
 use crate::machine::compat::{self, ComputeCapability, Framework, FrameworkReq, Machine, driver};
 use crate::machine::doctor::python::InstalledFramework;
-use crate::spec::Version;
+use crate::spec::{Libraries, Library, Version};
 
 /// An installed version, as far as explain cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub struct Stack {
     pub name: String,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … it carries.
+    pub libs: Libraries,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -237,17 +239,57 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.fix.push("install the NVIDIA driver (containers: run with --gpus all; WSL2: install the Windows driver, and make sure /usr/lib/wsl/lib is in the ldconfig cache)".into());
             e.fix.push("cudaenv doctor".into());
         }
-        Provider::TensorRt => {
+        Provider::Library {
+            library: Library::Tensorrt,
+            major,
+        } if *major < 10 => {
             e.meaning = format!(
-                "{} is TensorRT, an optional inference library TensorFlow probes for; without it TensorFlow still uses the GPU",
+                "{} is TensorRT {major}, an optional inference library TensorFlow 2.x probes for at start-up (TF-TRT; releases built with TensorRT 7 ask for libnvinfer.so.7, later ones for libnvinfer.so.8); without it TensorFlow still uses the GPU",
                 lib.file
             );
-            e.provided_by =
-                Some("TensorRT (not part of CUDA or cuDNN; cudaenv does not install it)".into());
+            e.provided_by = Some(format!(
+                "TensorRT {major}.x (NVIDIA's TensorRT {major} packages; the tensorrt-cu*-libs wheels cudaenv installs start at TensorRT 10, which TensorFlow 2.x does not load)"
+            ));
             e.fix.push(
-                "nothing, unless you use TF-TRT: then `pip install tensorrt` matching your CUDA"
-                    .into(),
+                "nothing, unless you use TF-TRT: the warning is harmless (TF_CPP_MIN_LOG_LEVEL=2 hides it)".into(),
             );
+            e.fix.push(format!(
+                "for TF-TRT: NVIDIA's TensorRT {major} packages for your CUDA, or a TensorFlow container that ships them"
+            ));
+        }
+        Provider::Library { library, major } => {
+            e.meaning = format!(
+                "{} is {} {major}.x, {}; the dynamic loader found it in no directory it searched{win_note}",
+                lib.file,
+                library.title(),
+                match library {
+                    Library::Nccl => "the collective-communication library multi-GPU training loads (torch.distributed, JAX, Horovod)",
+                    Library::Tensorrt => "NVIDIA's inference library",
+                    Library::Cusparselt => "the structured-sparsity matrix library PyTorch's sparse kernels load",
+                    Library::Cutensor => "the tensor-contraction library CuPy and others load",
+                }
+            );
+            let found = input.providers(|s| {
+                s.libs
+                    .get(*library)
+                    .is_some_and(|v| v.major() == *major)
+            });
+            let (text, switch) = input.installed_text(&found);
+            e.installed = Some(text);
+            match switch {
+                Some(name) => e.fix.push(format!("cudaenv local {name}")),
+                None if found.is_empty() => {
+                    let cuda = input
+                        .active
+                        .as_ref()
+                        .and_then(|a| a.cuda.clone())
+                        .map(|c| c.truncate(2))
+                        .unwrap_or_else(|| Version::from_parts(&[12, 6]));
+                    let spec = format!("{cuda}+{}{major}", library.spec_word());
+                    e.fix.push(format!("cudaenv install {spec} && cudaenv local {spec}"));
+                }
+                None => e.fix.push("run the program from a shell with the hook enabled (`eval \"$(cudaenv init bash)\"`) or through `cudaenv exec`".into()),
+            }
         }
         Provider::Cuda { cuda } => {
             e.meaning = format!(
@@ -758,6 +800,39 @@ const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        id: "nccl-net-plugin",
+        needles: &["libnccl-net.so", "NET/Plugin: Could not find", "NET/Plugin : No plugin found"],
+        meaning: "NCCL looked for an optional network plugin (libnccl-net.so, for InfiniBand/EFA fabrics through a vendor plugin) and uses its built-in sockets and IB transports without it: an INFO line, not an error",
+        fix: &[
+            "nothing on a single node or plain Ethernet; on a fabric that needs a plugin (AWS EFA: aws-ofi-nccl), put its directory on LD_LIBRARY_PATH",
+        ],
+    },
+    Rule {
+        id: "nccl-undefined-symbol",
+        needles: &["undefined symbol: nccl"],
+        meaning: "the program was built against a newer NCCL than the libnccl.so.2 the loader found (NCCL adds functions in minor releases; the soname stays libnccl.so.2), so an older NCCL earlier on the search path shadows the one it needs",
+        fix: &[
+            "cudaenv trace -- python -c 'import torch'   # shows which libnccl.so.2 was loaded and from where",
+            "install the NCCL the framework names (`pip show nvidia-nccl-cu12`, or its Requires-Dist) in the stack: cudaenv install CUDA+ncclVERSION",
+        ],
+    },
+    Rule {
+        id: "nccl-error",
+        needles: &[
+            "ncclUnhandledCudaError",
+            "unhandled cuda error",
+            "ncclSystemError",
+            "ncclInternalError",
+            "NCCL error",
+        ],
+        meaning: "an NCCL collective failed. The usual causes: a CUDA error underneath (a driver too old for the NCCL build, a GPU fault), peer-to-peer or shared-memory limits (containers with a small /dev/shm), or a network interface NCCL cannot use between nodes",
+        fix: &[
+            "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see which step failed",
+            "containers: docker run --shm-size=1g (or --ipc=host)",
+            "cudaenv verify   # runs NCCL's all-reduce on the stack when it carries NCCL",
+        ],
+    },
+    Rule {
         id: "out-of-memory",
         needles: &[
             "CUDA out of memory",
@@ -853,11 +928,17 @@ fn simple_rules(_input: &Input, t: &str, out: &mut Vec<Explanation>) {
 }
 
 /// For callers building `Input` from the store.
-pub fn stack_of(name: &str, cuda: Option<&Version>, cudnn: Option<&Version>) -> Stack {
+pub fn stack_of(
+    name: &str,
+    cuda: Option<&Version>,
+    cudnn: Option<&Version>,
+    libs: Libraries,
+) -> Stack {
     Stack {
         name: name.into(),
         cuda: cuda.cloned(),
         cudnn: cudnn.cloned(),
+        libs,
     }
 }
 
@@ -874,6 +955,7 @@ mod tests {
             name: name.into(),
             cuda: Some(v(cuda)),
             cudnn: cudnn.map(v),
+            libs: Libraries::default(),
         }
     }
     fn input(text: &str) -> Input {
@@ -1057,6 +1139,36 @@ mod tests {
                 "libcuda.so.1: cannot open shared object file: No such file or directory",
                 "missing-library",
                 &["NVIDIA driver's own library"],
+            ),
+            (
+                "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.8'; dlerror: libnvinfer_plugin.so.8: cannot open shared object file",
+                "missing-library",
+                &["TensorRT 8", "start at TensorRT 10", "harmless"],
+            ),
+            (
+                "NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+                "nccl-net-plugin",
+                &["not an error"],
+            ),
+            (
+                "ImportError: /usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+                "nccl-undefined-symbol",
+                &["newer NCCL"],
+            ),
+            (
+                "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error",
+                "nccl-error",
+                &["NCCL_DEBUG=INFO"],
+            ),
+            (
+                "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["NCCL 2.x", "cudaenv install 12.4+nccl2"],
+            ),
+            (
+                "ImportError: libnvinfer.so.10: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["TensorRT 10.x", "cudaenv install 12.4+trt10"],
             ),
             (
                 "Could not load dynamic library 'libcublas.so.12'",

@@ -26,6 +26,7 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod stack;
 mod suite;
 mod system_root;
 mod trace;

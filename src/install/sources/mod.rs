@@ -10,7 +10,7 @@
 pub mod pypi;
 
 use crate::spec::safe_url::DisplaySafeUrl;
-use crate::spec::{Version, VersionName};
+use crate::spec::{Libraries, Version, VersionName};
 
 pub mod catalogue;
 pub mod debian;
@@ -163,6 +163,10 @@ pub struct Plan {
     pub name: VersionName,
     pub cuda: Version,
     pub cudnn: Option<Version>,
+    /// The libraries beside the toolkit it carries (NCCL, TensorRT, …), at
+    /// full versions.
+    #[serde(skip_serializing_if = "Libraries::is_empty", default)]
+    pub libs: Libraries,
     pub profile: Profile,
     pub artifacts: Vec<Artifact>,
     /// Things the user should know (e.g. "PyPI has no nvcc for 12.x").
