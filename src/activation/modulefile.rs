@@ -72,7 +72,11 @@ pub fn module_version(v: &Installed) -> String {
 /// The text of `v`'s modulefile.
 pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<Vec<u8>> {
     let module = format!("{MODULE_NAME}/{}", module_version(v));
-    let mut with: Vec<String> = v.cudnn().map(|d| format!("cuDNN {d}")).into_iter().collect();
+    let mut with: Vec<String> = v
+        .cudnn()
+        .map(|d| format!("cuDNN {d}"))
+        .into_iter()
+        .collect();
     with.extend(v.libs().iter().map(|(l, lv)| format!("{} {lv}", l.title())));
     let what = match (v.cuda(), with.is_empty()) {
         (Some(c), false) => format!("CUDA {c} with {}", with.join(", ")),

@@ -138,7 +138,11 @@ async fn list(
             .into_iter()
             .filter_map(|l| match s.libs.get(l) {
                 Some(v) => Some((l, Some(v))),
-                None => args.with.iter().any(|w| w == l.component()).then_some((l, None)),
+                None => args
+                    .with
+                    .iter()
+                    .any(|w| w == l.component())
+                    .then_some((l, None)),
             })
             .collect();
         let mut majors: Vec<u32> = releases.iter().map(|r| r.version.major()).collect();
@@ -194,7 +198,10 @@ async fn list(
             /// PyPI's builds of the libraries asked for, per CUDA major
             /// (`{"nccl": {"cuda12": [...]}}`).
             #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-            libraries: std::collections::BTreeMap<&'static str, std::collections::BTreeMap<String, Vec<String>>>,
+            libraries: std::collections::BTreeMap<
+                &'static str,
+                std::collections::BTreeMap<String, Vec<String>>,
+            >,
         }
         env.out_json(&Out {
             catalogue: remote.state.clone(),

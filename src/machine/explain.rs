@@ -263,17 +263,16 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                 lib.file,
                 library.title(),
                 match library {
-                    Library::Nccl => "the collective-communication library multi-GPU training loads (torch.distributed, JAX, Horovod)",
+                    Library::Nccl =>
+                        "the collective-communication library multi-GPU training loads (torch.distributed, JAX, Horovod)",
                     Library::Tensorrt => "NVIDIA's inference library",
-                    Library::Cusparselt => "the structured-sparsity matrix library PyTorch's sparse kernels load",
+                    Library::Cusparselt =>
+                        "the structured-sparsity matrix library PyTorch's sparse kernels load",
                     Library::Cutensor => "the tensor-contraction library CuPy and others load",
                 }
             );
-            let found = input.providers(|s| {
-                s.libs
-                    .get(*library)
-                    .is_some_and(|v| v.major() == *major)
-            });
+            let found =
+                input.providers(|s| s.libs.get(*library).is_some_and(|v| v.major() == *major));
             let (text, switch) = input.installed_text(&found);
             e.installed = Some(text);
             match switch {
@@ -801,7 +800,11 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "nccl-net-plugin",
-        needles: &["libnccl-net.so", "NET/Plugin: Could not find", "NET/Plugin : No plugin found"],
+        needles: &[
+            "libnccl-net.so",
+            "NET/Plugin: Could not find",
+            "NET/Plugin : No plugin found",
+        ],
         meaning: "NCCL looked for an optional network plugin (libnccl-net.so, for InfiniBand/EFA fabrics through a vendor plugin) and uses its built-in sockets and IB transports without it: an INFO line, not an error",
         fix: &[
             "nothing on a single node or plain Ethernet; on a fabric that needs a plugin (AWS EFA: aws-ofi-nccl), put its directory on LD_LIBRARY_PATH",

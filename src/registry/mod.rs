@@ -368,10 +368,16 @@ mod tests {
             for m in p.library_majors(lib) {
                 let project = p.library_project(lib, m).unwrap();
                 assert_eq!(p.library_of(project), Some(lib));
-                assert!(project.ends_with(&format!("cu{m}")) || project.ends_with(&format!("cu{m}-libs")));
+                assert!(
+                    project.ends_with(&format!("cu{m}"))
+                        || project.ends_with(&format!("cu{m}-libs"))
+                );
             }
         }
-        assert_eq!(p.library_index(Library::Tensorrt), Some("https://pypi.nvidia.com"));
+        assert_eq!(
+            p.library_index(Library::Tensorrt),
+            Some("https://pypi.nvidia.com")
+        );
         assert_eq!(p.library_index(Library::Nccl), None);
         assert!(p.libraries_source.contains("2026-12-01"));
     }

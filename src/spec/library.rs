@@ -17,9 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::Version;
 
 /// A library a stack may carry; the order is the order in a stack's name.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Library {
     Nccl,

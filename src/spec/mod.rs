@@ -235,13 +235,19 @@ impl VersionName {
 
     /// The canonical directory name of a stack with other libraries:
     /// `12.4.1+cudnn9.1.0.70+nccl2.21.5`.
-    pub fn for_stack_with(cuda: &Version, cudnn: Option<&Version>, libs: &Libraries) -> VersionName {
-        VersionName(StackSpec {
-            cuda: cuda.clone(),
-            cudnn: cudnn.cloned(),
-            libs: libs.clone(),
-        }
-        .to_string())
+    pub fn for_stack_with(
+        cuda: &Version,
+        cudnn: Option<&Version>,
+        libs: &Libraries,
+    ) -> VersionName {
+        VersionName(
+            StackSpec {
+                cuda: cuda.clone(),
+                cudnn: cudnn.cloned(),
+                libs: libs.clone(),
+            }
+            .to_string(),
+        )
     }
 
     pub fn as_str(&self) -> &str {
@@ -331,9 +337,8 @@ fn parse_stack(input: &str) -> std::result::Result<StackSpec, String> {
             if stack.cudnn.is_some() {
                 return Err("a spec has at most one `+cudnn…` part: `12.4+cudnn9.1`".into());
             }
-            stack.cudnn = Some(
-                Version::parse_parts(version, 4).map_err(|e| format!("cuDNN version: {e}"))?,
-            );
+            stack.cudnn =
+                Some(Version::parse_parts(version, 4).map_err(|e| format!("cuDNN version: {e}"))?);
             continue;
         }
         let Some(lib) = Library::ALL.into_iter().find(|l| l.spec_word() == word) else {
@@ -413,17 +418,29 @@ mod tests {
             Some(&"9.1.0.70".parse().unwrap()),
             &s.libs,
         );
-        assert_eq!(name.as_str(), "12.4.1+cudnn9.1.0.70+cusparselt0.6.2+cutensor2");
-        assert_eq!(Spec::parse(name.as_str()).unwrap().to_string(), name.as_str());
+        assert_eq!(
+            name.as_str(),
+            "12.4.1+cudnn9.1.0.70+cusparselt0.6.2+cutensor2"
+        );
+        assert_eq!(
+            Spec::parse(name.as_str()).unwrap().to_string(),
+            name.as_str()
+        );
         let reason = |s| Spec::parse_reason(s).unwrap_err();
-        assert!(reason("12.4+nccl").contains("NCCL version"), "{}", reason("12.4+nccl"));
+        assert!(
+            reason("12.4+nccl").contains("NCCL version"),
+            "{}",
+            reason("12.4+nccl")
+        );
         assert!(reason("12.4+nccl2+nccl2.1").contains("appears twice"));
         assert!(reason("12.4+mkl1").contains("expected `+cudnn`"));
         assert!(reason("12.4+trt1.2.3.4.5").contains("TensorRT version"));
         // Full versions of every library fit a name.
         assert!(
-            VersionName::parse("12.4.1+cudnn9.1.0.70+nccl2.21.5+trt10.0.1.6+cusparselt0.6.2+cutensor2.3.1")
-                .is_ok()
+            VersionName::parse(
+                "12.4.1+cudnn9.1.0.70+nccl2.21.5+trt10.0.1.6+cusparselt0.6.2+cutensor2.3.1"
+            )
+            .is_ok()
         );
     }
 

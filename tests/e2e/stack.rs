@@ -73,7 +73,11 @@ fn live_pypi_libraries_install_load_lock_export_and_mirror() {
     }
     assert!(!v.join("lib64/__init__.py").exists());
     let meta = std::fs::read_to_string(v.join(".cudaenv/meta.toml")).unwrap();
-    for c in ["name = \"nccl\"", "name = \"cusparselt\"", "name = \"cutensor\""] {
+    for c in [
+        "name = \"nccl\"",
+        "name = \"cusparselt\"",
+        "name = \"cutensor\"",
+    ] {
         assert!(meta.contains(c), "{meta}");
     }
 
@@ -92,6 +96,17 @@ fn live_pypi_libraries_install_load_lock_export_and_mirror() {
         assert!(Path::new(f[3]).starts_with(&lib64), "{out}");
     }
     assert_eq!(lines.next(), Some("cutensor libcublasLt.so.12"), "{out}");
+
+    // ls-remote lists PyPI's builds of the libraries a spec names.
+    let o = env.run(&["ls-remote", "12.4+nccl2.19", "--with", "cutensor", "--json"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        j["libraries"]["nccl"]["cuda12"],
+        serde_json::json!(["2.19.3"])
+    );
+    let cutensor = j["libraries"]["cutensor"]["cuda12"].as_array().unwrap();
+    assert!(cutensor.iter().any(|v| v == "1.6.2") && cutensor.iter().any(|v| v == "2.8.1"));
 
     // A pin satisfied by the installed stack; its lock carries the libraries.
     let project = env.home.join("proj");
@@ -137,7 +152,11 @@ fn live_pypi_libraries_install_load_lock_export_and_mirror() {
         "cutensor-cu12",
     ] {
         assert!(
-            mirror.join("pypi/simple").join(p).join("index.html").is_file(),
+            mirror
+                .join("pypi/simple")
+                .join(p)
+                .join("index.html")
+                .is_file(),
             "{p} not mirrored"
         );
     }
@@ -152,7 +171,14 @@ fn live_pypi_libraries_install_load_lock_export_and_mirror() {
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
-    assert!(other.root.join("versions").join(NAME).join("lib64/libnccl.so.2").is_file());
+    assert!(
+        other
+            .root
+            .join("versions")
+            .join(NAME)
+            .join("lib64/libnccl.so.2")
+            .is_file()
+    );
 }
 
 /// A loopback index serving several projects: `(project, file name, bytes)`.
@@ -219,8 +245,9 @@ fn serve(
                 "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             );
         }
-        let json = serde_json::json!({"meta": {"api-version": "1.1"}, "name": project, "files": list})
-            .to_string();
+        let json =
+            serde_json::json!({"meta": {"api-version": "1.1"}, "name": project, "files": list})
+                .to_string();
         return write!(
             s,
             "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.pypi.simple.v1+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
@@ -317,7 +344,13 @@ fn tensorrt_comes_from_nvidias_index_and_loads_by_soname() {
 #[test]
 fn a_library_from_a_source_without_it_is_refused_before_any_download() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "12.4+nccl2.21", "--source", "nvidia", "--dry-run"]);
+    let o = env.run(&[
+        "install",
+        "12.4+nccl2.21",
+        "--source",
+        "nvidia",
+        "--dry-run",
+    ]);
     insta::assert_snapshot!(format!("exit {}\n{}", code(&o), text(&o)));
     assert!(!env.root.join("versions").exists());
 }

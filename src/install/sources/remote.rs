@@ -305,7 +305,11 @@ impl Remote {
         if wanted.is_empty() {
             return Ok(());
         }
-        if !self.settings.source_order().allows(SourceKind::Pypi, self.opts.choice) {
+        if !self
+            .settings
+            .source_order()
+            .allows(SourceKind::Pypi, self.opts.choice)
+        {
             let names: Vec<&str> = wanted.iter().map(|(l, _)| l.title()).collect();
             return Err(Error::NotAvailable {
                 what: names.join(", "),

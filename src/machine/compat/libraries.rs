@@ -41,7 +41,10 @@ pub enum Provider {
     Driver,
     /// A library beside the toolkit (NCCL, TensorRT, cuSPARSELt, cuTENSOR)
     /// of this major version.
-    Library { library: Library, major: u32 },
+    Library {
+        library: Library,
+        major: u32,
+    },
     Unknown,
 }
 

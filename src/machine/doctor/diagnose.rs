@@ -268,11 +268,16 @@ fn active_findings(f: &Facts, o: &mut Out) {
         );
         return;
     }
-    let what = match (&a.cuda, &a.cudnn) {
+    let mut what = match (&a.cuda, &a.cudnn) {
         (Some(c), Some(d)) => format!("CUDA {c} + cuDNN {d}"),
         (Some(c), None) => format!("CUDA {c}, no cuDNN"),
         _ => "versions unknown".into(),
     };
+    for (component, version) in &a.libraries {
+        let title = crate::spec::Library::from_component(component)
+            .map_or(component.as_str(), |l| l.title());
+        what.push_str(&format!(" + {title} {version}"));
+    }
     o.ok(
         "active",
         format!("active: {} ({what}), set by {}", a.name, a.origin),
@@ -1166,6 +1171,7 @@ mod tests {
                 origin_kind: "local".into(),
                 cuda: Some("13.0.0".into()),
                 cudnn: None,
+                libraries: Default::default(),
                 prefix: Some("/usr/local/cuda-13.0".into()),
                 cuda_home: Some("/usr/local/cuda-13.0".into()),
                 lib_dirs: vec![CUDA13.into()],

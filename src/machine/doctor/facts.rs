@@ -88,6 +88,9 @@ pub struct ActiveFacts {
     pub origin_kind: String,
     pub cuda: Option<String>,
     pub cudnn: Option<String>,
+    /// The libraries beside the toolkit it carries: `{"nccl": "2.21.5"}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub libraries: std::collections::BTreeMap<String, String>,
     pub prefix: Option<String>,
     pub cuda_home: Option<String>,
     pub lib_dirs: Vec<String>,
@@ -180,6 +183,9 @@ const LIB_PREFIXES: &[&str] = &[
     "libcupti.so",
     "libcuda.so",
     "libnccl.so",
+    "libnvinfer.so",
+    "libcusparseLt.so",
+    "libcutensor.so",
 ];
 
 pub fn is_cuda_lib(file: &str) -> bool {
@@ -455,6 +461,14 @@ fn active(ctx: &Context, f: &mut Facts) {
                 origin_kind: sel.origin.kind().into(),
                 cuda: v.and_then(|v| v.cuda()).map(|c| c.to_string()),
                 cudnn: v.and_then(|v| v.cudnn()).map(|c| c.to_string()),
+                libraries: v
+                    .map(|v| {
+                        v.libs()
+                            .iter()
+                            .map(|(l, lv)| (l.component().to_string(), lv.to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 prefix: v.map(|v| v.prefix().display().to_string()),
                 cuda_home: v
                     .and_then(|v| v.cuda_home())
