@@ -97,6 +97,26 @@ fn live_pypi_libraries_install_load_lock_export_and_mirror() {
     }
     assert_eq!(lines.next(), Some("cutensor libcublasLt.so.12"), "{out}");
 
+    // verify runs the NCCL check: the child loads the stack's libnccl.so.2
+    // by soname and reads its version, with or without a GPU (without a
+    // driver, as on the machines that run the tests, it exits NoDriver).
+    let o = env.run(&["verify", NAME, "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["nccl"]["version"], "2.19.3", "{j}");
+    let lib = j["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "nccl")
+        .unwrap();
+    assert_eq!(lib["origin"], "version", "{lib}");
+    let o = env.run(&["verify", NAME]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("NCCL 2.19.3: "),
+        "{}",
+        text(&o)
+    );
+
     // ls-remote lists PyPI's builds of the libraries a spec names.
     let o = env.run(&["ls-remote", "12.4+nccl2.19", "--with", "cutensor", "--json"]);
     assert_eq!(code(&o), 0, "{}", text(&o));
