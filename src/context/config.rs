@@ -70,6 +70,54 @@ pub struct Config {
     pub sources: SourcesConfig,
     /// What activation does next to a Python environment's own CUDA wheels.
     pub bundled_cuda: Option<BundledCuda>,
+    /// The host compiler nvcc is pointed at (`auto`, a path or a name).
+    pub host_compiler: Option<String>,
+}
+
+/// Which host compiler activation points nvcc at (`CUDAENV_HOST_COMPILER`,
+/// config key `host-compiler`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostCompiler {
+    /// The newest installed `g++-N` the active CUDA accepts.
+    Auto,
+    /// This compiler (a path, or a name looked up on PATH).
+    Named(PathBuf),
+}
+
+impl HostCompiler {
+    fn parse(v: &str) -> Option<HostCompiler> {
+        let v = v.trim();
+        // nvcc's flags are split on spaces: a path with one cannot be passed.
+        if v.is_empty() || v.contains(char::is_whitespace) {
+            return None;
+        }
+        Some(if v == "auto" {
+            HostCompiler::Auto
+        } else {
+            HostCompiler::Named(v.into())
+        })
+    }
+
+    /// The setting, if one is made, with where it came from.
+    pub fn resolve(ctx: &Context) -> Result<Option<Setting<HostCompiler>>> {
+        let expected = "`auto`, or a compiler's path or name without spaces";
+        if let Some(s) = variable(
+            ctx,
+            env_vars::CUDAENV_HOST_COMPILER,
+            expected,
+            HostCompiler::parse,
+        )? {
+            return Ok(Some(s));
+        }
+        let config = Config::load(ctx)?;
+        match &config.host_compiler {
+            None => Ok(None),
+            Some(v) => match HostCompiler::parse(v) {
+                Some(h) => Ok(Some(Setting::new(h, Origin::file(ctx, "host-compiler")))),
+                None => Err(Origin::file(ctx, "host-compiler").invalid(v, expected)),
+            },
+        }
+    }
 }
 
 /// Activation next to a Python environment that bundles CUDA wheels of the

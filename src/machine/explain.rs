@@ -161,8 +161,111 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
     nvcc_arch(input, t, &mut out);
     torch_extension_mismatch(input, t, &mut out);
     missing_library(input, t, &mut out);
+    host_compiler(input, t, &mut out);
     simple_rules(input, t, &mut out);
     out
+}
+
+/// nvcc's "unsupported GNU version! gcc versions later than N are not
+/// supported!" (or clang's): which CUDA releases have that limit, the setting
+/// that points nvcc at an older compiler, and the releases that accept newer
+/// ones (`registry/compat/host_compiler.toml`).
+fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+    use crate::machine::compat::host_compiler as hc;
+    let (family, marker) = if let Some(m) = has(t, &["gcc versions later than"]) {
+        ("GCC", m)
+    } else if let Some(m) = has(t, &["clang version must be less than"]) {
+        ("Clang", m)
+    } else {
+        return;
+    };
+    let lower = t.to_ascii_lowercase();
+    let Some(limit) = lower
+        .find(&marker.to_ascii_lowercase())
+        .map(|i| &t[i + marker.len()..])
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| {
+            n.trim_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u32>()
+                .ok()
+        })
+    else {
+        return;
+    };
+    // Clang's message names the first refused major; GCC's the last accepted.
+    let max = if family == "GCC" {
+        limit
+    } else {
+        limit.saturating_sub(1)
+    };
+    let rows = &hc::table().release;
+    let of = |l: &hc::Limits| {
+        if family == "GCC" {
+            l.gcc_max
+        } else {
+            l.clang_max
+        }
+    };
+    let releases: Vec<String> = rows
+        .iter()
+        .filter(|l| of(l) == max)
+        .map(|l| l.cuda.to_string())
+        .collect();
+    let newer: Vec<String> = rows
+        .iter()
+        .map(of)
+        .filter(|m| *m > max)
+        .collect::<std::collections::BTreeSet<u32>>()
+        .into_iter()
+        .filter_map(|m| {
+            rows.iter()
+                .find(|l| of(l) >= m)
+                .map(|l| format!("{family} {m}: CUDA {}+", l.cuda))
+        })
+        .collect();
+    let active = input
+        .active
+        .as_ref()
+        .and_then(|a| a.cuda.as_ref())
+        .map(|c| format!(" (the active version has CUDA {c})"))
+        .unwrap_or_default();
+    let compiler = if family == "GCC" {
+        format!("g++-{max}")
+    } else {
+        format!("clang++-{max}")
+    };
+    let mut fix = vec![
+        format!(
+            "export {}=auto   # activation points nvcc at the newest installed g++ its CUDA accepts (NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN, CUDAHOSTCXX)",
+            crate::context::env_vars::CUDAENV_HOST_COMPILER
+        ),
+        format!(
+            "or name one: export {}=/usr/bin/{compiler} (Debian/Ubuntu: apt install {}), or host-compiler in config.toml",
+            crate::context::env_vars::CUDAENV_HOST_COMPILER,
+            if family == "GCC" {
+                format!("g++-{max}")
+            } else {
+                format!("clang-{max}")
+            }
+        ),
+    ];
+    if !newer.is_empty() {
+        fix.push(format!(
+            "or a CUDA release that accepts your compiler: {}",
+            newer.join(", ")
+        ));
+    }
+    out.push(Explanation {
+        id: "gcc-unsupported",
+        matched: marker,
+        meaning: format!(
+            "nvcc refuses the host compiler: this nvcc accepts {family} up to {max}{}{active}, and the compiler it found (g++ on PATH unless -ccbin names one) is newer",
+            if releases.is_empty() { String::new() } else { format!(" (CUDA {})", releases.join(", ")) }
+        ),
+        provided_by: None,
+        installed: None,
+        fix,
+    });
 }
 
 fn missing_library(input: &Input, t: &str, out: &mut Vec<Explanation>) {
@@ -794,7 +897,7 @@ const RULES: &[Rule] = &[
         ],
         meaning: "nvcc refuses the host compiler: each CUDA release supports host compilers up to a certain version",
         fix: &[
-            "use an older host compiler for nvcc: export NVCC_PREPEND_FLAGS='-ccbin /usr/bin/g++-12' (or CUDAHOSTCXX for CMake)",
+            "point nvcc at a compiler its CUDA accepts: export CUDAENV_HOST_COMPILER=auto (or a path such as /usr/bin/g++-12); activation sets NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN and CUDAHOSTCXX",
             "or a newer CUDA release: cudaenv install VERSION --profile devel",
         ],
     },
@@ -1101,7 +1204,13 @@ mod tests {
             (
                 "#error -- unsupported GNU version! gcc versions later than 12 are not supported!",
                 "gcc-unsupported",
-                &["-ccbin"],
+                &[
+                    "GCC up to 12 (CUDA 12.0, 12.1, 12.2, 12.3)",
+                    "CUDAENV_HOST_COMPILER=auto",
+                    "apt install g++-12",
+                    "GCC 13: CUDA 12.4+",
+                    "GCC 16: CUDA 13.4+",
+                ],
             ),
             (
                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
@@ -1147,6 +1256,11 @@ mod tests {
                 "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.8'; dlerror: libnvinfer_plugin.so.8: cannot open shared object file",
                 "missing-library",
                 &["TensorRT 8", "start at TensorRT 10", "harmless"],
+            ),
+            (
+                "error -- unsupported clang version! clang version must be less than 15 and greater than 3.2 .",
+                "gcc-unsupported",
+                &["Clang up to 14 (CUDA 11.8, 12.0)", "Clang 15: CUDA 12.1+"],
             ),
             (
                 "NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",

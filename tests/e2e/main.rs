@@ -15,6 +15,7 @@ mod disk;
 mod doctor;
 mod errors;
 mod frameworks;
+mod host_compiler;
 mod install_script;
 mod lock;
 mod messages;

@@ -66,11 +66,76 @@ pub fn diagnose(f: &Facts) -> Vec<Finding> {
         None => driver_findings(f, &mut o),
     }
     active_findings(f, &mut o);
+    host_compiler_findings(f, &mut o);
     library_findings(f, &mut o);
     environment_findings(f, &mut o);
     o.0.extend(super::container::findings(f));
     framework_findings(f, &mut o);
     o.0
+}
+
+/// The host compiler the active version's nvcc would use, against the
+/// newest its release accepts (`registry/compat/host_compiler.toml`).
+fn host_compiler_findings(f: &Facts, o: &mut Out) {
+    use crate::machine::compat::host_compiler as hc;
+    let (Some(h), Some(a)) = (&f.host_compiler, &f.active) else {
+        return;
+    };
+    let Some(cuda) = a.cuda.as_deref().and_then(|c| c.parse::<Version>().ok()) else {
+        return;
+    };
+    let Some(limits) = hc::limits(&cuda) else {
+        return;
+    };
+    let Some(c) = &h.compiler else {
+        o.warn(
+            "host-compiler",
+            format!(
+                "nvcc has no host compiler to use ({} names none that answers --version)",
+                h.from
+            ),
+            "install g++ (Debian: apt install g++), or set CUDAENV_HOST_COMPILER to one",
+        );
+        return;
+    };
+    let setting = if h.by_setting {
+        ", set by CUDAENV_HOST_COMPILER / host-compiler"
+    } else {
+        ""
+    };
+    if c.accepted_by(limits) {
+        o.ok(
+            "host-compiler",
+            format!(
+                "host compiler: {} ({}{setting}); {}",
+                c.describe(),
+                h.from,
+                limits.describe()
+            ),
+        );
+        return;
+    }
+    let fix = match &h.accepted {
+        Some(ok) => format!(
+            "export CUDAENV_HOST_COMPILER=auto (or host-compiler = \"auto\" in config.toml): activation then points nvcc at {}",
+            ok.describe()
+        ),
+        None => format!(
+            "install a GCC it accepts (Debian/Ubuntu: apt install g++-{}), then export CUDAENV_HOST_COMPILER=auto; or use a newer CUDA release",
+            limits.gcc_max
+        ),
+    };
+    o.warn(
+        "host-compiler",
+        format!(
+            "nvcc of {} refuses its host compiler {} ({}): {}",
+            a.name,
+            c.describe(),
+            h.from,
+            limits.describe()
+        ),
+        fix,
+    );
 }
 
 fn driver_findings(f: &Facts, o: &mut Out) {
@@ -1209,6 +1274,7 @@ mod tests {
             target: None,
             container: Default::default(),
             bundled_cuda: None,
+            host_compiler: None,
         }
     }
 
