@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::install::sources::SourceKind;
+use crate::spec::source::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +182,7 @@ pub enum Error {
     SizeMismatch {
         url: String,
         reason: String,
-        from: Option<crate::install::sources::SourceKind>,
+        from: Option<SourceKind>,
     },
 
     /// `from`: the source the URL belongs to, when known (for the hint).
@@ -190,7 +190,7 @@ pub enum Error {
     Network {
         url: String,
         reason: String,
-        from: Option<crate::install::sources::SourceKind>,
+        from: Option<SourceKind>,
     },
 
     #[error("--offline: {file} is not in the download cache")]
@@ -331,13 +331,17 @@ pub enum Error {
         python: Option<String>,
     },
 
-    #[error("{spec} would not run on {}: {}", machine.title(), problems.join("; "))]
+    #[error("{spec} would not run on {machine}: {}", problems.join("; "))]
     WouldNotRun {
         spec: String,
         problems: Vec<String>,
         driver_too_old: bool,
-        /// This machine, or the target planned for.
-        machine: Box<crate::machine::compat::Machine>,
+        /// This machine, or the target planned for, as a title.
+        machine: String,
+        /// The target's name when planning for one; `None` for this machine.
+        target: Option<&'static str>,
+        /// The GPU, named as the guard names it.
+        gpu: String,
     },
 
     #[error("`{name}` is neither a help topic nor a command")]
@@ -346,9 +350,10 @@ pub enum Error {
     #[error("`{name}` is not a cudaenv command")]
     UnknownCommand { name: String },
 
-    #[error("no {file} (nor a `cuda` line in {}) in {} or any parent directory", crate::activation::version_file::TOOL_VERSIONS, dir.display())]
+    #[error("no {file} (nor a `cuda` line in {tool_versions}) in {} or any parent directory", dir.display())]
     NoPin {
         file: &'static str,
+        tool_versions: &'static str,
         dir: PathBuf,
         installed: Vec<String>,
     },
@@ -381,8 +386,8 @@ pub enum Error {
     NoSystemRoot,
 
     /// `mirror` into a directory that holds files but no mirror record.
-    #[error("{} is not empty and is not a cudaenv mirror (it has no {})", dir.display(), crate::install::mirror::RECORD)]
-    NotAMirror { dir: PathBuf },
+    #[error("{} is not empty and is not a cudaenv mirror (it has no {record})", dir.display())]
+    NotAMirror { dir: PathBuf, record: &'static str },
 
     /// A mirror's record (`mirror.json`) that cannot be read or is not one.
     #[error("invalid mirror record {}: {reason}", path.display())]
@@ -456,13 +461,19 @@ pub enum Error {
     /// minimum rate, for the HTTP timeout (after the retries, or because an
     /// earlier request of this command already gave up on a stall).
     #[error("download stalled: {url}: {reason}")]
-    NetworkStalled { url: String, reason: String },
+    NetworkStalled {
+        url: String,
+        reason: String,
+        /// The timeout's default, for the hint.
+        default_secs: u64,
+    },
 
     /// `CUDAENV_HTTP_TIMEOUT` is not a number of seconds.
     #[error("{variable}=`{value}` is not a number of seconds (1 or more)")]
     InvalidHttpTimeout {
         variable: &'static str,
         value: String,
+        default_secs: u64,
     },
     /// An environment variable whose value cannot be used.
     #[error("invalid {variable}=`{value}`: expected {expected}")]
@@ -817,12 +828,13 @@ impl Error {
             )),
             Error::WouldNotRun {
                 driver_too_old,
-                machine,
+                target,
+                gpu,
                 ..
-            } => Some(match (*driver_too_old, machine.whose) {
-                (true, crate::machine::compat::Whose::ThisMachine) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
-                (true, crate::machine::compat::Whose::Target) => format!("upgrade {}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway", machine.name()),
-                (false, _) => format!("pick a CUDA release that supports {}, or drop --strict to install anyway", machine.gpu_named()),
+            } => Some(match (*driver_too_old, target) {
+                (true, None) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
+                (true, Some(name)) => format!("upgrade {name}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway"),
+                (false, _) => format!("pick a CUDA release that supports {gpu}, or drop --strict to install anyway"),
             }),
             Error::NoDriver { .. } => Some(
                 "on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); \
@@ -998,15 +1010,13 @@ impl Error {
                 "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
                     .into(),
             ),
-            Error::NetworkStalled { .. } => Some(format!(
-                "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {})",
+            Error::NetworkStalled { default_secs, .. } => Some(format!(
+                "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {default_secs})",
                 crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-                crate::install::fetch::timeouts::DEFAULT_SECS
             )),
-            Error::InvalidHttpTimeout { .. } => Some(format!(
-                "set it to whole seconds, e.g. {}=60, or unset it for the default ({} s)",
+            Error::InvalidHttpTimeout { default_secs, .. } => Some(format!(
+                "set it to whole seconds, e.g. {}=60, or unset it for the default ({default_secs} s)",
                 crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-                crate::install::fetch::timeouts::DEFAULT_SECS
             )),
             Error::BadVariable { variable, .. } => Some(format!(
                 "set {variable} to such a value, or unset it (`cudaenv help environment` lists the variables)"

@@ -34,6 +34,7 @@
 //! The result is data (`EnvDelta`); `exec` applies it to a child's environment
 //! and `shell` renders it as code for a shell.
 
+pub mod host_compiler;
 pub mod modulefile;
 pub mod select;
 pub mod shell;
@@ -276,7 +277,7 @@ pub fn plan(ctx: &Context, store: &Store, active: &Active) -> Result<EnvDelta> {
 /// (CUDAHOSTCXX), and a note saying which and why. Without the setting,
 /// nothing is touched: nvcc keeps its own choice.
 fn host_compiler(delta: &mut EnvDelta, ctx: &Context, version: Option<&Installed>) -> Result<()> {
-    use crate::machine::compat::host_compiler::{self as hc};
+    use crate::activation::host_compiler::{self as hc};
     let Some(setting) = crate::context::config::HostCompiler::resolve(ctx)? else {
         return Ok(());
     };

@@ -209,7 +209,7 @@ pub fn resolve_required(store: &Store, selection: &Selection) -> Result<Active> 
 
 /// The active version for this context: selection plus resolution.
 pub fn active(ctx: &Context) -> Result<(Selection, Active)> {
-    active_in(ctx, &crate::context::config::store(ctx)?)
+    active_in(ctx, &crate::store::Store::configured(ctx)?)
 }
 
 /// `active`, against a store the caller already has.
@@ -227,7 +227,7 @@ pub fn active_or(ctx: &Context, spec: Option<&Spec>) -> Result<(Selection, Activ
                 spec: spec.clone(),
                 origin: Origin::Argument,
             };
-            let active = resolve_required(&crate::context::config::store(ctx)?, &selection)?;
+            let active = resolve_required(&crate::store::Store::configured(ctx)?, &selection)?;
             Ok((selection, active))
         }
         None => active(ctx),

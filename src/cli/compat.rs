@@ -108,7 +108,7 @@ impl TargetArgs {
     /// The target from the flags, else from the variables (`config::target`,
     /// where each part's origin is known); `None` for this machine.
     pub(super) fn resolve(&self, ctx: &Context) -> Result<Option<Target>> {
-        let t = crate::context::config::target(
+        let t = crate::install::settings::target(
             ctx,
             self.target_driver.as_deref(),
             self.target_arch.as_deref(),
@@ -173,7 +173,12 @@ pub(super) fn guard_install(
             driver_too_old: issues
                 .iter()
                 .any(|i| matches!(i, compat::GuardIssue::DriverTooOld { .. })),
-            machine: Box::new(machine.clone()),
+            machine: machine.title(),
+            target: match machine.whose {
+                compat::Whose::ThisMachine => None,
+                compat::Whose::Target => Some(machine.name()),
+            },
+            gpu: machine.gpu_named(),
         });
     }
     for i in &issues {

@@ -34,7 +34,7 @@ pub enum Format {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let Some(format) = args.format else {
         let shell = pick_shell(env, args.shell)?;
         let delta = activation::plan(&env.ctx, &store, &active)?;

@@ -26,7 +26,11 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (_, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let delta = activation::plan(&env.ctx, &crate::context::config::store(&env.ctx)?, &active)?;
+    let delta = activation::plan(
+        &env.ctx,
+        &crate::store::Store::configured(&env.ctx)?,
+        &active,
+    )?;
     for note in &delta.notes {
         env.printer.warn(note);
     }
@@ -44,7 +48,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
             available_in: super::which::available_in(
-                &crate::context::config::store(&env.ctx)?,
+                &crate::store::Store::configured(&env.ctx)?,
                 program,
             )
             .unwrap_or_default(),

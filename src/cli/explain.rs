@@ -36,7 +36,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if text.trim().is_empty() {
         return Err(Error::NoErrorText);
     }
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let installed = store
         .list()
         .unwrap_or_default()

@@ -22,7 +22,7 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // A broken config.toml is reported like a broken pin: the previous
     // activation is still undone.
-    let (store, target) = match crate::context::config::store(&env.ctx) {
+    let (store, target) = match crate::store::Store::configured(&env.ctx) {
         Ok(store) => {
             let target = select::active_in(&env.ctx, &store).map(|(_, active)| active);
             (store, target)

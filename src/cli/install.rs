@@ -18,11 +18,11 @@ use std::time::Instant;
 use super::Env;
 use super::resolution::{self, Resolution};
 use crate::activation::select;
-use crate::context::config::Settings;
 use crate::context::env_vars;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::engine::{self, Outcome};
 use crate::install::fetch::{self, Fetcher, Progress};
+use crate::install::settings::Settings;
 use crate::install::sources::measure::{PlanSize, human_bytes};
 use crate::install::sources::pypi::Request;
 use crate::install::sources::remote::{self, Remote};
@@ -297,7 +297,7 @@ pub(crate) async fn resolve(
     // the packages it has coming from the package store.
     let mut grow = None;
     if !args.force && !args.dry_run {
-        let seen = crate::context::config::store(&env.ctx)?;
+        let seen = crate::store::Store::configured(&env.ctx)?;
         let release = match (lock, remote) {
             (Some(l), _) => l.lock.stack.cuda.clone(),
             (None, Some(r)) => r.release_for(stack)?,

@@ -50,9 +50,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             Some(p) => env.outln(&p.spec)?,
             None => {
                 return Err(Error::NoPin {
+                    tool_versions: crate::activation::version_file::TOOL_VERSIONS,
                     file: version_file::FILE_NAME,
                     dir: env.ctx.cwd().to_path_buf(),
-                    installed: crate::context::config::store(&env.ctx)?
+                    installed: crate::store::Store::configured(&env.ctx)?
                         .list()?
                         .into_iter()
                         .map(|v| v.name.to_string())
@@ -95,7 +96,7 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
     if if_missing == IfMissing::Pin {
         return;
     }
-    let Ok(store) = crate::context::config::store(&env.ctx) else {
+    let Ok(store) = crate::store::Store::configured(&env.ctx) else {
         return;
     };
     if let Ok(None) = select::resolve(&store, spec) {

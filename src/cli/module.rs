@@ -46,7 +46,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 }
 
 fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     // clap cannot put a required positional after a variadic one: the last
     // operand is DIR, the others are specs.
     let (dir, specs) = args

@@ -11,7 +11,7 @@ use crate::error::{ExitCode, Result};
 pub struct Args {}
 
 pub fn run(env: &Env, _args: Args) -> Result<ExitCode> {
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let r = shims::rehash(&store, &env.printer)?;
     env.printer.success(format!(
         "{} shims in {} ({} added, {} removed)",

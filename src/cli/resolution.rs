@@ -10,8 +10,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::Env;
-use crate::context::config::Settings;
 use crate::error::{Error, Result};
+use crate::install::settings::Settings;
 use crate::install::sources::Profile;
 use crate::install::sources::remote::{self, Refresh, Remote};
 use crate::install::sources::resolve::SourceChoice;

@@ -28,7 +28,7 @@ pub struct Args {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let shell = super::env::pick_shell(env, args.shell)?;
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     if args.unset {
         let ctx = env.ctx.with_var(env_vars::CUDAENV_VERSION, None);
         let mut code = shell.assign(env_vars::CUDAENV_VERSION, None)?;

@@ -52,7 +52,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     let Some(version) = store.get(&name)? else {
         // Only the user's own versions are removed here; a system one says so.
-        let configured = crate::context::config::store(&env.ctx)?;
+        let configured = crate::store::Store::configured(&env.ctx)?;
         if let (Some(root), Some(_)) = (configured.system_root(), configured.get(&name)?) {
             return Err(Error::SystemRootNotWritable {
                 root: root.to_path_buf(),

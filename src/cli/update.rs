@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use futures_util::StreamExt;
 
 use super::Env;
-use crate::context::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::Attempt;
 use crate::install::fetch::timeouts::{self, Timeouts};
+use crate::install::settings::Settings;
 use crate::install::sources::nvidia::{self, Product};
 use crate::install::sources::remote::{self, CatalogueUpdate};
 use crate::spec::safe_url::DisplaySafeUrl;

@@ -85,7 +85,7 @@ pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let started = Instant::now();
     let (selection, active) = select::active_or(&env.ctx, args.spec.as_ref())?;
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let delta = activation::plan(&env.ctx, &store, &active)?;
     let mut vars = env.ctx.vars_map();
     delta.apply(&mut vars);

@@ -31,7 +31,7 @@ struct Out {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let (selection, active) = select::active_in(&env.ctx, &store)?;
     if args.bare {
         env.outln(active.name())?;

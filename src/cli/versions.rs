@@ -39,7 +39,7 @@ struct Row {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let installed = store.list()?;
     if args.check {
         return check(env, &installed);

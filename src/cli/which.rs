@@ -28,7 +28,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             reason: "give a command name, not a path".into(),
         });
     }
-    let store = crate::context::config::store(&env.ctx)?;
+    let store = crate::store::Store::configured(&env.ctx)?;
     let (_, active) = select::active(&env.ctx)?;
     let found = match &active {
         Active::Version(v) => toolkit::find_command(&v.bin_dirs(), cmd),

@@ -127,6 +127,7 @@ impl Mirror {
                 // A lock left by a run that died before writing the record is ours.
                 if entries.flatten().any(|e| e.file_name() != LOCK) {
                     return Err(Error::NotAMirror {
+                        record: RECORD,
                         dir: dir.to_path_buf(),
                     });
                 }

@@ -11,7 +11,8 @@
 //!   one atomic rename);
 //! - `lockfile`: `cuda.lock`, the exact files of a stack per platform;
 //! - `mirror`: the files a plan needs written into a directory for sites
-//!   without network.
+//!   without network;
+//! - `settings`: every setting an installing command uses, resolved once.
 //!
 //! Everything here hands finished trees to `store`; nothing below this folder
 //! knows a source or a download exists.
@@ -20,5 +21,6 @@ pub mod engine;
 pub mod fetch;
 pub mod lockfile;
 pub mod mirror;
+pub mod settings;
 pub mod sources;
 pub mod unpack;

@@ -171,7 +171,7 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
 /// that points nvcc at an older compiler, and the releases that accept newer
 /// ones (`registry/compat/host_compiler.toml`).
 fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
-    use crate::machine::compat::host_compiler as hc;
+    use crate::activation::host_compiler as hc;
     let (family, marker) = if let Some(m) = has(t, &["gcc versions later than"]) {
         ("GCC", m)
     } else if let Some(m) = has(t, &["clang version must be less than"]) {

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::install::sources::Profile;
+use crate::spec::source::Profile;
 use crate::spec::{Library, Version};
 
 const CUDA_RELEASES: &str = include_str!(concat!(
@@ -207,7 +207,7 @@ impl Pypi {
             .find(|(_, by_major)| {
                 by_major
                     .get(&m)
-                    .is_some_and(|p| crate::install::sources::pypi::normalize(p) == project)
+                    .is_some_and(|p| crate::spec::source::normalize(p) == project)
             })
             .map(|(c, _)| c.as_str())
     }
@@ -251,7 +251,7 @@ impl Pypi {
             .find(|(_, l)| {
                 l.projects
                     .values()
-                    .any(|p| crate::install::sources::pypi::normalize(p) == project)
+                    .any(|p| crate::spec::source::normalize(p) == project)
             })
             .map(|(lib, _)| *lib)
     }

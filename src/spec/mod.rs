@@ -21,6 +21,7 @@
 
 pub mod library;
 pub mod safe_url;
+pub mod source;
 
 pub use library::{Libraries, Library};
 

@@ -187,6 +187,15 @@ impl Store {
         Store { root, system }
     }
 
+    /// The store as configured: the user's root and the system root
+    /// (`CUDAENV_SYSTEM_ROOT`, else `system-root` in config.toml), if any.
+    pub fn configured(ctx: &crate::context::Context) -> Result<Store> {
+        Ok(Store::with_system(
+            ctx.root(),
+            crate::context::config::system_root(ctx)?,
+        ))
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -17,6 +17,7 @@ mod errors;
 mod frameworks;
 mod host_compiler;
 mod install_script;
+mod layout;
 mod lock;
 mod messages;
 mod mirror;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// `src` with comments and the contents of string and character literals
 /// blanked (same length, line breaks kept), so that braces and keywords can
 /// be found without a Rust parser.
-fn code_only(src: &str) -> String {
+pub(crate) fn code_only(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = b.to_vec();
     let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
@@ -172,7 +172,7 @@ fn early_returns(src: &str) -> Vec<String> {
     found
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {

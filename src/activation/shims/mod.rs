@@ -197,7 +197,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         });
     }
     probe::at(2);
-    let store = crate::context::config::store(ctx)?;
+    let store = crate::store::Store::configured(ctx)?;
     let (_, active) = select::active_in(ctx, &store)?;
     probe::at(3);
     let delta = activation::plan(ctx, &store, &active)?;

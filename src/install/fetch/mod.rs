@@ -286,6 +286,7 @@ fn gave_up_stalled(url: &str, why: &str, stalls: u32, breaker: &Breaker) -> Erro
     Error::NetworkStalled {
         url: url.into(),
         reason: format!("{why} (gave up after {stalls} attempts)"),
+        default_secs: timeouts::DEFAULT_SECS,
     }
 }
 

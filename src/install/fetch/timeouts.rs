@@ -77,6 +77,7 @@ impl Timeouts {
             _ => Err(Error::InvalidHttpTimeout {
                 variable: env_vars::CUDAENV_HTTP_TIMEOUT,
                 value: v.escape_debug().to_string(),
+                default_secs: DEFAULT_SECS,
             }),
         }
     }
@@ -219,6 +220,7 @@ impl Breaker {
         Error::NetworkStalled {
             url: url.to_string(),
             reason: format!("not tried: {stalled} stalled earlier in this command"),
+            default_secs: DEFAULT_SECS,
         }
     }
 }

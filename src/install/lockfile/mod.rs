@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::config::Settings;
 use crate::error::{Error, Result};
+use crate::install::settings::Settings;
 use crate::install::sources::resolve::SourceChoice;
 use crate::install::sources::{
     ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind,

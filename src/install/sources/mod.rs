@@ -10,6 +10,7 @@
 pub mod pypi;
 
 use crate::spec::safe_url::DisplaySafeUrl;
+pub use crate::spec::source::{Profile, SourceKind};
 use crate::spec::{Libraries, Version, VersionName};
 
 pub mod catalogue;
@@ -22,74 +23,6 @@ pub mod resolve;
 
 /// The platform an artifact is built for (the one platform type, in the OS layer).
 pub use crate::os::platform::Platform;
-
-/// Which source an artifact comes from.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    Pypi,
-    Nvidia,
-    Legacy,
-    /// NVIDIA's runtime libraries as the Debian archive packages them.
-    Debian,
-}
-
-impl SourceKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            SourceKind::Pypi => "pypi",
-            SourceKind::Nvidia => "nvidia",
-            SourceKind::Legacy => "legacy",
-            SourceKind::Debian => "debian",
-        }
-    }
-}
-
-/// What part of a toolkit to install.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Profile {
-    /// The libraries frameworks load at run time (the default).
-    #[default]
-    Runtime,
-    /// Runtime plus headers and the compiler pieces the source has.
-    Devel,
-    /// Everything the source offers.
-    Full,
-}
-
-impl Profile {
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Runtime => "runtime",
-            Profile::Devel => "devel",
-            Profile::Full => "full",
-        }
-    }
-}
 
 /// How an artifact's bytes are packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

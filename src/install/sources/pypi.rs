@@ -16,6 +16,7 @@
 //! the toolkit itself, e.g. cudart 11.7.60) the newest wheel of the same CUDA
 //! minor release, with a note saying so.
 
+pub use crate::spec::source::normalize;
 use std::cmp::Ordering;
 use std::path::PathBuf;
 
@@ -222,24 +223,6 @@ fn metadata_ref(v: &serde_json::Value) -> Option<Option<String>> {
         ),
         _ => None,
     }
-}
-
-/// PEP 503 project names: lower case, runs of `-_.` as one `-`.
-pub fn normalize(name: &str) -> String {
-    let mut out = String::new();
-    let mut dash = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            dash = true;
-        } else {
-            if dash && !out.is_empty() {
-                out.push('-');
-            }
-            dash = false;
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
 }
 
 /// A client for one package index.

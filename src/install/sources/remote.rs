@@ -29,9 +29,9 @@ use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
 use crate::context::Context;
-use crate::context::config::Settings;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::{self, Cache};
+use crate::install::settings::Settings;
 use crate::registry;
 use crate::spec::{StackSpec, Version, VersionName};
 

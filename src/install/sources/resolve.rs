@@ -25,6 +25,7 @@ use super::legacy::{LegacyRegistry, LegacySource};
 use super::nvidia::{self, Catalog, NvidiaSource};
 use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
+pub use crate::spec::source::{SourceChoice, SourceOrder};
 use crate::spec::{StackSpec, Version, VersionName};
 
 const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's)";
@@ -38,81 +39,6 @@ pub fn required_for(profile: Profile, cuda: &Version) -> &'static [&'static str]
         (Profile::Runtime, _) => &["cudart"],
         (_, false) => &["cudart", "nvcc"],
         (_, true) => &["cudart", "nvcc", "crt", "nvvm"],
-    }
-}
-
-/// What the user asked for with `--source`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum SourceChoice {
-    /// Per component, the first source in the configured order that has it.
-    #[default]
-    Auto,
-    Pypi,
-    Nvidia,
-    Legacy,
-    Debian,
-}
-
-/// The per-component source order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceOrder {
-    pub default: Vec<SourceKind>,
-    pub per_component: BTreeMap<String, Vec<SourceKind>>,
-}
-
-impl Default for SourceOrder {
-    /// PyPI first (fast, reachable almost everywhere), then NVIDIA's redist,
-    /// then Debian's packages (runtime libraries of 11.2, 11.8 and 12.4, on
-    /// every Debian mirror), then the legacy runfiles. Except `nvcc`: PyPI's CUDA 12 `nvcc` wheel has
-    /// `ptxas` and NVVM but no `nvcc` binary, so the compiler comes from
-    /// NVIDIA's redist first.
-    fn default() -> Self {
-        SourceOrder {
-            default: vec![
-                SourceKind::Pypi,
-                SourceKind::Nvidia,
-                SourceKind::Debian,
-                SourceKind::Legacy,
-            ],
-            per_component: BTreeMap::from([(
-                "nvcc".to_string(),
-                vec![SourceKind::Nvidia, SourceKind::Legacy, SourceKind::Pypi],
-            )]),
-        }
-    }
-}
-
-impl SourceOrder {
-    pub fn for_component(&self, name: &str, choice: SourceChoice) -> Vec<SourceKind> {
-        match choice {
-            SourceChoice::Auto => self
-                .per_component
-                .get(name)
-                .unwrap_or(&self.default)
-                .clone(),
-            SourceChoice::Pypi => vec![SourceKind::Pypi],
-            SourceChoice::Nvidia => vec![SourceKind::Nvidia],
-            SourceChoice::Legacy => vec![SourceKind::Legacy],
-            SourceChoice::Debian => vec![SourceKind::Debian],
-        }
-    }
-
-    /// May any component come from `kind` under this choice?
-    pub fn allows(&self, kind: SourceKind, choice: SourceChoice) -> bool {
-        self.all(choice).contains(&kind)
-    }
-
-    /// Every source any component may use.
-    fn all(&self, choice: SourceChoice) -> BTreeSet<SourceKind> {
-        match choice {
-            SourceChoice::Auto => self
-                .default
-                .iter()
-                .chain(self.per_component.values().flatten())
-                .copied()
-                .collect(),
-            other => self.for_component("", other).into_iter().collect(),
-        }
     }
 }
 

@@ -12,7 +12,6 @@ pub mod arch;
 pub mod data;
 pub mod driver;
 pub mod framework;
-pub mod host_compiler;
 pub mod libraries;
 pub mod smi;
 pub mod target;

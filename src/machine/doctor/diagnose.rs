@@ -77,7 +77,7 @@ pub fn diagnose(f: &Facts) -> Vec<Finding> {
 /// The host compiler the active version's nvcc would use, against the
 /// newest its release accepts (`registry/compat/host_compiler.toml`).
 fn host_compiler_findings(f: &Facts, o: &mut Out) {
-    use crate::machine::compat::host_compiler as hc;
+    use crate::activation::host_compiler as hc;
     let (Some(h), Some(a)) = (&f.host_compiler, &f.active) else {
         return;
     };

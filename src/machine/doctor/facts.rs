@@ -61,13 +61,13 @@ pub struct Facts {
 /// ones the active CUDA accepts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostCompilerFacts {
-    pub compiler: Option<crate::machine::compat::host_compiler::Compiler>,
+    pub compiler: Option<crate::activation::host_compiler::Compiler>,
     /// `-ccbin in NVCC_PREPEND_FLAGS`, `NVCC_CCBIN` or `g++ on PATH`.
     pub from: String,
     /// Activation set it (the `host-compiler` setting).
     pub by_setting: bool,
     /// An installed compiler the active CUDA accepts, if any.
-    pub accepted: Option<crate::machine::compat::host_compiler::Compiler>,
+    pub accepted: Option<crate::activation::host_compiler::Compiler>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -510,13 +510,13 @@ fn active(ctx: &Context, f: &mut Facts) {
 /// NVCC_PREPEND_FLAGS/NVCC_CCBIN if it sets them, else the environment's,
 /// else `g++` on PATH.
 fn host_compiler(ctx: &Context) -> Option<HostCompilerFacts> {
-    use crate::machine::compat::host_compiler as hc;
+    use crate::activation::host_compiler as hc;
     let (_, active) = select::active(ctx).ok()?;
     let v = active.installed()?;
     if !v.bin_dirs().iter().any(|d| d.join("nvcc").is_file()) {
         return None;
     }
-    let store = crate::context::config::store(ctx).ok()?;
+    let store = crate::store::Store::configured(ctx).ok()?;
     let delta = crate::activation::plan(ctx, &store, &active).ok()?;
     let set = |name: &str| {
         delta
