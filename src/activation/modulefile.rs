@@ -72,9 +72,15 @@ pub fn module_version(v: &Installed) -> String {
 /// The text of `v`'s modulefile.
 pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<Vec<u8>> {
     let module = format!("{MODULE_NAME}/{}", module_version(v));
-    let what = match (v.cuda(), v.cudnn()) {
-        (Some(c), Some(d)) => format!("CUDA {c} with cuDNN {d}"),
-        (Some(c), None) => format!("CUDA {c}"),
+    let mut with: Vec<String> = v
+        .cudnn()
+        .map(|d| format!("cuDNN {d}"))
+        .into_iter()
+        .collect();
+    with.extend(v.libs().iter().map(|(l, lv)| format!("{} {lv}", l.title())));
+    let what = match (v.cuda(), with.is_empty()) {
+        (Some(c), false) => format!("CUDA {c} with {}", with.join(", ")),
+        (Some(c), true) => format!("CUDA {c}"),
         (None, _) => format!("the CUDA stack `{}`", v.name),
     };
     let prefix = v.prefix();
@@ -345,6 +351,26 @@ mod tests {
     #[test]
     fn tcl_modulefile() {
         insta::assert_snapshot!(rendered(Format::Tcl));
+    }
+
+    #[test]
+    fn a_stack_with_nccl_and_tensorrt_names_them() {
+        let mut v = version();
+        for (name, version) in [("nccl", "2.21.5"), ("tensorrt", "10.0.1.6")] {
+            v.meta.components.push(crate::store::Component {
+                name: name.into(),
+                version: version.into(),
+                source: "pypi".into(),
+                url: None,
+                sha256: None,
+            });
+        }
+        let a = crate::activation::activation(&Active::Version(Box::new(v.clone()))).unwrap();
+        let text = String::from_utf8(render(Format::Lmod, &v, &a).unwrap()).unwrap();
+        assert!(
+            text.contains("CUDA 12.4.1 with cuDNN 9.1.0.70, NCCL 2.21.5, TensorRT 10.0.1.6"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -45,11 +45,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .list()
         .unwrap_or_default()
         .iter()
-        .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+        .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn(), v.libs()))
         .collect();
     let active = select::active(&env.ctx).ok().and_then(|(_, a)| {
         a.installed()
-            .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+            .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn(), v.libs()))
     });
     let exe = std::env::current_exe().ok();
     let input = Input {

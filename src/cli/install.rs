@@ -360,14 +360,19 @@ pub(crate) async fn resolve(
             }
         }
     }
+    // Growing a version keeps its cuDNN and its other libraries.
+    let mut libs = grow.as_ref().map(|v| v.libs()).unwrap_or_default();
+    for (l, v) in stack.libs.iter() {
+        libs.insert(l, v.clone());
+    }
     let req = Request {
         spec: StackSpec {
             cuda: stack.cuda.clone(),
-            // Growing a version keeps its cuDNN.
             cudnn: stack
                 .cudnn
                 .clone()
                 .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
+            libs,
         },
         profile,
         with,

@@ -97,10 +97,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         Some(v) => match v.cuda() {
             Some(cuda) => {
-                let exact = StackSpec {
-                    cuda: cuda.clone(),
-                    cudnn: v.cudnn().cloned(),
-                };
+                let mut exact = StackSpec::new(cuda.clone(), v.cudnn().cloned());
+                exact.libs = v.libs();
                 env.printer.info(format!(
                     "locking {}, which {spec} selects here ({})",
                     v.name,
@@ -273,8 +271,9 @@ async fn resolve(
             exact = StackSpec {
                 cuda: plan.cuda.clone(),
                 cudnn: plan.cudnn.clone(),
+                libs: plan.libs.clone(),
             };
-        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn {
+        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn || plan.libs != exact.libs {
             return Err(Error::NotAvailable {
                 what: format!("{exact} for {}", p.name()),
                 source_name: None,

@@ -104,6 +104,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 name: v.name.to_string(),
                 cuda: v.cuda().cloned(),
                 cudnn: v.cudnn().cloned(),
+                libs: v.libs(),
                 dirs,
             }
         }

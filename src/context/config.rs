@@ -54,6 +54,8 @@ pub struct Config {
     pub nvidia_mirror: Option<String>,
     /// The Python package index for the PyPI source.
     pub pypi_index: Option<String>,
+    /// NVIDIA's package index (TensorRT's wheels), or a mirror of it.
+    pub pypi_nvidia_index: Option<String>,
     /// A shared root of versions installed by an administrator, seen next to
     /// the user's own (absolute path).
     pub system_root: Option<PathBuf>,
@@ -70,6 +72,54 @@ pub struct Config {
     pub bundled_cuda: Option<BundledCuda>,
     /// The language of messages (`en`, `zh-CN`), over the locale.
     pub lang: Option<String>,
+    /// The host compiler nvcc is pointed at (`auto`, a path or a name).
+    pub host_compiler: Option<String>,
+}
+
+/// Which host compiler activation points nvcc at (`CUDAENV_HOST_COMPILER`,
+/// config key `host-compiler`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostCompiler {
+    /// The newest installed `g++-N` the active CUDA accepts.
+    Auto,
+    /// This compiler (a path, or a name looked up on PATH).
+    Named(PathBuf),
+}
+
+impl HostCompiler {
+    fn parse(v: &str) -> Option<HostCompiler> {
+        let v = v.trim();
+        // nvcc's flags are split on spaces: a path with one cannot be passed.
+        if v.is_empty() || v.contains(char::is_whitespace) {
+            return None;
+        }
+        Some(if v == "auto" {
+            HostCompiler::Auto
+        } else {
+            HostCompiler::Named(v.into())
+        })
+    }
+
+    /// The setting, if one is made, with where it came from.
+    pub fn resolve(ctx: &Context) -> Result<Option<Setting<HostCompiler>>> {
+        let expected = "`auto`, or a compiler's path or name without spaces";
+        if let Some(s) = variable(
+            ctx,
+            env_vars::CUDAENV_HOST_COMPILER,
+            expected,
+            HostCompiler::parse,
+        )? {
+            return Ok(Some(s));
+        }
+        let config = Config::load(ctx)?;
+        match &config.host_compiler {
+            None => Ok(None),
+            Some(v) => match HostCompiler::parse(v) {
+                Some(h) => Ok(Some(Setting::new(h, Origin::file(ctx, "host-compiler")))),
+                None => Err(Origin::file(ctx, "host-compiler").invalid(v, expected)),
+            },
+        }
+    }
 }
 
 /// Activation next to a Python environment that bundles CUDA wheels of the
@@ -333,6 +383,12 @@ impl Config {
             check_base(m).map_err(|reason| Error::Config {
                 path: path.clone(),
                 reason: format!("debian-mirror: {reason}"),
+            })?;
+        }
+        if let Some(m) = &config.pypi_nvidia_index {
+            check_base(m).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("pypi-nvidia-index: {reason}"),
             })?;
         }
         for (what, list) in config

@@ -19,6 +19,16 @@ pub const CUDAENV_SYSTEM_ROOT: &str = "CUDAENV_SYSTEM_ROOT";
 pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 /// Python package index for the PyPI source (overrides pip's configuration).
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
+/// The host compiler nvcc is pointed at: a path or name, or `auto` (the newest installed `g++-N` the active CUDA accepts).
+pub const CUDAENV_HOST_COMPILER: &str = "CUDAENV_HOST_COMPILER";
+/// nvcc's extra leading flags (nvcc 11+); activation puts `-ccbin` there for `CUDAENV_HOST_COMPILER`.
+pub const NVCC_PREPEND_FLAGS: &str = "NVCC_PREPEND_FLAGS";
+/// nvcc's default host compiler (nvcc 12+).
+pub const NVCC_CCBIN: &str = "NVCC_CCBIN";
+/// CMake's CUDA host compiler.
+pub const CUDAHOSTCXX: &str = "CUDAHOSTCXX";
+/// NVIDIA's package index, for the libraries only it serves (TensorRT's wheels; default `https://pypi.nvidia.com`).
+pub const CUDAENV_PYPI_NVIDIA_INDEX: &str = "CUDAENV_PYPI_NVIDIA_INDEX";
 /// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
 /// The most bytes a download whose size no index announces may have (default 16 GiB).

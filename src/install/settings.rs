@@ -107,6 +107,8 @@ pub struct Settings {
     pub debian_mirror: Setting<String>,
     /// The package index for the PyPI source.
     pub pypi_index: Setting<String>,
+    /// NVIDIA's package index, for the libraries only it has (TensorRT).
+    pub pypi_nvidia_index: Setting<String>,
     /// How long the PyPI release catalogue is reused, in seconds.
     pub catalogue_max_age: Setting<u64>,
     /// From what size a download is fetched over several connections.
@@ -149,6 +151,12 @@ impl Settings {
         {
             debian_mirror = Setting::new(uri, Origin::Apt(file.display().to_string()));
         }
+        let pypi_nvidia_index = base(
+            env_vars::CUDAENV_PYPI_NVIDIA_INDEX,
+            "pypi-nvidia-index",
+            &config.pypi_nvidia_index,
+            crate::install::sources::pypi::NVIDIA_INDEX,
+        );
         let pypi_index = match (ctx.var(env_vars::CUDAENV_PYPI_INDEX), &config.pypi_index) {
             (None, Some(i)) => Setting::new(
                 i.trim_end_matches('/').to_string(),
@@ -199,6 +207,7 @@ impl Settings {
             nvidia_mirror,
             debian_mirror,
             pypi_index,
+            pypi_nvidia_index,
             catalogue_max_age,
             parallel_download_min,
             max_download,
@@ -219,6 +228,11 @@ impl Settings {
     /// The Debian mirror, checked.
     pub fn debian_base(&self) -> Result<String> {
         self.debian_mirror.base().map(str::to_string)
+    }
+
+    /// NVIDIA's package index (or its mirror), checked.
+    pub fn pypi_nvidia_base(&self) -> Result<String> {
+        self.pypi_nvidia_index.base().map(str::to_string)
     }
 
     /// The package index, checked when cudaenv's own setting names it

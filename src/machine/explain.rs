@@ -18,7 +18,7 @@ use crate::machine::compat::libraries::{self, LibraryId, Provider};
 use crate::machine::compat::{self, ComputeCapability, Framework, FrameworkReq, Machine, driver};
 use crate::machine::doctor::python::InstalledFramework;
 use crate::msg;
-use crate::spec::Version;
+use crate::spec::{Libraries, Library, Version};
 
 /// An installed version, as far as explain cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub struct Stack {
     pub name: String,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … it carries.
+    pub libs: Libraries,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -164,8 +166,111 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
     nvcc_arch(input, t, &mut out);
     torch_extension_mismatch(input, t, &mut out);
     missing_library(input, t, &mut out);
+    host_compiler(input, t, &mut out);
     simple_rules(input, t, &mut out);
     out
+}
+
+/// nvcc's "unsupported GNU version! gcc versions later than N are not
+/// supported!" (or clang's): which CUDA releases have that limit, the setting
+/// that points nvcc at an older compiler, and the releases that accept newer
+/// ones (`registry/compat/host_compiler.toml`).
+fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+    use crate::activation::host_compiler as hc;
+    let (family, marker) = if let Some(m) = has(t, &["gcc versions later than"]) {
+        ("GCC", m)
+    } else if let Some(m) = has(t, &["clang version must be less than"]) {
+        ("Clang", m)
+    } else {
+        return;
+    };
+    let lower = t.to_ascii_lowercase();
+    let Some(limit) = lower
+        .find(&marker.to_ascii_lowercase())
+        .map(|i| &t[i + marker.len()..])
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| {
+            n.trim_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u32>()
+                .ok()
+        })
+    else {
+        return;
+    };
+    // Clang's message names the first refused major; GCC's the last accepted.
+    let max = if family == "GCC" {
+        limit
+    } else {
+        limit.saturating_sub(1)
+    };
+    let rows = &hc::table().release;
+    let of = |l: &hc::Limits| {
+        if family == "GCC" {
+            l.gcc_max
+        } else {
+            l.clang_max
+        }
+    };
+    let releases: Vec<String> = rows
+        .iter()
+        .filter(|l| of(l) == max)
+        .map(|l| l.cuda.to_string())
+        .collect();
+    let newer: Vec<String> = rows
+        .iter()
+        .map(of)
+        .filter(|m| *m > max)
+        .collect::<std::collections::BTreeSet<u32>>()
+        .into_iter()
+        .filter_map(|m| {
+            rows.iter()
+                .find(|l| of(l) >= m)
+                .map(|l| format!("{family} {m}: CUDA {}+", l.cuda))
+        })
+        .collect();
+    let active = input
+        .active
+        .as_ref()
+        .and_then(|a| a.cuda.as_ref())
+        .map(|c| format!(" (the active version has CUDA {c})"))
+        .unwrap_or_default();
+    let compiler = if family == "GCC" {
+        format!("g++-{max}")
+    } else {
+        format!("clang++-{max}")
+    };
+    let mut fix = vec![
+        format!(
+            "export {}=auto   # activation points nvcc at the newest installed g++ its CUDA accepts (NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN, CUDAHOSTCXX)",
+            crate::context::env_vars::CUDAENV_HOST_COMPILER
+        ),
+        format!(
+            "or name one: export {}=/usr/bin/{compiler} (Debian/Ubuntu: apt install {}), or host-compiler in config.toml",
+            crate::context::env_vars::CUDAENV_HOST_COMPILER,
+            if family == "GCC" {
+                format!("g++-{max}")
+            } else {
+                format!("clang-{max}")
+            }
+        ),
+    ];
+    if !newer.is_empty() {
+        fix.push(format!(
+            "or a CUDA release that accepts your compiler: {}",
+            newer.join(", ")
+        ));
+    }
+    out.push(Explanation {
+        id: "gcc-unsupported",
+        matched: marker,
+        meaning: Msg::verbatim(format!(
+            "nvcc refuses the host compiler: this nvcc accepts {family} up to {max}{}{active}, and the compiler it found (g++ on PATH unless -ccbin names one) is newer",
+            if releases.is_empty() { String::new() } else { format!(" (CUDA {})", releases.join(", ")) }
+        )),
+        provided_by: None,
+        installed: None,
+        fix: fix.into_iter().map(Msg::verbatim).collect(),
+    });
 }
 
 fn missing_library(input: &Input, t: &str, out: &mut Vec<Explanation>) {
@@ -244,10 +349,51 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.fix.push(msg!("explain-missing-driver-library-fix"));
             e.fix.push(Msg::verbatim("cudaenv doctor"));
         }
-        Provider::TensorRt => {
-            e.meaning = msg!("explain-missing-tensorrt", file = lib.file);
-            e.provided_by = Some(msg!("explain-missing-tensorrt-provided-by"));
-            e.fix.push(msg!("explain-missing-tensorrt-fix"));
+        Provider::Library {
+            library: Library::Tensorrt,
+            major,
+        } if *major < 10 => {
+            e.meaning = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
+            e.provided_by = Some(msg!("explain-lib-tensorrt-old-provided-by", major = major));
+            e.fix.push(msg!("explain-lib-tensorrt-old-fix-1"));
+            e.fix
+                .push(msg!("explain-lib-tensorrt-old-fix-2", major = major));
+        }
+        Provider::Library { library, major } => {
+            let role = match library {
+                Library::Nccl => msg!("explain-lib-role-nccl"),
+                Library::Tensorrt => msg!("explain-lib-role-tensorrt"),
+                Library::Cusparselt => msg!("explain-lib-role-cusparselt"),
+                Library::Cutensor => msg!("explain-lib-role-cutensor"),
+            };
+            e.meaning = msg!(
+                "explain-lib-missing",
+                file = lib.file,
+                title = library.title(),
+                major = major,
+                role => role,
+                windows => win_note
+            );
+            let found =
+                input.providers(|s| s.libs.get(*library).is_some_and(|v| v.major() == *major));
+            let (text, switch) = input.installed_text(&found);
+            e.installed = Some(text);
+            match switch {
+                Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
+                None if found.is_empty() => {
+                    let cuda = input
+                        .active
+                        .as_ref()
+                        .and_then(|a| a.cuda.clone())
+                        .map(|c| c.truncate(2))
+                        .unwrap_or_else(|| Version::from_parts(&[12, 6]));
+                    let spec = format!("{cuda}+{}{major}", library.spec_word());
+                    e.fix.push(Msg::verbatim(format!(
+                        "cudaenv install {spec} && cudaenv local {spec}"
+                    )));
+                }
+                None => e.fix.push(msg!("explain-run-with-hook")),
+            }
         }
         Provider::Cuda { cuda } => {
             e.meaning = msg!(
@@ -781,6 +927,43 @@ const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        id: "nccl-net-plugin",
+        needles: &[
+            "libnccl-net.so",
+            "NET/Plugin: Could not find",
+            "NET/Plugin : No plugin found",
+        ],
+        meaning: "NCCL looked for an optional network plugin (libnccl-net.so, for InfiniBand/EFA fabrics through a vendor plugin) and uses its built-in sockets and IB transports without it: an INFO line, not an error",
+        fix: &[
+            "nothing on a single node or plain Ethernet; on a fabric that needs a plugin (AWS EFA: aws-ofi-nccl), put its directory on LD_LIBRARY_PATH",
+        ],
+    },
+    Rule {
+        id: "nccl-undefined-symbol",
+        needles: &["undefined symbol: nccl"],
+        meaning: "the program was built against a newer NCCL than the libnccl.so.2 the loader found (NCCL adds functions in minor releases; the soname stays libnccl.so.2), so an older NCCL earlier on the search path shadows the one it needs",
+        fix: &[
+            "cudaenv trace -- python -c 'import torch'   # shows which libnccl.so.2 was loaded and from where",
+            "install the NCCL the framework names (`pip show nvidia-nccl-cu12`, or its Requires-Dist) in the stack: cudaenv install CUDA+ncclVERSION",
+        ],
+    },
+    Rule {
+        id: "nccl-error",
+        needles: &[
+            "ncclUnhandledCudaError",
+            "unhandled cuda error",
+            "ncclSystemError",
+            "ncclInternalError",
+            "NCCL error",
+        ],
+        meaning: "an NCCL collective failed. The usual causes: a CUDA error underneath (a driver too old for the NCCL build, a GPU fault), peer-to-peer or shared-memory limits (containers with a small /dev/shm), or a network interface NCCL cannot use between nodes",
+        fix: &[
+            "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see which step failed",
+            "containers: docker run --shm-size=1g (or --ipc=host)",
+            "cudaenv verify   # runs NCCL's all-reduce on the stack when it carries NCCL",
+        ],
+    },
+    Rule {
         id: "out-of-memory",
         needles: &[
             "CUDA out of memory",
@@ -869,11 +1052,17 @@ fn simple_rules(_input: &Input, t: &str, out: &mut Vec<Explanation>) {
 }
 
 /// For callers building `Input` from the store.
-pub fn stack_of(name: &str, cuda: Option<&Version>, cudnn: Option<&Version>) -> Stack {
+pub fn stack_of(
+    name: &str,
+    cuda: Option<&Version>,
+    cudnn: Option<&Version>,
+    libs: Libraries,
+) -> Stack {
     Stack {
         name: name.into(),
         cuda: cuda.cloned(),
         cudnn: cudnn.cloned(),
+        libs,
     }
 }
 
@@ -890,6 +1079,7 @@ mod tests {
             name: name.into(),
             cuda: Some(v(cuda)),
             cudnn: cudnn.map(v),
+            libs: Libraries::default(),
         }
     }
     fn input(text: &str) -> Input {
@@ -1032,7 +1222,13 @@ mod tests {
             (
                 "#error -- unsupported GNU version! gcc versions later than 12 are not supported!",
                 "gcc-unsupported",
-                &["-ccbin"],
+                &[
+                    "GCC up to 12 (CUDA 12.0, 12.1, 12.2, 12.3)",
+                    "CUDAENV_HOST_COMPILER=auto",
+                    "apt install g++-12",
+                    "GCC 13: CUDA 12.4+",
+                    "GCC 16: CUDA 13.4+",
+                ],
             ),
             (
                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
@@ -1073,6 +1269,41 @@ mod tests {
                 "libcuda.so.1: cannot open shared object file: No such file or directory",
                 "missing-library",
                 &["NVIDIA driver's own library"],
+            ),
+            (
+                "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.8'; dlerror: libnvinfer_plugin.so.8: cannot open shared object file",
+                "missing-library",
+                &["TensorRT 8", "start at TensorRT 10", "harmless"],
+            ),
+            (
+                "error -- unsupported clang version! clang version must be less than 15 and greater than 3.2 .",
+                "gcc-unsupported",
+                &["Clang up to 14 (CUDA 11.8, 12.0)", "Clang 15: CUDA 12.1+"],
+            ),
+            (
+                "NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+                "nccl-net-plugin",
+                &["not an error"],
+            ),
+            (
+                "ImportError: /usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+                "nccl-undefined-symbol",
+                &["newer NCCL"],
+            ),
+            (
+                "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error",
+                "nccl-error",
+                &["NCCL_DEBUG=INFO"],
+            ),
+            (
+                "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["NCCL 2.x", "cudaenv install 12.4+nccl2"],
+            ),
+            (
+                "ImportError: libnvinfer.so.10: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["TensorRT 10.x", "cudaenv install 12.4+trt10"],
             ),
             (
                 "Could not load dynamic library 'libcublas.so.12'",

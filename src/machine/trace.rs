@@ -46,7 +46,7 @@ use crate::context::Context;
 use crate::context::env_vars;
 use crate::error::{Error, Result};
 use crate::machine::compat::libraries::{self, Provider};
-use crate::spec::Version;
+use crate::spec::{Libraries, Version};
 
 /// How the loader found a library.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -394,6 +394,8 @@ fn is_cuda_family(component: &str) -> bool {
         || component.starts_with("nvidia-")
         || component.starts_with("nvshmem")
         || component.starts_with("cutensor")
+        || component.starts_with("nvinfer")
+        || component == "nvonnxparser"
 }
 
 /// The active version's directories, resolved, for classification.
@@ -405,6 +407,8 @@ pub struct ActiveDirs {
     pub kept_off: bool,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … the active version carries.
+    pub libs: Libraries,
     pub dirs: Vec<PathBuf>,
 }
 
@@ -427,6 +431,7 @@ impl ActiveDirs {
             name: v.name.to_string(),
             cuda: v.cuda().cloned(),
             cudnn: v.cudnn().cloned(),
+            libs: v.libs(),
             dirs,
             kept_off: false,
         }
@@ -749,6 +754,17 @@ fn major_mismatch(id: &libraries::LibraryId, active: &ActiveDirs) -> Option<Stri
                 format!(
                     "a cuDNN {major} library; the active {} has cuDNN {have}",
                     active.name
+                )
+            })
+        }
+        Provider::Library { library, major } => {
+            let have = active.libs.get(*library)?;
+            (have.major() != *major).then(|| {
+                format!(
+                    "a {} {major} library; the active {} has {} {have}",
+                    library.title(),
+                    active.name,
+                    library.title()
                 )
             })
         }
@@ -1118,6 +1134,7 @@ mod tests {
             name: "sys13".into(),
             cuda: Some(Version::from_parts(&[13, 0])),
             cudnn: None,
+            libs: Libraries::default(),
             dirs: vec![PathBuf::from("/nonexistent/a")],
             kept_off: false,
         };

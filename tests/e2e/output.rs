@@ -365,7 +365,8 @@ fn doctor_findings_text_and_json() {
     let text = String::from_utf8(o.stdout).unwrap();
     let text: String = text
         .lines()
-        .filter(|l| !l.starts_with("ok       container"))
+        // What the machine has (a container, its g++) is not the product.
+        .filter(|l| !l.starts_with("ok       container") && !l.contains(" host-compiler "))
         .map(|l| format!("{l}\n"))
         .collect();
     let mut s = Session::new(&t, &project);
@@ -380,7 +381,7 @@ fn doctor_findings_text_and_json() {
     v["findings"]
         .as_array_mut()
         .unwrap()
-        .retain(|f| f["code"] != "container");
+        .retain(|f| f["code"] != "container" && f["code"] != "host-compiler");
     let facts: Vec<String> = v["facts"].as_object().unwrap().keys().cloned().collect();
     v["facts"] = serde_json::json!(facts);
     s.text.push_str(&format!(

@@ -40,7 +40,7 @@ use crate::install::sources::{
     ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind,
 };
 use crate::spec::safe_url::DisplaySafeUrl;
-use crate::spec::{Spec, StackSpec, Version, VersionName};
+use crate::spec::{Libraries, Spec, StackSpec, Version, VersionName};
 
 /// The lock's file name, beside `.cuda-version`.
 pub const FILE_NAME: &str = "cuda.lock";
@@ -79,6 +79,9 @@ pub struct Stack {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cudnn: Option<Version>,
     pub profile: Profile,
+    /// NCCL, TensorRT, cuSPARSELt, cuTENSOR, at full versions (`nccl = "2.21.5"`).
+    #[serde(default, skip_serializing_if = "Libraries::is_empty")]
+    pub libraries: Libraries,
     #[serde(default)]
     pub with: Vec<String>,
     #[serde(default)]
@@ -144,6 +147,7 @@ impl Lock {
                 cuda: first.cuda.clone(),
                 cudnn: first.cudnn.clone(),
                 profile: first.profile,
+                libraries: first.libs.clone(),
                 with: sorted(with),
                 without: sorted(without),
                 source: choice_name(choice).to_string(),
@@ -165,11 +169,16 @@ impl Lock {
         StackSpec {
             cuda: self.stack.cuda.clone(),
             cudnn: self.stack.cudnn.clone(),
+            libs: self.stack.libraries.clone(),
         }
     }
 
     pub fn name(&self) -> VersionName {
-        VersionName::for_stack(&self.stack.cuda, self.stack.cudnn.as_ref())
+        VersionName::for_stack_with(
+            &self.stack.cuda,
+            self.stack.cudnn.as_ref(),
+            &self.stack.libraries,
+        )
     }
 
     pub fn choice(&self) -> SourceChoice {
@@ -281,7 +290,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
         _ => return Err(format!("`spec` {:?} is not a CUDA spec", lock.spec)),
     };
     let st = &lock.stack;
-    if !spec.matches(&st.cuda, st.cudnn.as_ref()) {
+    if !spec.matches_libs(&st.cuda, st.cudnn.as_ref(), &st.libraries) {
         return Err(format!(
             "the locked stack {} does not satisfy its spec {}",
             lock.name(),
@@ -291,9 +300,8 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
     if <SourceChoice as clap::ValueEnum>::from_str(&st.source, false).is_err() {
         return Err(format!("unknown source {:?}", st.source));
     }
-    let releases = crate::registry::cuda_releases();
     for c in st.with.iter().chain(&st.without) {
-        if !(releases.is_component(c) || c == "cudnn") {
+        if !crate::registry::is_stack_component(c) {
             return Err(format!("unknown component {c:?}"));
         }
     }
@@ -309,7 +317,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
     let mut seen = BTreeSet::new();
     for a in &lock.artifacts {
         let at = format!("artifact {} ({})", a.component, a.platform.name());
-        if !(releases.is_component(&a.component) || a.component == "cudnn") {
+        if !crate::registry::is_stack_component(&a.component) {
             return Err(format!("unknown component {:?}", a.component));
         }
         if !seen.insert((a.platform, a.component.clone())) {
@@ -356,6 +364,22 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
             return Err(format!("{at}: url carries credentials"));
         }
     }
+    // Every locked library has its file on every platform, of that version.
+    for (lib, v) in st.libraries.iter() {
+        for p in lock.platforms() {
+            let want = v.to_string();
+            if !lock.for_platform(p).any(|a| {
+                a.component == lib.component()
+                    && (a.version == want || a.version.starts_with(&format!("{want}.")))
+            }) {
+                return Err(format!(
+                    "the stack locks {} {v} but {} has no artifact of it",
+                    lib.title(),
+                    p.name()
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -382,9 +406,14 @@ impl Origins {
                 pypi.push("https://files.pythonhosted.org".into());
             }
         }
+        // TensorRT's wheels are on NVIDIA's package index.
+        let nvidia_index = settings.pypi_nvidia_base()?;
+        if let Ok(u) = reqwest::Url::parse(&nvidia_index) {
+            pypi.push(u.origin().ascii_serialization());
+        }
         let nvidia = settings.nvidia_base()?;
         let debian = settings.debian_base()?;
-        let configured = [&index, &nvidia, &debian]
+        let configured = [&index, &nvidia_index, &nvidia, &debian]
             .into_iter()
             .map(|u| DisplaySafeUrl::new(u.as_str()))
             .collect();
@@ -629,6 +658,7 @@ pub fn frozen_plan(
         name: lock.name(),
         cuda: lock.stack.cuda.clone(),
         cudnn: lock.stack.cudnn.clone(),
+        libs: lock.stack.libraries.clone(),
         profile: lock.stack.profile,
         artifacts,
         notes: Vec::new(),

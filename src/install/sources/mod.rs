@@ -11,7 +11,7 @@ pub mod pypi;
 
 use crate::spec::safe_url::DisplaySafeUrl;
 pub use crate::spec::source::{Profile, SourceKind};
-use crate::spec::{Version, VersionName};
+use crate::spec::{Libraries, Version, VersionName};
 
 /// One path component, as sources name their files: no separators, no
 /// `..`, no hidden or control characters (Debian's `~` and `%3a` are file
@@ -110,6 +110,10 @@ pub struct Plan {
     pub name: VersionName,
     pub cuda: Version,
     pub cudnn: Option<Version>,
+    /// The libraries beside the toolkit it carries (NCCL, TensorRT, …), at
+    /// full versions.
+    #[serde(skip_serializing_if = "Libraries::is_empty", default)]
+    pub libs: Libraries,
     pub profile: Profile,
     pub artifacts: Vec<Artifact>,
     /// Things the user should know (e.g. "PyPI has no nvcc for 12.x").

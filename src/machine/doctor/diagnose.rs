@@ -69,11 +69,78 @@ pub fn diagnose(f: &Facts) -> Vec<Finding> {
         None => driver_findings(f, &mut o),
     }
     active_findings(f, &mut o);
+    host_compiler_findings(f, &mut o);
     library_findings(f, &mut o);
     environment_findings(f, &mut o);
     o.0.extend(super::container::findings(f));
     framework_findings(f, &mut o);
     o.0
+}
+
+/// The host compiler the active version's nvcc would use, against the
+/// newest its release accepts (`registry/compat/host_compiler.toml`).
+fn host_compiler_findings(f: &Facts, o: &mut Out) {
+    use crate::activation::host_compiler as hc;
+    let (Some(h), Some(a)) = (&f.host_compiler, &f.active) else {
+        return;
+    };
+    let Some(cuda) = a.cuda.as_deref().and_then(|c| c.parse::<Version>().ok()) else {
+        return;
+    };
+    let Some(limits) = hc::limits(&cuda) else {
+        return;
+    };
+    let Some(c) = &h.compiler else {
+        o.warn(
+            "host-compiler",
+            Msg::verbatim(format!(
+                "nvcc has no host compiler to use ({} names none that answers --version)",
+                h.from
+            )),
+            Msg::verbatim(
+                "install g++ (Debian: apt install g++), or set CUDAENV_HOST_COMPILER to one",
+            ),
+        );
+        return;
+    };
+    let setting = if h.by_setting {
+        ", set by CUDAENV_HOST_COMPILER / host-compiler"
+    } else {
+        ""
+    };
+    if c.accepted_by(limits) {
+        o.ok(
+            "host-compiler",
+            Msg::verbatim(format!(
+                "host compiler: {} ({}{setting}); {}",
+                c.describe(),
+                h.from,
+                limits.describe()
+            )),
+        );
+        return;
+    }
+    let fix = Msg::verbatim(match &h.accepted {
+        Some(ok) => format!(
+            "export CUDAENV_HOST_COMPILER=auto (or host-compiler = \"auto\" in config.toml): activation then points nvcc at {}",
+            ok.describe()
+        ),
+        None => format!(
+            "install a GCC it accepts (Debian/Ubuntu: apt install g++-{}), then export CUDAENV_HOST_COMPILER=auto; or use a newer CUDA release",
+            limits.gcc_max
+        ),
+    });
+    o.warn(
+        "host-compiler",
+        Msg::verbatim(format!(
+            "nvcc of {} refuses its host compiler {} ({}): {}",
+            a.name,
+            c.describe(),
+            h.from,
+            limits.describe()
+        )),
+        fix,
+    );
 }
 
 fn driver_findings(f: &Facts, o: &mut Out) {
@@ -257,6 +324,20 @@ fn active_findings(f: &Facts, o: &mut Out) {
         (Some(c), Some(d)) => Msg::verbatim(format!("CUDA {c} + cuDNN {d}")),
         (Some(c), None) => msg!("doctor-active-no-cudnn", cuda = c),
         _ => msg!("doctor-active-versions-unknown"),
+    };
+    let libraries: String = a
+        .libraries
+        .iter()
+        .map(|(component, version)| {
+            let title = crate::spec::Library::from_component(component)
+                .map_or(component.as_str(), |l| l.title());
+            format!(" + {title} {version}")
+        })
+        .collect();
+    let what = if libraries.is_empty() {
+        what
+    } else {
+        Msg::verbatim(format!("{}{libraries}", what.en()))
     };
     o.ok(
         "active",
@@ -1231,6 +1312,7 @@ mod tests {
                 origin_kind: "local".into(),
                 cuda: Some("13.0.0".into()),
                 cudnn: None,
+                libraries: Default::default(),
                 prefix: Some("/usr/local/cuda-13.0".into()),
                 cuda_home: Some("/usr/local/cuda-13.0".into()),
                 lib_dirs: vec![CUDA13.into()],
@@ -1268,6 +1350,7 @@ mod tests {
             target: None,
             container: Default::default(),
             bundled_cuda: None,
+            host_compiler: None,
         }
     }
 

@@ -170,6 +170,32 @@ pub fn render(v: &Verification) -> String {
             c.shape, c.device
         );
     }
+    if let Some(n) = &p.nccl {
+        let v = n.version.as_deref().unwrap_or("?");
+        let line = match (&n.error, n.devices.is_empty()) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, true) => "version only (no GPU to run on)".into(),
+            (None, false) if n.wrong > 0 => {
+                format!("WRONG RESULT: {} of {} elements", n.wrong, n.checked)
+            }
+            (None, false) => format!(
+                "all-reduce over GPUs {:?}, {} elements exact, {:.1} ms  ok",
+                n.devices,
+                n.checked,
+                n.milliseconds.unwrap_or(0.0)
+            ),
+        };
+        let _ = writeln!(out, "NCCL {v}: {line}");
+    }
+    if let Some(t) = &p.tensorrt {
+        let v = t.version.as_deref().unwrap_or("?");
+        let line = match (&t.error, t.device) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, Some(d)) => format!("builder created on GPU {d}  ok"),
+            (None, None) => "version only (no GPU to run on)".into(),
+        };
+        let _ = writeln!(out, "TensorRT {v}: {line}");
+    }
     if let Some(cpu) = &p.cpu_gemm {
         let best = |dtype: super::Dtype| {
             p.gemm
@@ -303,6 +329,20 @@ mod tests {
                     error: None,
                     note: None,
                 }],
+                nccl: Some(super::super::libraries::NcclResult {
+                    version: Some("2.21.5".into()),
+                    devices: vec![0],
+                    wrong: 0,
+                    checked: 1 << 20,
+                    error: None,
+                    milliseconds: Some(0.4),
+                }),
+                tensorrt: Some(super::super::libraries::TensorrtResult {
+                    version: Some("10.1.0".into()),
+                    device: Some(0),
+                    builder: Some(true),
+                    error: None,
+                }),
                 cpu_gemm: Some(CpuGemm {
                     size: 1024,
                     threads: 16,

@@ -99,7 +99,7 @@ explain-cuinit-unknown-fix-1 = sudo nvidia-modprobe -u -c=0   (or: sudo modprobe
 explain-cuinit-unknown-fix-2 = reboot if that does not help
 explain-cuinit-unknown-fix-3 = cudaenv doctor
 explain-gcc-unsupported = nvcc refuses the host compiler: each CUDA release supports host compilers up to a certain version
-explain-gcc-unsupported-fix-1 = use an older host compiler for nvcc: export NVCC_PREPEND_FLAGS='-ccbin /usr/bin/g++-12' (or CUDAHOSTCXX for CMake)
+explain-gcc-unsupported-fix-1 = point nvcc at a compiler its CUDA accepts: export CUDAENV_HOST_COMPILER=auto (or a path such as /usr/bin/g++-12); activation sets NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN and CUDAHOSTCXX
 explain-gcc-unsupported-fix-2 = or a newer CUDA release: cudaenv install VERSION --profile devel
 explain-out-of-memory = the GPU has no free memory for the allocation (another process may be holding it; TensorFlow reserves nearly all of it by default)
 explain-out-of-memory-fix-1 = reduce the batch size or model size
@@ -118,3 +118,13 @@ explain-torch-cpu-build = this PyTorch is a CPU-only build: no CUDA stack can ma
 explain-torch-cpu-build-fix-1 = reinstall a CUDA build: pip install torch --index-url https://download.pytorch.org/whl/cu126 (pick the cuXYZ `cudaenv compat torch` suggests)
 explain-undefined-symbol = a library was loaded together with a different release of one it depends on (e.g. libcublas from one CUDA and libcublasLt from another): two CUDA or cuDNN copies are mixed in one process
 explain-undefined-symbol-fix-1 = cudaenv doctor   # lists every CUDA/cuDNN copy on LD_LIBRARY_PATH and in the ldconfig cache
+
+explain-lib-tensorrt-old = { $file } is TensorRT { $major }, an optional inference library TensorFlow 2.x probes for at start-up (TF-TRT; releases built with TensorRT 7 ask for libnvinfer.so.7, later ones for libnvinfer.so.8); without it TensorFlow still uses the GPU
+explain-lib-tensorrt-old-provided-by = TensorRT { $major }.x (NVIDIA's TensorRT { $major } packages; the tensorrt-cu*-libs wheels cudaenv installs start at TensorRT 10, which TensorFlow 2.x does not load)
+explain-lib-tensorrt-old-fix-1 = nothing, unless you use TF-TRT: the warning is harmless (TF_CPP_MIN_LOG_LEVEL=2 hides it)
+explain-lib-tensorrt-old-fix-2 = for TF-TRT: NVIDIA's TensorRT { $major } packages for your CUDA, or a TensorFlow container that ships them
+explain-lib-missing = { $file } is { $title } { $major }.x, { $role }; the dynamic loader found it in no directory it searched{ $windows }
+explain-lib-role-nccl = the collective-communication library multi-GPU training loads (torch.distributed, JAX, Horovod)
+explain-lib-role-tensorrt = NVIDIA's inference library
+explain-lib-role-cusparselt = the structured-sparsity matrix library PyTorch's sparse kernels load
+explain-lib-role-cutensor = the tensor-contraction library CuPy and others load

@@ -98,7 +98,7 @@ explain-cuinit-unknown-fix-1 = sudo nvidia-modprobe -u -c=0   （或者：sudo m
 explain-cuinit-unknown-fix-2 = 如果还不行，就重启
 explain-cuinit-unknown-fix-3 = cudaenv doctor
 explain-gcc-unsupported = nvcc 拒绝了主机编译器：每个 CUDA 版本只支持到某个版本为止的主机编译器
-explain-gcc-unsupported-fix-1 = 给 nvcc 换一个旧一些的主机编译器：export NVCC_PREPEND_FLAGS='-ccbin /usr/bin/g++-12'（CMake 用 CUDAHOSTCXX）
+explain-gcc-unsupported-fix-1 = 让 nvcc 使用其 CUDA 接受的编译器：export CUDAENV_HOST_COMPILER=auto（或一个路径，例如 /usr/bin/g++-12）；激活时会设置 NVCC_PREPEND_FLAGS=-ccbin …、NVCC_CCBIN 和 CUDAHOSTCXX
 explain-gcc-unsupported-fix-2 = 或者换更新的 CUDA：cudaenv install VERSION --profile devel
 explain-out-of-memory = GPU 没有足够的空闲显存完成这次分配（可能被别的进程占着；TensorFlow 默认会占满几乎全部显存）
 explain-out-of-memory-fix-1 = 减小 batch size 或模型规模
@@ -117,3 +117,13 @@ explain-torch-cpu-build = 这个 PyTorch 是只支持 CPU 的版本：换什么 
 explain-torch-cpu-build-fix-1 = 重新安装 CUDA 版：pip install torch --index-url https://download.pytorch.org/whl/cu126（cuXYZ 按 `cudaenv compat torch` 的建议选）
 explain-undefined-symbol = 一个库和它所依赖的库来自不同的版本（例如 libcublas 来自一个 CUDA，libcublasLt 来自另一个）：同一个进程里混用了两份 CUDA 或 cuDNN
 explain-undefined-symbol-fix-1 = cudaenv doctor   # 列出 LD_LIBRARY_PATH 和 ldconfig 缓存里的每一份 CUDA/cuDNN
+
+explain-lib-tensorrt-old = { $file } 是 TensorRT { $major }，TensorFlow 2.x 启动时会探测的可选推理库（TF-TRT；用 TensorRT 7 构建的版本请求 libnvinfer.so.7，之后的版本请求 libnvinfer.so.8）；缺少它时 TensorFlow 仍然会使用 GPU
+explain-lib-tensorrt-old-provided-by = TensorRT { $major }.x（NVIDIA 的 TensorRT { $major } 软件包；cudaenv 安装的 tensorrt-cu*-libs wheel 从 TensorRT 10 开始，TensorFlow 2.x 不会加载它）
+explain-lib-tensorrt-old-fix-1 = 如果不使用 TF-TRT，无需处理：这条警告无害（TF_CPP_MIN_LOG_LEVEL=2 可以隐藏它）
+explain-lib-tensorrt-old-fix-2 = 如需 TF-TRT：安装与你的 CUDA 匹配的 NVIDIA TensorRT { $major } 软件包，或使用自带它的 TensorFlow 容器
+explain-lib-missing = { $file } 是 { $title } { $major }.x，{ $role }；动态链接器在它搜索的所有目录中都没有找到它{ $windows }
+explain-lib-role-nccl = 多 GPU 训练会加载的集合通信库（torch.distributed、JAX、Horovod）
+explain-lib-role-tensorrt = NVIDIA 的推理库
+explain-lib-role-cusparselt = PyTorch 稀疏算子加载的结构化稀疏矩阵库
+explain-lib-role-cutensor = CuPy 等加载的张量缩并库
