@@ -832,7 +832,11 @@ impl Error {
                 url,
                 reason,
                 from: Some(SourceKind::Nvidia | SourceKind::Legacy),
-            } => msg!("hint-run-again-to-resume", advice => network_advice(url, reason)),
+            } => msg!(
+                "hint-run-again-to-resume",
+                advice => network_advice(url, reason),
+                others = other_sources(url)
+            ),
             Error::Network {
                 from: Some(k @ (SourceKind::Pypi | SourceKind::Debian)),
                 ..
@@ -1151,6 +1155,42 @@ fn network_advice(url: &str, reason: &str) -> Msg {
     }
 }
 
+/// For a download from NVIDIA's redist server that failed: which other
+/// source serves the same thing, so that a machine that cannot reach NVIDIA
+/// (a firewall, a region) knows its way round. The developer tools of a
+/// 12.x devel profile have none among cudaenv's sources (PyPI's 12.x nvcc
+/// wheels are ptxas and NVVM only; the Debian source has the runtime
+/// libraries): PyPI's from CUDA 13, or Debian's own toolkit package.
+fn other_sources(url: &str) -> String {
+    // `…/redist/<component>/<platform>/<component>-<platform>-<version>-archive.tar.xz`
+    let mut parts = url.rsplit('/');
+    let (Some(file), Some(_platform), Some(component)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return String::new();
+    };
+    let Some(version) = file
+        .strip_suffix("-archive.tar.xz")
+        .and_then(|f| f.rsplit('-').next())
+    else {
+        return String::new();
+    };
+    let major = version.split('.').next().unwrap_or("");
+    let tool = matches!(
+        component,
+        "cuda_nvcc" | "cuda_cuobjdump" | "cuda_nvdisasm" | "cuda_nvprune" | "cuda_cuxxfilt"
+    );
+    if tool && major == "12" {
+        format!(
+            ". Without NVIDIA's server, no other source of cudaenv has CUDA {version}'s `{}` (PyPI's 12.x nvcc is ptxas and NVVM only; Debian's packages give the runtime libraries): PyPI has a complete nvcc from CUDA 13 (`cudaenv install 13 --profile devel`), Debian's own `nvidia-cuda-toolkit` package has nvcc 12.4 system-wide (apt, as root), and `--without nvcc,cuobjdump,nvdisasm,nvprune` installs the rest of 12.x from PyPI",
+            component.trim_start_matches("cuda_")
+        )
+    } else if !tool && ["11", "12", "13"].contains(&major) {
+        ". Without NVIDIA's server: PyPI has the CUDA libraries of 11.7 and later (`--source pypi`), Debian's packages those of 11.2.2, 11.8.0 and 12.4.1 (`--source debian`)".to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// What to run to make `spec` available: `install` for a CUDA version; for a
 /// name (which only `link` creates) installing makes no sense.
 pub fn how_to_get_msg(spec: &str) -> Msg {
@@ -1182,6 +1222,17 @@ fn shown_path(p: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreachable_nvidia_names_the_sources_that_would_serve_it() {
+        let nvcc = "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz";
+        let s = other_sources(nvcc);
+        assert!(s.contains("`cudaenv install 13 --profile devel`"), "{s}");
+        assert!(s.contains("nvidia-cuda-toolkit"), "{s}");
+        let lib = "https://developer.download.nvidia.com/compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz";
+        assert!(other_sources(lib).contains("`--source debian`"));
+        assert_eq!(other_sources("https://example.org/x.run"), "");
+    }
 
     /// Fails to compile when a code is added: add it to `ExitCode::ALL` and the docs.
     fn _all_is_exhaustive(c: ExitCode) {

@@ -103,7 +103,9 @@ async fn list(
         })
         .collect();
     let mut cudnn: Vec<(u32, Vec<String>)> = Vec::new();
-    if stack.is_some() && remote.allows(SourceKind::Pypi) {
+    // PyPI's cuDNN wheels, per CUDA major listed: what a default
+    // `install X+cudnn9` takes, so they are listed with or without a SPEC.
+    if remote.allows(SourceKind::Pypi) {
         let mut majors: Vec<u32> = releases
             .iter()
             .filter(|r| r.sources.contains(&SourceKind::Pypi))
@@ -113,6 +115,14 @@ async fn list(
         for m in majors {
             match remote.pypi.cudnn_versions(m).await {
                 Ok(v) => cudnn.push((m, v)),
+                // Without a SPEC nobody asked for this major's cuDNN: an
+                // index without the project, or `--offline` without its
+                // page, leaves it out rather than failing the listing.
+                Err(e)
+                    if stack.is_none() && (args.offline || e.exit_code() != ExitCode::Network) =>
+                {
+                    continue;
+                }
                 // Without the index (air-gapped, offline laptop) the releases and the
                 // NVIDIA/legacy cuDNN builds above still come from stored data: list
                 // those and say what is missing rather than failing the whole listing.
@@ -191,7 +201,7 @@ async fn list(
             /// How the PyPI release list was obtained.
             catalogue: CatalogueState,
             cuda: Vec<Rel>,
-            /// PyPI's cuDNN versions per CUDA major (with a SPEC only).
+            /// PyPI's cuDNN versions per CUDA major listed.
             cudnn: std::collections::BTreeMap<String, Vec<String>>,
             /// cuDNN builds of the NVIDIA redist and legacy sources.
             cudnn_builds: Vec<Cudnn>,

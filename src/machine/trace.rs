@@ -410,6 +410,10 @@ pub struct ActiveDirs {
     /// NCCL, TensorRT, … the active version carries.
     pub libs: Libraries,
     pub dirs: Vec<PathBuf>,
+    /// The components the version records (`cudart` → `12.4.127`): a
+    /// library of the version whose file name says no more than its soname
+    /// (`libcudart.so.12`) is reported with its component's version.
+    pub components: Vec<(String, String)>,
 }
 
 impl ActiveDirs {
@@ -434,7 +438,36 @@ impl ActiveDirs {
             libs: v.libs(),
             dirs,
             kept_off: false,
+            components: v
+                .meta
+                .components
+                .iter()
+                .map(|c| (c.name.clone(), c.version.clone()))
+                .collect(),
         }
+    }
+
+    /// The version the stack records for the component a library belongs
+    /// to: cuBLASLt comes with cuBLAS, cuDNN's sub-libraries with cuDNN,
+    /// NVRTC's builtins with NVRTC. A legacy runfile's single `toolkit`
+    /// component says nothing about one library, so it is not used.
+    fn recorded_version(&self, library_component: &str) -> Option<String> {
+        let lib = library_component.to_ascii_lowercase();
+        let component = if lib.starts_with("cudnn") {
+            "cudnn"
+        } else if lib == "cublaslt" {
+            "cublas"
+        } else if lib.starts_with("nvrtc") {
+            "nvrtc"
+        } else if lib == "cufftw" {
+            "cufft"
+        } else {
+            lib.as_str()
+        };
+        self.components
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(component))
+            .map(|(_, v)| v.clone())
     }
 
     fn contains(&self, p: &Path) -> bool {
@@ -549,6 +582,9 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
             {
                 Location::Driver
             } else if !active.dirs.is_empty() && (active.contains(&real) || active.contains(path)) {
+                if version.is_none() {
+                    version = active.recorded_version(&id.component);
+                }
                 Location::Active {
                     version: active.name.clone(),
                 }
@@ -922,6 +958,26 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     Ok(r)
 }
 
+/// The command as a shell would read it back: each argument quoted where
+/// it needs to be (`python -c 'import torch; …'`), so it can be copied and
+/// run again.
+fn shown_command(args: &[String]) -> String {
+    // As Python's `shlex.quote`: a word of plain characters as it is, any
+    // other in single quotes (shell-quote's own output mixes quoting styles
+    // within a word, which is exact but hard to read back).
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    args.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(plain) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The human-readable report (for stderr).
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
@@ -933,7 +989,7 @@ pub fn render(r: &Report) -> String {
     let n: usize = r.processes.iter().map(|p| p.libraries.len()).sum();
     s.push_str(&format!(
         "trace: `{}` exited {}; active: {stack}; {n} CUDA librar{} in {} of {} process{}\n",
-        r.command.join(" "),
+        shown_command(&r.command),
         r.exit_code,
         if n == 1 { "y" } else { "ies" },
         r.processes.len(),
@@ -1137,6 +1193,7 @@ mod tests {
             libs: Libraries::default(),
             dirs: vec![PathBuf::from("/nonexistent/a")],
             kept_off: false,
+            components: Vec::new(),
         };
         let (procs, problems) = classify(&images, &active);
         assert_eq!(procs[0].libraries.len(), 3, "libc is not a CUDA library");

@@ -706,6 +706,20 @@ fn a_cudnn_newer_than_the_table_is_planned_by_its_family_rule() {
     assert!(rule.is_empty(), "nothing to say about cuDNN: {}", text(&o));
     assert!(listing(&o).contains("9.40.0.1"), "{}", text(&o));
 
+    // `ls-remote` without a SPEC lists PyPI's cuDNN builds too: what a
+    // default install takes, not only NVIDIA's redist list.
+    let o = cmd(&env, &idx)
+        .args(["ls-remote", "--source", "pypi"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let cudnn: Vec<String> = crate::common::stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("cudnn "))
+        .map(str::to_string)
+        .collect();
+    insta::assert_snapshot!(cudnn.join("\n"), @"cudnn for CUDA 13 (pypi): 9.12.0.46 9.40.0.1");
+
     let o = dry_run("13.9+cudnn9.12");
     assert!(listing(&o).contains("9.12.0.46"), "{}", text(&o));
     assert!(

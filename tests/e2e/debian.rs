@@ -75,7 +75,13 @@ pub(crate) fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
 #[test]
 fn live_debian_install_of_cuda_11_2_loads_nvidias_cudart() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "11.2", "--source", "debian", ONLY_CUDART]);
+    // The downloaded .deb is served again below: keep it in the cache.
+    let o = env
+        .cmd()
+        .env("CUDAENV_KEEP_DOWNLOADS", "1")
+        .args(["install", "11.2", "--source", "debian", ONLY_CUDART])
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
     let v = env.root.join("versions/11.2.2");
     let lib = v.join("lib64");

@@ -1613,14 +1613,14 @@ mod tests {
                     f,
                     "x",
                     "13.0.0",
-                    Some("9.28.0.1"),
+                    Some("9.40.0.1"),
                     CUDA13,
                     &["libcudart.so.13"],
                 )
             },
             "cudnn-cuda",
             Level::Ok,
-            "cuDNN 9.28.0.1 goes with CUDA 13.0.0: built for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
+            "cuDNN 9.40.0.1 goes with CUDA 13.0.0: built for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28)",
         ),
         (
             "cuDNN newer than the table, on a CUDA its family does not support",
@@ -1629,14 +1629,14 @@ mod tests {
                     f,
                     "x",
                     "11.8.0",
-                    Some("9.28.0.1"),
+                    Some("9.40.0.1"),
                     CUDA13,
                     &["libcudart.so.11.0"],
                 )
             },
             "cudnn-cuda",
             Level::Error,
-            "cuDNN 9.28.0.1 is not built for CUDA 11.8.0, only for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
+            "cuDNN 9.40.0.1 is not built for CUDA 11.8.0, only for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28)",
         ),
         (
             "stray CUDA before the active one",

@@ -94,6 +94,10 @@ pub fn render(v: &Verification) -> String {
     let runtime = match (&p.runtime.version, p.runtime.device_count, &p.runtime.error) {
         (None, _, _) => "not loaded".to_string(),
         (Some(r), Some(n), _) => format!("CUDA {r}, {n} GPU{}", if n == 1 { "" } else { "s" }),
+        // No driver: the runtime's own complaint (cudaErrorInsufficientDriver,
+        // "driver version is insufficient") would say it a second time, and
+        // wrongly suggest a driver too old rather than none.
+        (Some(r), None, Some(_)) if p.driver.load_error.is_some() => format!("CUDA {r}"),
         (Some(r), None, Some(e)) => format!("CUDA {r}, {}", e),
         (Some(r), None, None) => format!("CUDA {r}"),
     };
