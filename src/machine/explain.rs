@@ -232,44 +232,53 @@ fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         .active
         .as_ref()
         .and_then(|a| a.cuda.as_ref())
-        .map(|c| format!(" (the active version has CUDA {c})"))
-        .unwrap_or_default();
+        .map_or(Msg::verbatim(""), |c| {
+            msg!("explain-gcc-refused-active", cuda = c)
+        });
     let compiler = if family == "GCC" {
         format!("g++-{max}")
     } else {
         format!("clang++-{max}")
     };
+    let package = if family == "GCC" {
+        format!("g++-{max}")
+    } else {
+        format!("clang-{max}")
+    };
+    let variable = crate::context::env_vars::CUDAENV_HOST_COMPILER;
     let mut fix = vec![
-        format!(
-            "export {}=auto   # activation points nvcc at the newest installed g++ its CUDA accepts (NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN, CUDAHOSTCXX)",
-            crate::context::env_vars::CUDAENV_HOST_COMPILER
-        ),
-        format!(
-            "or name one: export {}=/usr/bin/{compiler} (Debian/Ubuntu: apt install {}), or host-compiler in config.toml",
-            crate::context::env_vars::CUDAENV_HOST_COMPILER,
-            if family == "GCC" {
-                format!("g++-{max}")
-            } else {
-                format!("clang-{max}")
-            }
+        msg!("explain-gcc-refused-fix-auto", variable = variable),
+        msg!(
+            "explain-gcc-refused-fix-name",
+            variable = variable,
+            compiler = compiler,
+            package = package
         ),
     ];
     if !newer.is_empty() {
-        fix.push(format!(
-            "or a CUDA release that accepts your compiler: {}",
-            newer.join(", ")
+        fix.push(msg!(
+            "explain-gcc-refused-fix-newer",
+            releases = newer.join(", ")
         ));
     }
+    let releases = if releases.is_empty() {
+        String::new()
+    } else {
+        format!(" (CUDA {})", releases.join(", "))
+    };
     out.push(Explanation {
         id: "gcc-unsupported",
         matched: marker,
-        meaning: Msg::verbatim(format!(
-            "nvcc refuses the host compiler: this nvcc accepts {family} up to {max}{}{active}, and the compiler it found (g++ on PATH unless -ccbin names one) is newer",
-            if releases.is_empty() { String::new() } else { format!(" (CUDA {})", releases.join(", ")) }
-        )),
+        meaning: msg!(
+            "explain-gcc-refused",
+            family = family,
+            max = max,
+            releases = releases,
+            active => active
+        ),
         provided_by: None,
         installed: None,
-        fix: fix.into_iter().map(Msg::verbatim).collect(),
+        fix,
     });
 }
 

@@ -184,6 +184,8 @@ fn the_debian_mirror_apt_uses_is_what_the_debian_source_downloads_from() {
     let o = first
         .cmd()
         .env("CUDAENV_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+        // The archive is reused below: installs keep archives only when asked.
+        .env("CUDAENV_KEEP_DOWNLOADS", "1")
         .args([
             "install",
             "11.2",

@@ -14,8 +14,15 @@ use std::process::Command;
 use crate::common::*;
 
 /// maturin, uv and pipx in a virtual environment kept between runs (they
-/// come from PyPI); returns its `bin` directory.
+/// come from PyPI); returns its `bin` directory. Made once per run: tests
+/// that ask at the same time wait for the first (two making one venv at
+/// once see each other's half-made directory).
 fn tools() -> PathBuf {
+    static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(make_tools).clone()
+}
+
+fn make_tools() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wheel-tools-venv");
     let bin = venv.join("bin");
     if !["maturin", "uv", "pipx"]

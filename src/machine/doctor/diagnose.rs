@@ -93,52 +93,42 @@ fn host_compiler_findings(f: &Facts, o: &mut Out) {
     let Some(c) = &h.compiler else {
         o.warn(
             "host-compiler",
-            Msg::verbatim(format!(
-                "nvcc has no host compiler to use ({} names none that answers --version)",
-                h.from
-            )),
-            Msg::verbatim(
-                "install g++ (Debian: apt install g++), or set CUDAENV_HOST_COMPILER to one",
-            ),
+            msg!("doctor-host-compiler-none", from = h.from),
+            msg!("doctor-host-compiler-none-fix"),
         );
         return;
     };
     let setting = if h.by_setting {
-        ", set by CUDAENV_HOST_COMPILER / host-compiler"
+        msg!("doctor-host-compiler-by-setting")
     } else {
-        ""
+        Msg::verbatim("")
     };
     if c.accepted_by(limits) {
         o.ok(
             "host-compiler",
-            Msg::verbatim(format!(
-                "host compiler: {} ({}{setting}); {}",
-                c.describe(),
-                h.from,
-                limits.describe()
-            )),
+            msg!(
+                "doctor-host-compiler-ok",
+                compiler = c.describe(),
+                from = h.from,
+                setting => setting,
+                limits = limits.describe()
+            ),
         );
         return;
     }
-    let fix = Msg::verbatim(match &h.accepted {
-        Some(ok) => format!(
-            "export CUDAENV_HOST_COMPILER=auto (or host-compiler = \"auto\" in config.toml): activation then points nvcc at {}",
-            ok.describe()
-        ),
-        None => format!(
-            "install a GCC it accepts (Debian/Ubuntu: apt install g++-{}), then export CUDAENV_HOST_COMPILER=auto; or use a newer CUDA release",
-            limits.gcc_max
-        ),
-    });
+    let fix = match &h.accepted {
+        Some(ok) => msg!("doctor-host-compiler-fix-switch", compiler = ok.describe()),
+        None => msg!("doctor-host-compiler-fix-install", gcc = limits.gcc_max),
+    };
     o.warn(
         "host-compiler",
-        Msg::verbatim(format!(
-            "nvcc of {} refuses its host compiler {} ({}): {}",
-            a.name,
-            c.describe(),
-            h.from,
-            limits.describe()
-        )),
+        msg!(
+            "doctor-host-compiler-refused",
+            name = a.name,
+            compiler = c.describe(),
+            from = h.from,
+            limits = limits.describe()
+        ),
         fix,
     );
 }

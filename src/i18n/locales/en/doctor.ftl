@@ -186,3 +186,11 @@ doctor-require-cuda-low-fix = declare NVIDIA_REQUIRE_CUDA=cuda>={ $cuda } (`cuda
 doctor-require-cuda-ok = NVIDIA_REQUIRE_CUDA={ $shown } covers the active { $name }
 doctor-disable-require = NVIDIA_DISABLE_REQUIRE is set: the container runtime ignores NVIDIA_REQUIRE_CUDA and starts this image on hosts whose driver is too old for it
 doctor-disable-require-fix = unset NVIDIA_DISABLE_REQUIRE unless the image brings a forward-compatibility driver
+
+doctor-host-compiler-none = nvcc has no host compiler to use ({ $from } names none that answers --version)
+doctor-host-compiler-none-fix = install g++ (Debian: apt install g++), or set CUDAENV_HOST_COMPILER to one
+doctor-host-compiler-by-setting = , set by CUDAENV_HOST_COMPILER / host-compiler
+doctor-host-compiler-ok = host compiler: { $compiler } ({ $from }{ $setting }); { $limits }
+doctor-host-compiler-refused = nvcc of { $name } refuses its host compiler { $compiler } ({ $from }): { $limits }
+doctor-host-compiler-fix-switch = export CUDAENV_HOST_COMPILER=auto (or host-compiler = "auto" in config.toml): activation then points nvcc at { $compiler }
+doctor-host-compiler-fix-install = install a GCC it accepts (Debian/Ubuntu: apt install g++-{ $gcc }), then export CUDAENV_HOST_COMPILER=auto; or use a newer CUDA release

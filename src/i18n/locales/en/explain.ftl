@@ -128,3 +128,9 @@ explain-lib-role-nccl = the collective-communication library multi-GPU training 
 explain-lib-role-tensorrt = NVIDIA's inference library
 explain-lib-role-cusparselt = the structured-sparsity matrix library PyTorch's sparse kernels load
 explain-lib-role-cutensor = the tensor-contraction library CuPy and others load
+
+explain-gcc-refused = nvcc refuses the host compiler: this nvcc accepts { $family } up to { $max }{ $releases }{ $active }, and the compiler it found (g++ on PATH unless -ccbin names one) is newer
+explain-gcc-refused-active = {" "}(the active version has CUDA { $cuda })
+explain-gcc-refused-fix-auto = export { $variable }=auto   # activation points nvcc at the newest installed g++ its CUDA accepts (NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN, CUDAHOSTCXX)
+explain-gcc-refused-fix-name = or name one: export { $variable }=/usr/bin/{ $compiler } (Debian/Ubuntu: apt install { $package }), or host-compiler in config.toml
+explain-gcc-refused-fix-newer = or a CUDA release that accepts your compiler: { $releases }

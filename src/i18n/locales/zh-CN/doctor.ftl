@@ -186,3 +186,11 @@ doctor-require-cuda-low-fix = 声明 NVIDIA_REQUIRE_CUDA=cuda>={ $cuda }（`cuda
 doctor-require-cuda-ok = NVIDIA_REQUIRE_CUDA={ $shown } 满足当前的 { $name }
 doctor-disable-require = 设置了 NVIDIA_DISABLE_REQUIRE：容器运行时会忽略 NVIDIA_REQUIRE_CUDA，在驱动太旧的宿主机上也照样启动这个镜像
 doctor-disable-require-fix = 除非镜像自带前向兼容驱动，否则请 unset NVIDIA_DISABLE_REQUIRE
+
+doctor-host-compiler-none = nvcc 没有可用的主机编译器（{ $from } 指定的编译器都无法响应 --version）
+doctor-host-compiler-none-fix = 安装 g++（Debian：apt install g++），或用 CUDAENV_HOST_COMPILER 指定一个
+doctor-host-compiler-by-setting = ，由 CUDAENV_HOST_COMPILER / host-compiler 设置
+doctor-host-compiler-ok = 主机编译器：{ $compiler }（{ $from }{ $setting }）；{ $limits }
+doctor-host-compiler-refused = { $name } 的 nvcc 不接受它的主机编译器 { $compiler }（{ $from }）：{ $limits }
+doctor-host-compiler-fix-switch = export CUDAENV_HOST_COMPILER=auto（或在 config.toml 中写 host-compiler = "auto"）：之后激活时会让 nvcc 使用 { $compiler }
+doctor-host-compiler-fix-install = 安装一个它接受的 GCC（Debian/Ubuntu：apt install g++-{ $gcc }），然后 export CUDAENV_HOST_COMPILER=auto；或者换用更新的 CUDA 版本

@@ -127,3 +127,9 @@ explain-lib-role-nccl = 多 GPU 训练会加载的集合通信库（torch.distri
 explain-lib-role-tensorrt = NVIDIA 的推理库
 explain-lib-role-cusparselt = PyTorch 稀疏算子加载的结构化稀疏矩阵库
 explain-lib-role-cutensor = CuPy 等加载的张量缩并库
+
+explain-gcc-refused = nvcc 拒绝了主机编译器：这个 nvcc 只接受不高于 { $max } 的 { $family }{ $releases }{ $active }，而它找到的编译器（未用 -ccbin 指定时为 PATH 上的 g++）比这更新
+explain-gcc-refused-active = （当前激活的版本是 CUDA { $cuda }）
+explain-gcc-refused-fix-auto = export { $variable }=auto   # 激活时让 nvcc 使用已安装的、其 CUDA 接受的最新 g++（NVCC_PREPEND_FLAGS=-ccbin …、NVCC_CCBIN、CUDAHOSTCXX）
+explain-gcc-refused-fix-name = 或者指定一个：export { $variable }=/usr/bin/{ $compiler }（Debian/Ubuntu：apt install { $package }），也可以在 config.toml 中设置 host-compiler
+explain-gcc-refused-fix-newer = 或者换用接受你的编译器的 CUDA 版本：{ $releases }
