@@ -24,6 +24,9 @@ import time
 import urllib.request
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from range_file import RangeFile  # noqa: E402
+
 PROJECTS = [
     "jax-cuda12-plugin",
     "jax-cuda13-plugin",
@@ -45,36 +48,6 @@ def get(url, accept=None):
             if attempt == 3:
                 raise
             time.sleep(2)
-
-
-class RangeFile(io.RawIOBase):
-    """A remote file read by HTTP range requests."""
-
-    def __init__(self, url, size):
-        self.url, self.size, self.pos = url, size, 0
-
-    def seekable(self):
-        return True
-
-    def readable(self):
-        return True
-
-    def seek(self, off, whence=0):
-        self.pos = off if whence == 0 else (self.pos + off if whence == 1 else self.size + off)
-        return self.pos
-
-    def tell(self):
-        return self.pos
-
-    def readinto(self, buf):
-        n = min(len(buf), self.size - self.pos)
-        if n <= 0:
-            return 0
-        req = urllib.request.Request(self.url, headers={"Range": "bytes=%d-%d" % (self.pos, self.pos + n - 1)})
-        data = urllib.request.urlopen(req, timeout=120).read()
-        buf[: len(data)] = data
-        self.pos += len(data)
-        return len(data)
 
 
 def metadata(f):

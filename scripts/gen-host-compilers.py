@@ -21,46 +21,17 @@ default mode turns that TSV into the registry table the binary embeds.
 import hashlib
 import io
 import json
+import os
 import re
 import sys
 import urllib.request
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from range_file import RangeFile  # noqa: E402
+
 PROJECTS = ["nvidia-cuda-nvcc-cu11", "nvidia-cuda-nvcc-cu12", "nvidia-cuda-crt"]
 COLUMNS = ["cuda", "project", "version", "gcc_max", "clang_max", "header_sha256", "wheel_sha256", "wheel_url"]
-
-
-class RangeFile(io.RawIOBase):
-    """A remote file read by HTTP range requests (zipfile seeks to the central directory)."""
-
-    def __init__(self, url):
-        self.url = url
-        head = urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=60)
-        self.size = int(head.headers["Content-Length"])
-        self.pos = 0
-
-    def seekable(self):
-        return True
-
-    def readable(self):
-        return True
-
-    def seek(self, off, whence=0):
-        self.pos = off if whence == 0 else (self.pos + off if whence == 1 else self.size + off)
-        return self.pos
-
-    def tell(self):
-        return self.pos
-
-    def readinto(self, buf):
-        n = min(len(buf), self.size - self.pos)
-        if n <= 0:
-            return 0
-        rng = "bytes=%d-%d" % (self.pos, self.pos + n - 1)
-        data = urllib.request.urlopen(urllib.request.Request(self.url, headers={"Range": rng}), timeout=60).read()
-        buf[: len(data)] = data
-        self.pos += len(data)
-        return len(data)
 
 
 def numbers(header):
