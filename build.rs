@@ -164,7 +164,7 @@ fn static_unwinder_dir() -> Option<PathBuf> {
 
 /// Writes `$OUT_DIR/help_topics.rs`: `(name, title, text)` for every
 /// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
-/// its first `# ` heading, sorted by name.
+/// its first `# ` heading, sorted by name; and README.zh-CN.md as `zh-cn`.
 fn help_topics() {
     let dir =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
@@ -185,6 +185,20 @@ fn help_topics() {
             .to_string();
         topics.push((name, title, path));
     }
+    // The Chinese quick start, for a reader with the binary and no clone.
+    let zh = dir
+        .parent()
+        .expect("docs/ is in the repository")
+        .join("README.zh-CN.md");
+    println!("cargo::rerun-if-changed={}", zh.display());
+    let zh_text = std::fs::read_to_string(&zh).expect("README.zh-CN.md is UTF-8");
+    let zh_title = zh_text
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .unwrap_or("zh-cn")
+        .trim()
+        .to_string();
+    topics.push(("zh-cn".to_string(), zh_title, zh));
     topics.sort();
     let mut code = String::from("&[\n");
     for (name, title, path) in &topics {
@@ -203,6 +217,7 @@ fn test_environment() {
     println!("cargo::rustc-check-cfg=cfg(cudaenv_has_driver)");
     println!("cargo::rustc-check-cfg=cfg(cudaenv_no_mount_ns)");
     println!("cargo::rustc-check-cfg=cfg(cudaenv_system_cudart)");
+    println!("cargo::rustc-check-cfg=cfg(cudaenv_not_root)");
     if std::env::var("PROFILE").is_ok_and(|p| p != "debug") {
         return;
     }
@@ -219,6 +234,9 @@ fn test_environment() {
     }
     if sh("ldconfig -p 2>/dev/null | grep -q 'libcudart\\.so'") {
         println!("cargo::rustc-cfg=cudaenv_system_cudart");
+    }
+    if !sh("[ \"$(id -u)\" = 0 ]") {
+        println!("cargo::rustc-cfg=cudaenv_not_root");
     }
     if !sh("[ \"$(id -u)\" = 0 ] && unshare -m true 2>/dev/null") {
         println!("cargo::rustc-cfg=cudaenv_no_mount_ns");

@@ -10,7 +10,7 @@ architectures a release deprecates, GPU family names) are written out below
 with the reason next to them.
 
 Usage: scripts/gen-compat-registry.py [REFERENCE_DIR]   (default ../shared/reference)
-The inputs it reads (compat/, manifests/cudnn/, runfiles/cudnn_legacy_urls.tsv) are
+The inputs it reads (compat/, manifests/cudnn/, runfiles/cudnn_legacy_urls.tsv; pypi/ from registry/inputs) are
 also kept, byte-exact, in registry/inputs/ (provenance in its README.md), which is a
 complete REFERENCE_DIR; the Rust tests (src/compat) re-read the CSV files there and
 check the TOML against them.
@@ -312,9 +312,26 @@ def gen_cudnn():
             for p in prefixes:
                 if p not in r["cuda"]:
                     r["cuda"].append(p)
+    # cuDNN releases without a redist manifest here: PyPI publishes one
+    # project per CUDA major (nvidia-cudnn-cu11/-cu12/-cu13), so the majors a
+    # release is built for are the projects that carry it as a final release
+    # (no .dev or .post builds; pre-releases say nothing about support).
+    pypi_dir = os.path.join(REPO, "registry", "inputs", "pypi")
+    by_minor = {}
+    for path in sorted(glob.glob(os.path.join(pypi_dir, "nvidia-cudnn-cu*.json"))):
+        major = re.search(r"nvidia-cudnn-cu(\d+)\.json$", path).group(1)
+        for v in json.load(open(path))["versions"]:
+            if not re.fullmatch(r"\d+\.\d+\.\d+\.\d+", v):
+                continue
+            mm = ".".join(v.split(".")[:2])
+            by_minor.setdefault(mm, set()).add(major)
+    for mm, majors in by_minor.items():
+        if mm not in rows:
+            rows[mm] = {"cudnn": mm, "cuda": sorted(majors, key=int), "from": "PyPI projects"}
     out = [HEADER]
     out.append('source = "NVIDIA cuDNN redist manifests (cuda_variant), registry/inputs/manifests/cudnn/*.json, '
-               'and the legacy archive names in registry/inputs/runfiles/cudnn_legacy_urls.tsv"\n')
+               'the legacy archive names in registry/inputs/runfiles/cudnn_legacy_urls.tsv, and, for releases '
+               'without a manifest, the PyPI projects nvidia-cudnn-cuNN that carry them, registry/inputs/pypi/*.json"\n')
     out.append("\n# A cuDNN release and the CUDA versions (prefixes: 11 = any 11.x) it is built for.\n"
                "# A cuDNN between two rows has the support of the older row.\n")
     for mm in sorted(rows, key=lambda s: tuple(map(int, s.split(".")))):

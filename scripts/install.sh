@@ -216,6 +216,11 @@ case $(basename "$user_shell") in
     shell=bash rc="$HOME/.bashrc"
     path_line="export PATH=\"$BIN_DIR:\$PATH\""
     init_lines=('eval "$(cudaenv init bash)"')
+    # Without Debian's bash-completion (absent on a minimal system) nothing
+    # loads the completion file installed above: the rc file loads it.
+    if [[ ! -f /usr/share/bash-completion/bash_completion && ! -f /etc/bash_completion ]]; then
+      init_lines+=('eval "$(cudaenv completions bash)"')
+    fi
     which_cmd='type -P cudaenv'
     ;;
 esac

@@ -25,6 +25,8 @@ REQUIREMENTS=(
   script:bsdutils
   setpriv:util-linux
   cc:gcc
+  g++:g++
+  g++-11:g++-11
   dpkg:libc6-dev
   python3:python3
   dpkg:python3-venv
@@ -40,6 +42,8 @@ REQUIREMENTS=(
   cmake:cmake
   flock:util-linux
   setsid:util-linux
+  unshare:util-linux
+  dpkg:python3-pip
 )
 
 present() {

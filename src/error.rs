@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use crate::i18n::Msg;
+use crate::msg;
 use crate::spec::source::SourceKind;
 
 /// Process exit codes. Values are part of the public interface.
@@ -106,6 +108,18 @@ pub enum Error {
     #[error("invalid version spec `{input}`: {reason}")]
     InvalidSpec { input: String, reason: String },
 
+    /// A project file (`.cuda-version`, `cuda.lock`) this user may not read:
+    /// a permission problem, not a malformed file.
+    #[error("cannot read {}: permission denied{}", path.display(), match (mode, owner) {
+        (Some(m), Some(u)) => format!(" (mode {m:04o}, owned by uid {u})"),
+        _ => String::new(),
+    })]
+    UnreadableFile {
+        path: PathBuf,
+        mode: Option<u32>,
+        owner: Option<u32>,
+    },
+
     /// `line` is 1-based; 0 means the problem is the file as a whole.
     #[error("invalid version file {}{}: {reason}", path.display(), if *line > 0 { format!(", line {line}") } else { String::new() })]
     InvalidVersionFile {
@@ -143,7 +157,7 @@ pub enum Error {
     #[error("`{name}` is not a valid version name: {reason}")]
     InvalidName { name: String, reason: String },
 
-    #[error("the path {} cannot be used in {variable}: {reason}", path.display())]
+    #[error("the path {} cannot be used in {variable}: {reason}", shown_path(path))]
     UnrepresentablePath {
         path: PathBuf,
         variable: &'static str,
@@ -175,6 +189,24 @@ pub enum Error {
         url: String,
         expected: String,
         actual: String,
+    },
+
+    /// A write under a directory cudaenv was given would go through a link
+    /// (or a non-directory) inside it (`os::fs::create_dirs_within`).
+    #[error("refusing to write under {}: {} is a symbolic link or not a directory, and cudaenv never writes through a link inside a directory it was given", dir.display(), path.display())]
+    WriteOutside { dir: PathBuf, path: PathBuf },
+
+    /// A `file://` artifact that is a FIFO, a device or a directory.
+    #[error("refusing {url}: it is {what}, not a regular file")]
+    NotRegularArtifact { url: String, what: &'static str },
+
+    /// The download cache's file system has no room for a download.
+    #[error("not enough free space for {file} in {}: it needs {}, {} are free", dir.display(), crate::spec::human_bytes(*needed), crate::spec::human_bytes(*available))]
+    NoSpace {
+        dir: PathBuf,
+        file: String,
+        needed: u64,
+        available: u64,
     },
 
     /// `from`: the source the file was asked of, when known (for the hint).
@@ -372,6 +404,15 @@ pub enum Error {
     #[error("no version is installed in {}", root.display())]
     NothingInstalled { root: PathBuf },
 
+    /// A path a system version would activate that other users control: it
+    /// does not exist and they can create it, or another user owns it.
+    #[error("refusing to activate `{version}` from the system root: {} {why}", path.display())]
+    UntrustedSystemPath {
+        path: PathBuf,
+        why: String,
+        version: String,
+    },
+
     #[error("refusing to activate `{version}` from the system root: {} (mode {mode:04o}) can be written by users other than its owner", path.display())]
     UnsafeSystemRoot {
         path: PathBuf,
@@ -438,6 +479,15 @@ pub enum Error {
     LockMismatch {
         path: PathBuf,
         against: String,
+        differences: Vec<String>,
+    },
+
+    /// An installed version of the locked name whose files are not the
+    /// locked ones (`install --locked` compares them, not just the name).
+    #[error("the installed {version} is not what {} locks: {}", path.display(), differences.join("; "))]
+    InstalledDiffersFromLock {
+        path: PathBuf,
+        version: String,
         differences: Vec<String>,
     },
 
@@ -613,6 +663,7 @@ impl Error {
         match self {
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
+            | Error::UnreadableFile { .. }
             | Error::InvalidName { .. }
             | Error::UnrepresentablePath { .. }
             | Error::NoRuntimeAt { .. }
@@ -636,9 +687,12 @@ impl Error {
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
             Error::StackPredatesGpu { .. } => ExitCode::PtxJitOnly,
-            Error::BadArchive { .. } | Error::HashMismatch { .. } | Error::SizeMismatch { .. } => {
-                ExitCode::Integrity
-            }
+            Error::NoSpace { .. } => ExitCode::Failure,
+            Error::WriteOutside { .. } => ExitCode::Usage,
+            Error::BadArchive { .. }
+            | Error::HashMismatch { .. }
+            | Error::SizeMismatch { .. }
+            | Error::NotRegularArtifact { .. } => ExitCode::Integrity,
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
             Error::InvalidFramework { .. } | Error::InvalidFacts { .. } => ExitCode::Usage,
@@ -660,7 +714,9 @@ impl Error {
             Error::ManifestsUnreachable { .. } => ExitCode::Network,
             Error::ModulefileNotOurs { .. } => ExitCode::Failure,
             Error::NothingInstalled { .. } => ExitCode::NotInstalled,
-            Error::UnsafeSystemRoot { .. } => ExitCode::UnsafeSystemRoot,
+            Error::UnsafeSystemRoot { .. } | Error::UntrustedSystemPath { .. } => {
+                ExitCode::UnsafeSystemRoot
+            }
             Error::SystemRootNotWritable { .. } => ExitCode::SystemRootNotWritable,
             Error::NoSystemRoot => ExitCode::Usage,
             Error::NotAMirror { .. } => ExitCode::Usage,
@@ -668,7 +724,9 @@ impl Error {
             Error::InvalidTarget { .. } => ExitCode::Usage,
             Error::TraceFailed { .. } => ExitCode::TraceFailed,
             Error::InvalidLock { .. } | Error::LockForeignUrl { .. } => ExitCode::InvalidLock,
-            Error::LockMismatch { .. } | Error::LockPlatform { .. } => ExitCode::LockMismatch,
+            Error::LockMismatch { .. }
+            | Error::LockPlatform { .. }
+            | Error::InstalledDiffersFromLock { .. } => ExitCode::LockMismatch,
             Error::NoLock { .. } | Error::NoVersionFile { .. } => ExitCode::Usage,
             Error::NetworkStalled { .. } => ExitCode::Network,
             Error::InvalidHttpTimeout { .. } => ExitCode::Usage,
@@ -691,235 +749,193 @@ impl Error {
         }
     }
 
-    /// What the user should do next, when there is something useful to say.
+    /// What the user should do next, when there is something useful to say
+    /// (in English: what `--json` and the tests read).
     pub fn hint(&self) -> Option<String> {
-        match self {
-            Error::InvalidSpec { .. } => Some(
-                "a spec looks like `12.4`, `12.4.1`, `11.2+cudnn8.1`, `system`, or the name of a linked version"
-                    .into(),
-            ),
-            Error::InvalidVersionFile { path, .. } => Some(format!(
-                "the file should hold one spec such as `12.4+cudnn9.1`; fix or remove {}",
-                path.display()
-            )),
-            Error::NotInstalled { spec, installed, .. } => {
-                let mut h = how_to_get(spec);
-                if !installed.is_empty() {
-                    h.push_str(&format!("; installed: {}", installed.join(", ")));
-                }
-                Some(h)
+        self.hint_msg().map(|m| m.en())
+    }
+
+    /// The hint as a message, shown in the user's language by the printer.
+    pub fn hint_msg(&self) -> Option<Msg> {
+        Some(match self {
+            Error::InvalidSpec { .. } => msg!("hint-invalid-spec"),
+            Error::InvalidVersionFile { path, .. } => {
+                msg!("hint-invalid-version-file", path = path.display())
             }
-            Error::NoRuntimeAt { .. } => Some(
-                "point `cudaenv link` at a CUDA toolkit (e.g. /usr/local/cuda-12.4) or a Python environment's site-packages/nvidia directory"
-                    .into(),
-            ),
-            Error::AlreadyExists { name } => Some(format!(
-                "pick another name, or remove it first with `cudaenv uninstall {name}`"
-            )),
-            Error::NoSuchVersion { installed, .. } => Some(if installed.is_empty() {
-                "nothing is installed".into()
-            } else {
-                format!(
-                    "give the exact name as `cudaenv versions` prints it; installed: {}",
-                    installed.join(", ")
+            Error::UnreadableFile { path, .. } => {
+                msg!("hint-unreadable-file", path = path.display())
+            }
+            Error::UnrepresentablePath { path, .. }
+                if path
+                    .as_os_str()
+                    .as_encoded_bytes()
+                    .iter()
+                    .any(|b| matches!(b, b'\n' | b'\r')) =>
+            {
+                msg!("hint-path-with-line-break")
+            }
+            Error::WriteOutside { path, .. } => {
+                msg!("hint-write-outside", path = path.display())
+            }
+            Error::NoSpace { .. } => msg!("hint-no-space"),
+            Error::NotRegularArtifact { .. } => msg!("hint-not-regular-artifact"),
+            Error::InstalledDiffersFromLock { .. } => msg!("hint-installed-differs-from-lock"),
+            Error::UntrustedSystemPath { .. } => msg!("hint-untrusted-system-path"),
+            Error::NotInstalled {
+                spec, installed, ..
+            } => {
+                let h = how_to_get_msg(spec);
+                if installed.is_empty() {
+                    h
+                } else {
+                    msg!("hint-installed-list", hint => h, installed = installed.join(", "))
+                }
+            }
+            Error::NoRuntimeAt { .. } => msg!("hint-no-runtime-at"),
+            Error::AlreadyExists { name } => msg!("hint-already-exists", name = name),
+            Error::NoSuchVersion { installed, .. } => {
+                if installed.is_empty() {
+                    msg!("hint-nothing-is-installed")
+                } else {
+                    msg!("hint-no-such-version", installed = installed.join(", "))
+                }
+            }
+            Error::ConfirmationRequired { .. } => msg!("hint-confirmation-required"),
+            Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => {
+                msg!(
+                    "hint-command-in-other-versions",
+                    versions = available_in.join(", ")
                 )
-            }),
-            Error::ConfirmationRequired { .. } => {
-                Some("pass `-y` (`--yes`) to confirm from a script".into())
             }
-            Error::CommandNotFound { available_in, .. } if !available_in.is_empty() => Some(format!(
-                "it exists in: {}; select one of those with `cudaenv local` or `cudaenv shell`",
-                available_in.join(", ")
-            )),
-            Error::ShimRecursion { command, .. } => Some(format!(
-                "something between the shim and the real `{command}` runs `{command}` again \
-                 (a wrapper script, or a PATH that leads back to the shims); {} counts the nesting",
-                crate::context::env_vars::CUDAENV_SHIM_DEPTH
-            )),
-            Error::CommandNotFound { command, .. } => Some(format!(
-                "no installed version provides `{command}`; if it is a toolkit tool (nvcc, ptxas, cuobjdump …), it comes with a `devel` or `full` install"
-            )),
-            Error::UnrepresentablePath { .. } => {
-                Some("use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)".into())
+            Error::ShimRecursion { command, .. } => msg!(
+                "hint-shim-recursion",
+                command = command,
+                variable = crate::context::env_vars::CUDAENV_SHIM_DEPTH
+            ),
+            Error::CommandNotFound { command, .. } => {
+                msg!("hint-command-not-found", command = command)
             }
-            Error::BadArchive { .. } => Some(
-                "the archive was rejected as unsafe or corrupt and nothing was installed; if it comes from a mirror, check the mirror"
-                    .into(),
-            ),
-            Error::HashMismatch { .. } => Some(
-                "the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files"
-                    .into(),
-            ),
-            Error::SizeMismatch { from, .. } => Some(format!(
-                "the file is not the one the {} announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file{}",
+            Error::UnrepresentablePath { .. } => msg!("hint-unrepresentable-path"),
+            Error::BadArchive { .. } => msg!("hint-bad-archive"),
+            Error::HashMismatch { .. } => msg!("hint-hash-mismatch"),
+            Error::SizeMismatch { from, .. } => {
+                let h = match from {
+                    Some(SourceKind::Nvidia | SourceKind::Legacy) => {
+                        msg!("hint-size-mismatch-manifest")
+                    }
+                    _ => msg!("hint-size-mismatch-index"),
+                };
                 match from {
-                    Some(SourceKind::Nvidia | SourceKind::Legacy) => "manifest",
-                    _ => "index",
-                },
-                match from {
-                    Some(k) => format!(" (check {})", where_configured(*k)),
-                    None => String::new(),
+                    Some(k) => msg!("hint-check-where", hint => h, place = where_configured(*k)),
+                    None => h,
                 }
-            )),
+            }
             Error::Network {
                 url,
                 reason,
                 from: Some(SourceKind::Nvidia | SourceKind::Legacy),
-            } => Some(format!("{}; run again to resume", network_advice(url, reason))),
+            } => msg!(
+                "hint-run-again-to-resume",
+                advice => network_advice(url, reason),
+                others = other_sources(url)
+            ),
             Error::Network {
                 from: Some(k @ (SourceKind::Pypi | SourceKind::Debian)),
                 ..
-            } => Some(format!(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the {} ({}); run again to resume",
-                match k {
-                    SourceKind::Debian => "Debian mirror",
-                    _ => "package index",
-                },
-                where_configured(*k)
-            )),
-            Error::Network { from: None, .. } => Some(
-                "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the source's mirror (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml); run again to resume"
-                    .into(),
+            } => match k {
+                SourceKind::Debian => {
+                    msg!("hint-network-debian-mirror", place = where_configured(*k))
+                }
+                _ => msg!("hint-network-package-index", place = where_configured(*k)),
+            },
+            Error::Network { from: None, .. } => msg!("hint-network-any"),
+            Error::Offline { url, .. } => msg!("hint-offline", url = url),
+            Error::NotAvailable { hint, .. } => return hint.clone().map(Msg::Verbatim),
+            Error::Unverified { .. } => msg!("hint-unverified"),
+            Error::BadRunfile { .. } | Error::BadManifest { .. } => msg!("hint-bad-nvidia-file"),
+            Error::Config { .. } => msg!("hint-config"),
+            Error::InvalidFacts { .. } => msg!("hint-invalid-facts"),
+            Error::InvalidLock { path, .. } => msg!("hint-invalid-lock", path = path.display()),
+            Error::LockForeignUrl { .. } => msg!("hint-lock-foreign-url"),
+            Error::LockMismatch { .. } => msg!("hint-lock-mismatch"),
+            Error::LockPlatform {
+                platform, locked, ..
+            } => msg!(
+                "hint-lock-platform",
+                platforms = format!("{},{platform}", locked.join(","))
             ),
-            Error::Offline { url, .. } => Some(format!(
-                "run once without --offline to download it ({url})"
-            )),
-            Error::NotAvailable { hint, .. } => hint.clone(),
-            Error::Unverified { .. } => Some(
-                "pass --allow-unverified to accept a download that no pinned hash can check".into(),
-            ),
-            Error::BadRunfile { .. } | Error::BadManifest { .. } => Some(
-                "nothing was installed; the file may be corrupt or tampered with: check the mirror (CUDAENV_NVIDIA_MIRROR) that served it"
-                    .into(),
-            ),
-            Error::Config { .. } => Some("`cudaenv help configuration` lists the keys config.toml accepts".into()),
-            Error::InvalidFacts { .. } => {
-                Some("pass the output of `cudaenv doctor --json` (or its `facts` object)".into())
-            }
-            Error::InvalidLock { path, .. } => Some(format!(
-                "nothing was downloaded or installed; regenerate it with `cudaenv lock` (or restore {} from version control)",
-                path.display()
-            )),
-            Error::LockForeignUrl { .. } => Some(
-                "a lock pins versions and hashes; the bytes come from your own sources (CUDAENV_PYPI_INDEX, CUDAENV_NVIDIA_MIRROR, CUDAENV_DEBIAN_MIRROR, config.toml). Use `--locked` to fetch the pinned files from them, or `cudaenv lock` to re-lock against them"
-                    .into(),
-            ),
-            Error::LockMismatch { .. } => Some(
-                "nothing was installed; run `cudaenv lock` to re-resolve, review the change and commit cuda.lock"
-                    .into(),
-            ),
-            Error::LockPlatform { platform, locked, .. } => Some(format!(
-                "nothing was installed; add this platform with `cudaenv lock --platform {},{platform}` and commit cuda.lock",
-                locked.join(",")
-            )),
-            Error::NoLock { .. } => Some(
-                "create one with `cudaenv lock` (next to .cuda-version) and commit it".into(),
-            ),
-            Error::NoVersionFile { .. } => Some(
-                "pass a SPEC: `cudaenv lock 12.4+cudnn9` pins it in ./.cuda-version and locks it".into(),
-            ),
-            Error::InvalidFramework { .. } => Some(
-                "write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)"
-                    .into(),
-            ),
+            Error::NoLock { .. } => msg!("hint-no-lock"),
+            Error::NoVersionFile { .. } => msg!("hint-no-version-file"),
+            Error::InvalidFramework { .. } => msg!("hint-invalid-framework"),
             Error::UnknownFrameworkVersion { known, .. } if !known.is_empty() => {
-                Some(format!("known: {}", known.join(", ")))
+                msg!("hint-known", known = known.join(", "))
             }
-            Error::FrameworkNotInstalled { framework, .. } => Some(format!(
-                "name a version (`cudaenv compat {framework}==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it"
-            )),
+            Error::FrameworkNotInstalled { framework, .. } => {
+                msg!("hint-framework-not-installed", framework = framework)
+            }
             Error::WouldNotRun {
                 driver_too_old,
                 target,
                 gpu,
                 ..
-            } => Some(match (*driver_too_old, target) {
-                (true, None) => "upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway".into(),
-                (true, Some(name)) => format!("upgrade {name}'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway"),
-                (false, _) => format!("pick a CUDA release that supports {gpu}, or drop --strict to install anyway"),
-            }),
-            Error::NoDriver { .. } => Some(
-                "on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); \
-                 in a container, start it with the GPU exposed (e.g. `docker run --gpus all`). On a machine \
-                 without one, nothing can be verified. cudaenv installs toolkits, never the driver"
-                    .into(),
-            ),
+            } => match (*driver_too_old, target) {
+                (true, None) => msg!("hint-would-not-run-driver"),
+                (true, Some(name)) => msg!("hint-would-not-run-target-driver", machine = name),
+                (false, _) => msg!("hint-would-not-run-gpu", gpu = gpu),
+            },
+            Error::NoDriver { .. } => msg!("hint-no-driver"),
             Error::DriverTooOld {
                 driver_cuda,
                 min_driver,
                 ..
-            } => Some(format!(
-                "upgrade the NVIDIA driver to {min_driver} or newer, or select a CUDA this driver runs \
-                 (`cudaenv install {driver_cuda}`, then `cudaenv local {driver_cuda}`)"
-            )),
-            Error::ArchUnsupported { instead, .. } => Some(format!(
-                "select a CUDA that supports this GPU: {instead}"
-            )),
+            } => msg!(
+                "hint-driver-too-old",
+                driver = min_driver,
+                cuda = driver_cuda
+            ),
+            Error::ArchUnsupported { instead, .. } => {
+                msg!("hint-arch-unsupported", instead = instead)
+            }
             Error::NoDevice {
                 visible_devices: Some(v),
                 present,
                 ..
-            } => Some(format!(
-                "CUDA_VISIBLE_DEVICES={v:?} hides {}; unset it or list a GPU index (e.g. CUDA_VISIBLE_DEVICES=0)",
+            } => {
+                let value = format!("{v:?}");
                 match present {
-                    Some(1) => "the driver's only GPU".to_string(),
-                    Some(n) => format!("the driver's {n} GPUs"),
-                    None => "the GPUs".to_string(),
+                    Some(1) => msg!("hint-no-device-hidden-one", value = value),
+                    Some(n) => msg!("hint-no-device-hidden-many", value = value, count = n),
+                    None => msg!("hint-no-device-hidden", value = value),
                 }
-            )),
-            Error::NoDevice { .. } => Some(
-                "check `nvidia-smi`; in a container, start it with the GPU exposed (e.g. `docker run --gpus all`)"
-                    .into(),
+            }
+            Error::NoDevice { .. } => msg!("hint-no-device"),
+            Error::LibraryMissing { version, .. } if version == "system" => {
+                msg!("hint-library-missing-system")
+            }
+            Error::LibraryMissing { version, .. } => {
+                msg!("hint-library-missing", version = version)
+            }
+            Error::LibraryShadowed { path, .. } => msg!(
+                "hint-library-shadowed",
+                dir = path.parent().unwrap_or(path).display()
             ),
-            Error::LibraryMissing { version, .. } if version == "system" => Some(
-                "no version is selected and the loader finds no copy: select one \
-                 (`cudaenv local 12.4`, `cudaenv verify 12.4`) or put a toolkit's lib64 on LD_LIBRARY_PATH"
-                    .into(),
-            ),
-            Error::LibraryMissing { version, .. } => Some(format!(
-                "version `{version}` lacks it: reinstall it, or link a tree that has it; \
-                 `cudaenv verify --json` lists every soname tried"
-            )),
-            Error::LibraryShadowed { path, .. } => Some(format!(
-                "another copy is found first: remove {} from LD_LIBRARY_PATH (and LD_PRELOAD), \
-                 or install the library into the version",
-                path.parent().unwrap_or(path).display()
-            )),
-            Error::LibraryMismatch { .. } => Some(
-                "the files changed since the version was recorded, or another copy shadows them; \
-                 reinstall the version"
-                    .into(),
-            ),
-            Error::WrongResult { .. } => Some(
-                "a GPU, driver or library that computes wrong numbers: check `nvidia-smi -q -d ECC,CLOCK` \
-                 for memory errors or overclocking, try another driver; NVIDIA_TF32_OVERRIDE=1 also makes \
-                 fp32 products inexact"
-                    .into(),
-            ),
+            Error::LibraryMismatch { .. } => msg!("hint-library-mismatch"),
+            Error::WrongResult { .. } => msg!("hint-wrong-result"),
             Error::VerifyTimedOut {
                 stage, output, why, ..
             } => {
-                let mut hint = match why {
-                    Some(why) => why.clone(),
+                let hint = match why {
+                    Some(why) => Msg::Verbatim(why.clone()),
                     None if stage.starts_with("cuInit") || stage.contains("libcuda") => {
-                        "the driver hangs in its initialisation (cuInit): every CUDA program on this \
-                         machine will hang the same way. Check `nvidia-smi` (if it hangs too, the driver \
-                         or GPU is stuck: reload the kernel module or reboot; look for Xid errors in \
-                         `dmesg`). If the checks are only slow (a large --size), raise the limit with \
-                         --timeout SECS"
-                            .to_string()
+                        msg!("hint-timed-out-cuinit")
                     }
-                    None => format!(
-                        "`{stage}` did not return. Run another CUDA program (`nvidia-smi`, a framework's \
-                         first GPU call) to see whether it waits too: if so the driver or GPU is stuck \
-                         (look for Xid errors in `dmesg`); if not, the call is only slow here (a large \
-                         --size, code being compiled): raise the limit with --timeout SECS"
-                    ),
+                    None => msg!("hint-timed-out", stage = stage),
                 };
-                if !output.is_empty() {
-                    hint.push_str(&format!("\nthe libraries' last output was:\n{output}"));
+                if output.is_empty() {
+                    hint
+                } else {
+                    msg!("hint-last-output", hint => hint, output = output)
                 }
-                Some(hint)
             }
             Error::StackPredatesGpu {
                 sm,
@@ -929,144 +945,90 @@ impl Error {
                 ..
             } => {
                 let instead = match first {
-                    Some(f) => format!(
-                        "use CUDA {f} or newer, the first with native {sm} code (`cudaenv install {f}`){}",
-                        if frameworks.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", and a framework built for it: {}", frameworks.join(", "))
-                        }
+                    Some(f) if frameworks.is_empty() => {
+                        msg!("hint-predates-gpu-use", first = f, sm = sm)
+                    }
+                    Some(f) => msg!(
+                        "hint-predates-gpu-use-frameworks",
+                        first = f,
+                        sm = sm,
+                        frameworks = frameworks.join(", ")
                     ),
-                    None => "use the newest CUDA release".to_string(),
+                    None => msg!("hint-predates-gpu-newest"),
                 };
-                Some(format!(
-                    "{instead}. With CUDA {cuda} every library kernel this GPU needs is JIT-compiled \
-                     by the driver at its first use (minutes for cuBLAS; again whenever the compute \
-                     cache, CUDA_CACHE_MAXSIZE, is too small to keep it), and libraries that ship no \
-                     PTX fail with \"no kernel image is available\""
-                ))
+                msg!("hint-predates-gpu", instead => instead, cuda = cuda)
             }
-            Error::VerifyCrashed { output, .. } if !output.is_empty() => Some(format!(
-                "the libraries' last output was:\n{output}"
-            )),
-            Error::UnknownHelpTopic { topics, .. } => Some(format!(
-                "topics: {}; `cudaenv help` lists the commands too",
-                topics.join(", ")
-            )),
-            Error::UnknownCommand { .. } => Some("`cudaenv --help` lists the commands".into()),
-            Error::NoPin { installed, .. } => Some(match installed.as_slice() {
-                [] => "pin one with `cudaenv local SPEC` once it is installed: `cudaenv install 12.4`, \
-                       then `cudaenv local 12.4` (`cudaenv ls-remote` lists what can be installed)"
-                    .into(),
-                _ => format!(
-                    "pin one with `cudaenv local SPEC`; installed: {}",
-                    installed.join(", ")
+            Error::VerifyCrashed { output, .. } if !output.is_empty() => {
+                msg!("hint-only-last-output", output = output)
+            }
+            Error::UnknownHelpTopic { topics, .. } => {
+                msg!("hint-unknown-help-topic", topics = topics.join(", "))
+            }
+            Error::UnknownCommand { .. } => msg!("hint-unknown-command"),
+            Error::NoPin { installed, .. } => match installed.as_slice() {
+                [] => msg!("hint-no-pin-nothing-installed"),
+                _ => msg!("hint-no-pin", installed = installed.join(", ")),
+            },
+            Error::VersionNameRequired { command, installed } => match installed.as_slice() {
+                [] => msg!("hint-version-name-required-none"),
+                _ => msg!(
+                    "hint-version-name-required",
+                    command = command,
+                    installed = installed.join(", ")
                 ),
-            }),
-            Error::VersionNameRequired { command, installed } => Some(match installed.as_slice() {
-                [] => "nothing is installed (`cudaenv versions` lists what is)".into(),
-                _ => format!(
-                    "`cudaenv {command} NAME`; installed: {}",
-                    installed.join(", ")
-                ),
-            }),
-            Error::ManifestsUnreachable { url, reason } => Some(format!(
-                "{}; nothing was changed: cudaenv keeps using the manifests it has",
-                network_advice(url, reason)
-            )),
-            Error::UnsafeSystemRoot { path, .. } => Some(format!(
-                "anyone who can write there can plant libraries in every user's processes; \
-                 the administrator should run `chmod go-w {}` (or remove the version); \
-                 meanwhile use a version of your own root",
-                path.display()
-            )),
-            Error::SystemRootNotWritable { root, .. } => Some(format!(
-                "use your own root (leave out --system); or, as the system root's owner, run it with \
-                 `cudaenv install --system` or CUDAENV_ROOT={}",
-                root.display()
-            )),
-            Error::NoSystemRoot => Some(format!(
-                "set {} or `system-root` in $CUDAENV_ROOT/config.toml",
-                crate::context::env_vars::CUDAENV_SYSTEM_ROOT
-            )),
-            Error::NothingInstalled { .. } => Some(
-                "install one first (`cudaenv install 12.4`) or adopt one (`cudaenv link NAME PATH`)"
-                    .into(),
+            },
+            Error::ManifestsUnreachable { url, reason } => {
+                msg!("hint-manifests-unreachable", advice => network_advice(url, reason))
+            }
+            Error::UnsafeSystemRoot { path, .. } => {
+                msg!("hint-unsafe-system-root", path = path.display())
+            }
+            Error::SystemRootNotWritable { root, .. } => {
+                msg!("hint-system-root-not-writable", root = root.display())
+            }
+            Error::NoSystemRoot => msg!(
+                "hint-no-system-root",
+                variable = crate::context::env_vars::CUDAENV_SYSTEM_ROOT
             ),
-            Error::ModulefileNotOurs { .. } => Some(
-                "export into a directory of its own (`module use` it), or move that file away".into(),
+            Error::NothingInstalled { .. } => msg!("hint-nothing-installed"),
+            Error::ModulefileNotOurs { .. } => msg!("hint-modulefile-not-ours"),
+            Error::NotAMirror { .. } => msg!("hint-not-a-mirror"),
+            Error::BadMirror { .. } => msg!("hint-bad-mirror"),
+            Error::InvalidTarget { .. } => msg!("hint-invalid-target"),
+            Error::TraceFailed { .. } => msg!("hint-trace-failed"),
+            Error::NetworkStalled { default_secs, .. } => msg!(
+                "hint-network-stalled",
+                variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                default = default_secs
             ),
-            Error::NotAMirror { .. } => Some(
-                "give a new or empty directory, or one that `cudaenv mirror` wrote before (it adds to it)"
-                    .into(),
+            Error::InvalidHttpTimeout { default_secs, .. } => msg!(
+                "hint-invalid-http-timeout",
+                variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
+                default = default_secs
             ),
-            Error::BadMirror { .. } => Some(
-                "the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory"
-                    .into(),
-            ),
-            Error::InvalidTarget { .. } => Some(
-                "describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)"
-                    .into(),
-            ),
-            Error::TraceFailed { .. } => Some(
-                "check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable"
-                    .into(),
-            ),
-            Error::NetworkStalled { default_secs, .. } => Some(format!(
-                "the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with {}=SECONDS (default {default_secs})",
-                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-            )),
-            Error::InvalidHttpTimeout { default_secs, .. } => Some(format!(
-                "set it to whole seconds, e.g. {}=60, or unset it for the default ({default_secs} s)",
-                crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
-            )),
-            Error::BadVariable { variable, .. } => Some(format!(
-                "set {variable} to such a value, or unset it (`cudaenv help environment` lists the variables)"
-            )),
-            Error::Encode { .. } | Error::TaskFailed { .. } => Some(
-                "this is a bug in cudaenv; nothing was committed half-way. Please report it with the command that failed"
-                    .into(),
-            ),
-            Error::AsyncRuntime { .. } | Error::HttpClient { .. } => Some(
-                "the system refused a resource cudaenv needs (threads, file descriptors, TLS roots): check `ulimit -a`"
-                    .into(),
-            ),
-            Error::CannotRun { .. } => Some(
-                "check that the file is executable and built for this machine (`file`, `ldd`)".into(),
-            ),
-            Error::NoErrorText => Some(
-                "pass the message as an argument or on standard input: `cudaenv explain \"libcudart.so.11.0: cannot open…\"`"
-                    .into(),
-            ),
-            Error::NoShellVersion { .. } => Some(
-                "`cudaenv shell SPEC` sets one for this shell; `cudaenv version` shows what is active and why".into(),
-            ),
-            Error::SystemHasNoPrefix => Some(
-                "select a cudaenv version (`cudaenv prefix 12.4`, `cudaenv local 12.4`); `cudaenv versions` lists them"
-                    .into(),
-            ),
-            Error::NotALink { name } => Some(format!(
-                "`--force` only replaces links: run `cudaenv uninstall {name}` first, or pick another name"
-            )),
-            Error::IncompleteVersion { .. } => Some("pass --force to replace it".into()),
-            Error::BadChildRequest { .. } => Some(
-                "this process is started by `cudaenv verify`; run that instead".into(),
-            ),
-            Error::CorruptCache { path, .. } => Some(format!(
-                "remove {} (or run once without --offline to read the index again)",
-                path.display()
-            )),
-            Error::BadMetadata { path, .. } => Some(format!(
-                "the version's record was changed or damaged: reinstall it, or remove {} with `cudaenv uninstall`",
-                path.parent()
+            Error::BadVariable { variable, .. } => {
+                msg!("hint-bad-variable", variable = variable)
+            }
+            Error::Encode { .. } | Error::TaskFailed { .. } => msg!("hint-bug"),
+            Error::AsyncRuntime { .. } | Error::HttpClient { .. } => msg!("hint-resources"),
+            Error::CannotRun { .. } => msg!("hint-cannot-run"),
+            Error::NoErrorText => msg!("hint-no-error-text"),
+            Error::NoShellVersion { .. } => msg!("hint-no-shell-version"),
+            Error::SystemHasNoPrefix => msg!("hint-system-has-no-prefix"),
+            Error::NotALink { name } => msg!("hint-not-a-link", name = name),
+            Error::IncompleteVersion { .. } => msg!("hint-incomplete-version"),
+            Error::BadChildRequest { .. } => msg!("hint-bad-child-request"),
+            Error::CorruptCache { path, .. } => msg!("hint-corrupt-cache", path = path.display()),
+            Error::BadMetadata { path, .. } => msg!(
+                "hint-bad-metadata",
+                path = path
+                    .parent()
                     .and_then(|p| p.parent())
                     .unwrap_or(path)
                     .display()
-            )),
-            Error::NotUtf8ForShell { .. } => Some(
-                "use a path or value that is valid UTF-8, or another shell (bash, zsh, fish)".into(),
             ),
-            Error::UnknownShell { .. } => Some("expected bash, zsh, fish, pwsh or cmd".into()),
+            Error::NotUtf8ForShell { .. } => msg!("hint-not-utf8-for-shell"),
+            Error::UnknownShell { .. } => msg!("hint-unknown-shell"),
             Error::UnknownFrameworkVersion { .. }
             | Error::VerifyCrashed { .. }
             | Error::PathNotFound { .. }
@@ -1075,8 +1037,8 @@ impl Error {
             | Error::Aborted(_)
             | Error::Interrupted
             | Error::Io { .. }
-            | Error::CheckFailed { .. } => None,
-        }
+            | Error::CheckFailed { .. } => return None,
+        })
     }
 
     /// A short machine-readable name for the kind of problem (`--json`).
@@ -1097,6 +1059,7 @@ impl Error {
             Error::NotInstalled { .. } | Error::CommandNotFound { .. } => "not_installed",
             Error::InvalidSpec { .. }
             | Error::InvalidVersionFile { .. }
+            | Error::UnreadableFile { .. }
             | Error::InvalidName { .. }
             | Error::UnrepresentablePath { .. }
             | Error::BadVariable { .. }
@@ -1111,6 +1074,9 @@ impl Error {
             | Error::BadArchive { .. }
             | Error::HashMismatch { .. }
             | Error::SizeMismatch { .. }
+            | Error::NotRegularArtifact { .. }
+            | Error::NoSpace { .. }
+            | Error::WriteOutside { .. }
             | Error::Network { .. }
             | Error::NetworkStalled { .. }
             | Error::Offline { .. }
@@ -1135,6 +1101,7 @@ impl Error {
             | Error::ModulefileNotOurs { .. }
             | Error::NothingInstalled { .. }
             | Error::UnsafeSystemRoot { .. }
+            | Error::UntrustedSystemPath { .. }
             | Error::SystemRootNotWritable { .. }
             | Error::NoSystemRoot
             | Error::NotAMirror { .. }
@@ -1144,6 +1111,7 @@ impl Error {
             | Error::InvalidLock { .. }
             | Error::LockForeignUrl { .. }
             | Error::LockMismatch { .. }
+            | Error::InstalledDiffersFromLock { .. }
             | Error::LockPlatform { .. }
             | Error::NoLock { .. }
             | Error::NoVersionFile { .. }
@@ -1177,37 +1145,96 @@ fn where_configured(kind: SourceKind) -> &'static str {
 
 /// What to check when `url` could not be fetched: a host name that did not
 /// resolve is said as such (reqwest's message alone hides it).
-fn network_advice(url: &str, reason: &str) -> String {
+fn network_advice(url: &str, reason: &str) -> Msg {
     let host = url
         .split_once("://")
         .map(|(_, rest)| rest.split(['/', ':', '?']).next().unwrap_or(rest))
         .unwrap_or(url);
     if reason.contains("dns error") || reason.contains("failed to lookup address") {
-        format!(
-            "the host name `{host}` did not resolve: check its spelling (CUDAENV_NVIDIA_MIRROR, \
-             `nvidia-mirror` in config.toml), the DNS settings, or the proxy (HTTPS_PROXY)"
-        )
+        msg!("hint-network-dns", host = host)
     } else {
-        "check the connection (HTTPS_PROXY / NO_PROXY are honoured) or the NVIDIA mirror \
-         (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml)"
-            .into()
+        msg!("hint-network-nvidia")
+    }
+}
+
+/// For a download from NVIDIA's redist server that failed: which other
+/// source serves the same thing, so that a machine that cannot reach NVIDIA
+/// (a firewall, a region) knows its way round. The developer tools of a
+/// 12.x devel profile have none among cudaenv's sources (PyPI's 12.x nvcc
+/// wheels are ptxas and NVVM only; the Debian source has the runtime
+/// libraries): PyPI's from CUDA 13, or Debian's own toolkit package.
+fn other_sources(url: &str) -> String {
+    // `…/redist/<component>/<platform>/<component>-<platform>-<version>-archive.tar.xz`
+    let mut parts = url.rsplit('/');
+    let (Some(file), Some(_platform), Some(component)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return String::new();
+    };
+    let Some(version) = file
+        .strip_suffix("-archive.tar.xz")
+        .and_then(|f| f.rsplit('-').next())
+    else {
+        return String::new();
+    };
+    let major = version.split('.').next().unwrap_or("");
+    let tool = matches!(
+        component,
+        "cuda_nvcc" | "cuda_cuobjdump" | "cuda_nvdisasm" | "cuda_nvprune" | "cuda_cuxxfilt"
+    );
+    if tool && major == "12" {
+        format!(
+            ". Without NVIDIA's server, no other source of cudaenv has CUDA {version}'s `{}` (PyPI's 12.x nvcc is ptxas and NVVM only; Debian's packages give the runtime libraries): PyPI has a complete nvcc from CUDA 13 (`cudaenv install 13 --profile devel`), Debian's own `nvidia-cuda-toolkit` package has nvcc 12.4 system-wide (apt, as root), and `--without nvcc,cuobjdump,nvdisasm,nvprune` installs the rest of 12.x from PyPI",
+            component.trim_start_matches("cuda_")
+        )
+    } else if !tool && ["11", "12", "13"].contains(&major) {
+        ". Without NVIDIA's server: PyPI has the CUDA libraries of 11.7 and later (`--source pypi`), Debian's packages those of 11.2.2, 11.8.0 and 12.4.1 (`--source debian`)".to_string()
+    } else {
+        String::new()
     }
 }
 
 /// What to run to make `spec` available: `install` for a CUDA version; for a
 /// name (which only `link` creates) installing makes no sense.
-pub fn how_to_get(spec: &str) -> String {
+pub fn how_to_get_msg(spec: &str) -> Msg {
     match crate::spec::Spec::parse(spec) {
-        Ok(crate::spec::Spec::Name(_)) => format!(
-            "`{spec}` is a name, not a CUDA version: create it with `cudaenv link {spec} PATH`"
-        ),
-        _ => format!("run `cudaenv install {spec}` to install it"),
+        Ok(crate::spec::Spec::Name(_)) => msg!("hint-link-a-name", spec = spec),
+        _ => msg!("hint-install-spec", spec = spec),
+    }
+}
+
+/// A path in a message, its control characters escaped (`\n`), so that a
+/// path holding a line break cannot forge a line of output.
+fn shown_path(p: &std::path::Path) -> String {
+    let s = p.display().to_string();
+    if s.chars().any(char::is_control) {
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    } else {
+        s
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreachable_nvidia_names_the_sources_that_would_serve_it() {
+        let nvcc = "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz";
+        let s = other_sources(nvcc);
+        assert!(s.contains("`cudaenv install 13 --profile devel`"), "{s}");
+        assert!(s.contains("nvidia-cuda-toolkit"), "{s}");
+        let lib = "https://developer.download.nvidia.com/compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz";
+        assert!(other_sources(lib).contains("`--source debian`"));
+        assert_eq!(other_sources("https://example.org/x.run"), "");
+    }
 
     /// Fails to compile when a code is added: add it to `ExitCode::ALL` and the docs.
     fn _all_is_exhaustive(c: ExitCode) {

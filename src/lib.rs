@@ -5,6 +5,9 @@
 //! checks this, see `docs/layout.md`):
 //! - `os`: the platform layer, the only code that knows the operating
 //!   system (processes, locks, file operations, dynamic loading, hashing);
+//! - `i18n`: messages in the user's language: the Fluent catalogues
+//!   (English the source, Chinese), and the message type the capabilities
+//!   build instead of finished text;
 //! - `spec`: what users write, parsed once into types (specs, versions,
 //!   URLs whose credentials never print);
 //! - `context`: the one value through which code sees the outside world
@@ -32,6 +35,7 @@ pub mod activation;
 pub mod cli;
 pub mod context;
 pub mod error;
+pub mod i18n;
 pub mod install;
 pub mod machine;
 pub mod os;

@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
                         && !a.file.starts_with('.')
                         && a.file
                             .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b"._+-".contains(&b)),
+                            .all(|b| b.is_ascii_alphanumeric() || b"._+-~%".contains(&b)),
                     "{:?}",
                     a.file
                 );

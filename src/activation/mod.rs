@@ -34,6 +34,7 @@
 //! The result is data (`EnvDelta`); `exec` applies it to a child's environment
 //! and `shell` renders it as code for a shell.
 
+pub mod host_compiler;
 pub mod modulefile;
 pub mod select;
 pub mod shell;
@@ -61,6 +62,15 @@ pub struct EnvDelta {
 /// Something about an activation worth a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
+    /// The host-compiler setting pointed nvcc at a compiler.
+    HostCompiler {
+        /// The compiler, as it describes itself (`/usr/bin/g++-11 (GCC 11.3.0)`).
+        compiler: String,
+        /// Why: the setting and the limits (`CUDAENV_HOST_COMPILER=auto; CUDA 11.8 accepts GCC up to 11 …`).
+        why: String,
+    },
+    /// The host-compiler setting found no compiler to point nvcc at.
+    NoHostCompiler { why: String },
     /// The active Python environment holds NVIDIA CUDA wheels of the version's major.
     BundledWheels {
         /// Its `site-packages/nvidia` directory.
@@ -74,6 +84,13 @@ pub enum Note {
 impl std::fmt::Display for Note {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Note::HostCompiler { compiler, why } => write!(
+                f,
+                "nvcc uses {compiler} ({why}): NVCC_PREPEND_FLAGS has -ccbin, NVCC_CCBIN and CUDAHOSTCXX name it"
+            ),
+            Note::NoHostCompiler { why } => {
+                write!(f, "nvcc's host compiler is left as it is: {why}")
+            }
             Note::BundledWheels {
                 nvidia,
                 major,
@@ -136,6 +153,45 @@ pub struct Activation {
     /// Single-valued variables, in order: `Some` sets; `None` (the version has
     /// no such directory, or `system`) clears what cudaenv had set.
     pub values: Vec<(&'static str, Option<OsString>)>,
+}
+
+/// Refuses a value with a line break for an output format that cannot carry
+/// one (`reason` says why); the shells and `$GITHUB_ENV` can, and quote it.
+/// Every such format checks through here.
+pub fn single_line(
+    variable: &'static str,
+    value: &std::ffi::OsStr,
+    reason: &'static str,
+) -> Result<()> {
+    if value
+        .as_encoded_bytes()
+        .iter()
+        .any(|b| matches!(b, b'\n' | b'\r'))
+    {
+        return Err(Error::UnrepresentablePath {
+            path: PathBuf::from(value),
+            variable,
+            reason,
+        });
+    }
+    Ok(())
+}
+
+impl Activation {
+    /// `single_line` for every directory and value.
+    pub fn single_line(&self, reason: &'static str) -> Result<()> {
+        for (name, dirs) in &self.lists {
+            for d in dirs {
+                single_line(name, d.as_os_str(), reason)?;
+            }
+        }
+        for (name, value) in &self.values {
+            if let Some(v) = value {
+                single_line(name, v, reason)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The activation data of `active`. Every directory is checked to be
@@ -237,6 +293,7 @@ pub fn plan(ctx: &Context, store: &Store, active: &Active) -> Result<EnvDelta> {
             None => delta.unset(name),
         }
     }
+    host_compiler(&mut delta, ctx, active.installed())?;
     for (name, value) in activation.values {
         if name == env_vars::CUDAENV_ACTIVE {
             // Computed from the environment (the user's other XLA flags stay),
@@ -264,6 +321,78 @@ pub fn plan(ctx: &Context, store: &Store, active: &Active) -> Result<EnvDelta> {
         }
     }
     Ok(delta)
+}
+
+/// With the host-compiler setting and a version of a known CUDA: nvcc's
+/// compiler (`-ccbin` first in NVCC_PREPEND_FLAGS, NVCC_CCBIN) and CMake's
+/// (CUDAHOSTCXX), and a note saying which and why. Without the setting,
+/// nothing is touched: nvcc keeps its own choice.
+fn host_compiler(delta: &mut EnvDelta, ctx: &Context, version: Option<&Installed>) -> Result<()> {
+    use crate::activation::host_compiler::{self as hc};
+    let Some(setting) = crate::context::config::HostCompiler::resolve(ctx)? else {
+        return Ok(());
+    };
+    let Some(cuda) = version.and_then(Installed::cuda) else {
+        return Ok(());
+    };
+    let origin = setting.origin.to_string();
+    let path_dirs: Vec<PathBuf> =
+        crate::os::path_list::dirs(ctx.var_os(env_vars::PATH).unwrap_or_default())
+            .map(Path::to_path_buf)
+            .collect();
+    let limits = hc::limits(cuda);
+    let chosen = match (&setting.value, limits) {
+        (crate::context::config::HostCompiler::Auto, Some(l)) => match hc::choose(l, &path_dirs) {
+            Some(c) => Ok((c, format!("{origin}=auto; {}", l.describe()))),
+            None => Err(format!(
+                "{origin}=auto found no installed g++ that CUDA {} accepts (GCC up to {}); install one (Debian: apt install g++-{})",
+                l.cuda, l.gcc_max, l.gcc_max
+            )),
+        },
+        (crate::context::config::HostCompiler::Auto, None) => Err(format!(
+            "{origin}=auto: cudaenv does not know which compilers CUDA {cuda} accepts"
+        )),
+        (crate::context::config::HostCompiler::Named(p), l) => {
+            let path = if p.components().count() > 1 {
+                Some(p.clone())
+            } else {
+                crate::os::path_list::find(p.as_os_str(), path_dirs.iter().map(PathBuf::as_path))
+            };
+            match path.as_deref().and_then(hc::probe) {
+                Some(c) => {
+                    let why = match l {
+                        Some(l) if c.accepted_by(l) => format!("{origin}; {}", l.describe()),
+                        Some(l) => {
+                            format!("{origin}; note: {}, so nvcc will refuse it", l.describe())
+                        }
+                        None => origin.clone(),
+                    };
+                    Ok((c, why))
+                }
+                None => Err(format!(
+                    "{origin} names {}, which is not a compiler that answers --version",
+                    p.display()
+                )),
+            }
+        }
+    };
+    match chosen {
+        Ok((c, why)) => {
+            let current = ctx.var(env_vars::NVCC_PREPEND_FLAGS).unwrap_or("");
+            delta.set(
+                env_vars::NVCC_PREPEND_FLAGS,
+                hc::with_ccbin(current, &c.path).into(),
+            );
+            delta.set(env_vars::NVCC_CCBIN, c.path.clone().into_os_string());
+            delta.set(env_vars::CUDAHOSTCXX, c.path.clone().into_os_string());
+            delta.notes.push(Note::HostCompiler {
+                compiler: c.describe(),
+                why,
+            });
+        }
+        Err(why) => delta.notes.push(Note::NoHostCompiler { why }),
+    }
+    Ok(())
 }
 
 const XLA_DATA_DIR: &str = "--xla_gpu_cuda_data_dir=";

@@ -72,9 +72,15 @@ pub fn module_version(v: &Installed) -> String {
 /// The text of `v`'s modulefile.
 pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<Vec<u8>> {
     let module = format!("{MODULE_NAME}/{}", module_version(v));
-    let what = match (v.cuda(), v.cudnn()) {
-        (Some(c), Some(d)) => format!("CUDA {c} with cuDNN {d}"),
-        (Some(c), None) => format!("CUDA {c}"),
+    let mut with: Vec<String> = v
+        .cudnn()
+        .map(|d| format!("cuDNN {d}"))
+        .into_iter()
+        .collect();
+    with.extend(v.libs().iter().map(|(l, lv)| format!("{} {lv}", l.title())));
+    let what = match (v.cuda(), with.is_empty()) {
+        (Some(c), false) => format!("CUDA {c} with {}", with.join(", ")),
+        (Some(c), true) => format!("CUDA {c}"),
         (None, _) => format!("the CUDA stack `{}`", v.name),
     };
     let prefix = v.prefix();
@@ -96,6 +102,11 @@ pub fn render(format: Format, v: &Installed, activation: &Activation) -> Result<
         }
     }
     help.push_str("Unloading takes them back. Only one cuda module loads at a time.");
+    // Lmod and Environment Modules keep a variable up to its first line
+    // break: a directory with one would be cut short on LD_LIBRARY_PATH.
+    activation.single_line(
+        "it contains a line break, which Lmod and Environment Modules cut the variable at",
+    )?;
     let description = format!("{what} (cudaenv version {})", v.name);
     match format {
         Format::Lmod => lua(&module, &help, &description, activation),
@@ -257,14 +268,16 @@ fn tcl_str(text: &str) -> String {
     out
 }
 
-/// Where `v`'s modulefile goes under `dir`.
-pub fn file_path(dir: &Path, format: Format, v: &Installed) -> PathBuf {
+/// Where `v`'s modulefile goes under `dir`: `dir/cuda/<version>[.lua]`,
+/// with `dir/cuda` created as a real directory (a link there, out of `dir`,
+/// is refused: `os::fs::within`).
+pub fn file_path(dir: &Path, format: Format, v: &Installed) -> Result<PathBuf> {
     let version = module_version(v);
     let file = match format {
         Format::Lmod => format!("{version}.lua"),
         Format::Tcl => version,
     };
-    dir.join(MODULE_NAME).join(file)
+    crate::os::fs::within(dir, &Path::new(MODULE_NAME).join(file))
 }
 
 /// Fails unless `path` is free or holds a modulefile cudaenv wrote.
@@ -290,7 +303,8 @@ pub fn write(path: &Path, text: &[u8]) -> Result<()> {
 fn written_by_us(path: &Path) -> bool {
     use std::io::Read;
     let mut head = Vec::new();
-    let Ok(f) = std::fs::File::open(path) else {
+    // A FIFO or device put there is not ours (and must not hang us).
+    let Ok((f, _)) = crate::os::fs::open_regular(path) else {
         return false;
     };
     if f.take(512).read_to_end(&mut head).is_err() {
@@ -337,6 +351,26 @@ mod tests {
     #[test]
     fn tcl_modulefile() {
         insta::assert_snapshot!(rendered(Format::Tcl));
+    }
+
+    #[test]
+    fn a_stack_with_nccl_and_tensorrt_names_them() {
+        let mut v = version();
+        for (name, version) in [("nccl", "2.21.5"), ("tensorrt", "10.0.1.6")] {
+            v.meta.components.push(crate::store::Component {
+                name: name.into(),
+                version: version.into(),
+                source: "pypi".into(),
+                url: None,
+                sha256: None,
+            });
+        }
+        let a = crate::activation::activation(&Active::Version(Box::new(v.clone()))).unwrap();
+        let text = String::from_utf8(render(Format::Lmod, &v, &a).unwrap()).unwrap();
+        assert!(
+            text.contains("CUDA 12.4.1 with cuDNN 9.1.0.70, NCCL 2.21.5, TensorRT 10.0.1.6"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -22,7 +22,6 @@
 //! is an error, as a broken `.cuda-version` is, since it might pin a version.
 //! In one directory `.cuda-version` is looked at first.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -57,57 +56,60 @@ fn invalid(path: &Path, line: usize, reason: impl Into<String>) -> Error {
 
 /// Reads and parses a version file.
 pub fn read(path: &Path) -> Result<Pinned> {
-    let bytes = read_small_regular(path, MAX_BYTES, |n| {
-        format!("it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)")
-    })
-    .map_err(|reason| invalid(path, 0, reason))?;
+    let bytes = read_small_regular(
+        path,
+        MAX_BYTES,
+        |n| {
+            format!(
+                "it is {n} bytes; a version file holds one short line (at most {MAX_BYTES} bytes)"
+            )
+        },
+        |reason| invalid(path, 0, reason),
+    )?;
     parse(&bytes, path)
 }
 
 /// Reads a `.tool-versions` file: its `cuda` pin, or `None` when it has no
 /// `cuda` line.
 pub fn read_tool_versions(path: &Path) -> Result<Option<Pinned>> {
-    let bytes = read_small_regular(path, TOOL_VERSIONS_MAX_BYTES, |n| {
-        format!(
-            "it is {n} bytes; a .tool-versions file holds one short line per tool (at most {TOOL_VERSIONS_MAX_BYTES} bytes)"
-        )
-    })
-    .map_err(|reason| invalid(path, 0, reason))?;
+    let bytes = read_small_regular(
+        path,
+        TOOL_VERSIONS_MAX_BYTES,
+        |n| {
+            format!(
+                "it is {n} bytes; a .tool-versions file holds one short line per tool (at most {TOOL_VERSIONS_MAX_BYTES} bytes)"
+            )
+        },
+        |reason| invalid(path, 0, reason),
+    )?;
     parse_tool_versions(&bytes, path)
 }
 
 /// Reads a small file that arrived with a repository (`.cuda-version`,
-/// `cuda.lock`): opened without blocking, so a FIFO never hangs, and without
-/// becoming a controlling terminal; refused, with the reason, when it is not
-/// a regular file or holds more than `max` bytes (`too_big` words that).
+/// `.tool-versions`, `cuda.lock`) through the one bounded reader
+/// (`os::fs::read_bounded`: a FIFO never hangs, a device is refused). A
+/// file this user may not read is reported as that (`UnreadableFile`, with
+/// its mode and owner), not as a malformed file; every other refusal is
+/// `invalid(reason)`, with `too_big` wording the size limit.
 pub fn read_small_regular(
     path: &Path,
     max: u64,
     too_big: impl Fn(u64) -> String,
-) -> std::result::Result<Vec<u8>, String> {
-    let file = crate::os::open_untrusted(path).map_err(|e| format!("cannot open it: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot stat it: {e}"))?;
-    if !meta.is_file() {
-        let what = if meta.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file"
-        };
-        return Err(format!("it is {what}"));
-    }
-    if meta.len() > max {
-        return Err(too_big(meta.len()));
-    }
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    if bytes.len() as u64 > max {
-        return Err(format!("it is larger than {max} bytes"));
-    }
-    Ok(bytes)
+    invalid: impl Fn(String) -> Error,
+) -> Result<Vec<u8>> {
+    use crate::os::fs::ReadError;
+    crate::os::fs::read_bounded(path, max).map_err(|e| match e {
+        e if e.is_permission_denied() => {
+            let meta = std::fs::metadata(path).ok();
+            Error::UnreadableFile {
+                path: path.to_path_buf(),
+                mode: meta.as_ref().and_then(crate::os::permission_bits),
+                owner: meta.as_ref().and_then(crate::os::owner),
+            }
+        }
+        ReadError::TooBig { size, .. } => invalid(too_big(size)),
+        e => invalid(e.to_string()),
+    })
 }
 
 /// Parses the content of a version file; `path` is only used in messages.

@@ -5,7 +5,10 @@ use serde::Serialize;
 
 use super::Env;
 use crate::error::{ExitCode, Result};
+use crate::i18n::Lang;
 use crate::machine::doctor::{self, Finding, Level};
+use crate::msg;
+use unicode_width::UnicodeWidthStr;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -77,7 +80,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             facts: &facts,
         })?;
     } else {
-        let text = render(&findings, env.printer.quiet, &summary);
+        let text = render(&findings, env.printer.quiet, &summary, env.printer.lang());
         env.out_styled(&text)?;
     }
     Ok(if summary.errors > 0 {
@@ -89,7 +92,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 
 /// A `doctor --json` report (its `facts`) or bare facts.
 fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
-    let text = std::fs::read_to_string(path).map_err(crate::Error::io("cannot read", path))?;
+    let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL)
+        .map_err(|e| crate::Error::io("cannot read", path)(e.into()))?;
     let bad = |reason: String| crate::Error::InvalidFacts {
         path: path.to_path_buf(),
         reason,
@@ -102,34 +106,47 @@ fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
     serde_json::from_value(value).map_err(|e| bad(e.to_string()))
 }
 
-fn render(findings: &[Finding], quiet: bool, s: &Summary) -> String {
+/// One line per finding (its level, code and message) with its fix below,
+/// then the counts; the words in `lang`, the codes as they are.
+fn render(findings: &[Finding], quiet: bool, s: &Summary, lang: Lang) -> String {
     const OK: Style = AnsiColor::Green.on_default().bold();
     const WARN: Style = AnsiColor::Yellow.on_default().bold();
     const ERR: Style = AnsiColor::Red.on_default().bold();
     const DIM: Style = Style::new().dimmed();
+    let words = [
+        msg!("doctor-level-ok"),
+        msg!("doctor-level-warning"),
+        msg!("doctor-level-error"),
+    ]
+    .map(|m| m.render(lang));
+    let level_width = words.iter().map(|w| w.width()).max().unwrap_or(0).max(7);
+    let mut fix_label = msg!("doctor-label-fix").render(lang);
+    // `fix: …`, but `解决办法：…`: a full-width colon carries its own space.
+    if !fix_label.ends_with('：') {
+        fix_label.push(' ');
+    }
+    let indent = " ".repeat(level_width + 22);
     let mut out = String::new();
     for f in findings {
         if quiet && f.level == Level::Ok {
             continue;
         }
         let (style, word) = match f.level {
-            Level::Ok => (OK, "ok"),
-            Level::Warning => (WARN, "warning"),
-            Level::Error => (ERR, "error"),
+            Level::Ok => (OK, &words[0]),
+            Level::Warning => (WARN, &words[1]),
+            Level::Error => (ERR, &words[2]),
         };
+        let pad = " ".repeat(level_width - word.width());
         out.push_str(&format!(
-            "{style}{word:<7}{style:#}  {DIM}{:<18}{DIM:#} {}\n",
-            f.code, f.message
+            "{style}{word}{style:#}{pad}  {DIM}{:<18}{DIM:#} {}\n",
+            f.code,
+            f.message.render(lang)
         ));
         if let Some(fix) = &f.fix {
-            out.push_str(&format!("{:<27}  fix: {fix}\n", ""));
+            out.push_str(&format!("{indent}{fix_label}{}\n", fix.render(lang)));
         }
     }
-    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
-    out.push_str(&format!(
-        "{}, {}\n",
-        plural(s.errors, "error"),
-        plural(s.warnings, "warning")
-    ));
+    out.push_str(&msg!("doctor-summary", errors = s.errors, warnings = s.warnings).render(lang));
+    out.push('\n');
     out
 }

@@ -5,8 +5,12 @@
 use std::io::Read;
 
 use super::Env;
+use unicode_width::UnicodeWidthStr;
+
 use crate::error::{Error, ExitCode, Result};
+use crate::i18n::Lang;
 use crate::machine::explain::{self, Explanation, Input};
+use crate::msg;
 use crate::{activation::select, machine::doctor};
 
 #[derive(Debug, clap::Args)]
@@ -41,11 +45,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         .list()
         .unwrap_or_default()
         .iter()
-        .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+        .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn(), v.libs()))
         .collect();
     let active = select::active(&env.ctx).ok().and_then(|(_, a)| {
         a.installed()
-            .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn()))
+            .map(|v| explain::stack_of(v.name.as_str(), v.cuda(), v.cudnn(), v.libs()))
     });
     let exe = std::env::current_exe().ok();
     let input = Input {
@@ -61,39 +65,47 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.json {
         env.out_json(&found)?;
     } else {
-        env.out(render(&found).as_bytes())?;
+        env.out(render(&found, env.printer.lang()).as_bytes())?;
     }
     if found.is_empty() {
-        env.printer.warn("cudaenv does not recognise this message");
-        env.printer.hint("`cudaenv doctor` checks the whole setup; paste the first error line, not the traceback's last one");
+        env.printer.warn_msg(&msg!("explain-not-recognised"));
+        env.printer.hint_msg(&msg!("explain-not-recognised-hint"));
         return Ok(ExitCode::Failure);
     }
     Ok(ExitCode::Success)
 }
 
-fn render(found: &[Explanation]) -> String {
+/// The report in `lang`: each explanation's id and matched text, then its
+/// labelled lines, the labels padded to one column (by display width, so
+/// that Chinese labels line up too).
+fn render(found: &[Explanation], lang: Lang) -> String {
+    let labels = [
+        msg!("explain-label-meaning"),
+        msg!("explain-label-provided-by"),
+        msg!("explain-label-installed"),
+        msg!("explain-label-fix"),
+    ]
+    .map(|m| m.render(lang));
+    let column = labels.iter().map(|l| l.width()).max().unwrap_or(0) + 1;
+    let pad = |label: &str| format!("{label}{}", " ".repeat(column - label.width()));
+    let [meaning, provided_by, installed, fix] = labels.each_ref().map(|l| pad(l));
+    let blank = " ".repeat(column);
     let mut t = String::new();
     for (i, e) in found.iter().enumerate() {
         if i > 0 {
             t.push('\n');
         }
         t.push_str(&format!("[{}] {}\n", e.id, e.matched));
-        t.push_str(&format!("  meaning:     {}\n", e.meaning));
+        t.push_str(&format!("  {meaning}{}\n", e.meaning.render(lang)));
         if let Some(p) = &e.provided_by {
-            t.push_str(&format!("  provided by: {p}\n"));
+            t.push_str(&format!("  {provided_by}{}\n", p.render(lang)));
         }
         if let Some(p) = &e.installed {
-            t.push_str(&format!("  installed:   {p}\n"));
+            t.push_str(&format!("  {installed}{}\n", p.render(lang)));
         }
         for (j, f) in e.fix.iter().enumerate() {
-            t.push_str(&format!(
-                "  {}{f}\n",
-                if j == 0 {
-                    "fix:         "
-                } else {
-                    "             "
-                }
-            ));
+            let label = if j == 0 { &fix } else { &blank };
+            t.push_str(&format!("  {label}{}\n", f.render(lang)));
         }
     }
     t

@@ -97,7 +97,13 @@ mod tests {
                     .is_some_and(|x| x == "md")
             })
             .count();
-        assert_eq!(TOPICS.len(), pages);
+        // Every page of docs/, and the Chinese quick start.
+        assert_eq!(TOPICS.len(), pages + 1);
+        assert!(
+            topic("zh-cn")
+                .unwrap()
+                .starts_with("# cudaenv 中文快速入门")
+        );
         assert!(topic("shell").unwrap().starts_with("# Shell integration"));
         assert!(topic("exit-codes").unwrap().contains("| `3` |"));
         assert!(topic("no-such-topic").is_none());

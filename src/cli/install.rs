@@ -220,6 +220,7 @@ async fn install_async(
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
         .with_parallel_min(settings.parallel_download_min.value)
+        .with_max_download(settings.max_download.value)
         .with_timeouts(timeouts);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::context::failpoint::arm(crate::context::failpoint::Point::parse(point)?);
@@ -227,15 +228,43 @@ async fn install_async(
     let opts = engine::Options {
         force: args.force || grow.is_some(),
         threads: 0,
+        keep_downloads: settings.keep_downloads.value,
     };
     let outcome = engine::install(&store, &fetcher, &plan, &opts).await;
     bars.clear();
-    let (v, already) = match outcome? {
-        Outcome::Installed(v) => (v, false),
-        Outcome::AlreadyInstalled(v) => (v, true),
+    let (v, left) = match outcome? {
+        Outcome::Installed(v, left) => (v, Some(left)),
+        Outcome::AlreadyInstalled(v) => (v, None),
     };
     refresh_shims(env, &store);
-    report(env, args, &v, already, started)
+    report(env, args, &v, left.is_none(), started)?;
+    if let Some(left) = left
+        && !args.json
+    {
+        env.printer.info(cache_note(&left));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// What the install left in the cache, in one line: the unpacked packages
+/// cost nothing beside the version (they are its files), and the archives
+/// are gone unless `keep-downloads` keeps them.
+fn cache_note(left: &engine::Leftover) -> String {
+    let packages = format!(
+        "the cache keeps the unpacked packages ({}: the version's own files, hard-linked, no extra disk) for reinstalls",
+        human_bytes(left.packages)
+    );
+    match (left.downloads_deleted, left.downloads_kept) {
+        (0, 0) => format!("{packages}; nothing was downloaded"),
+        (deleted, 0) => format!(
+            "{packages}; the downloaded archives ({}) were deleted (`keep-downloads = true` keeps them)",
+            human_bytes(deleted)
+        ),
+        (_, kept) => format!(
+            "{packages} and, as keep-downloads asks, the downloaded archives ({}; `cudaenv cache clean` deletes them)",
+            human_bytes(kept)
+        ),
+    }
 }
 
 /// The sources as `args` configure them (`choice`, a lock's, overrides
@@ -303,7 +332,26 @@ pub(crate) async fn resolve(
             (None, Some(r)) => r.release_for(stack)?,
             (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
         };
-        if let Some(v) = installed_release(&seen, stack, &release)? {
+        // With a lock, only the version of exactly the locked name counts
+        // (12.4.1+cudnn9.28.0.42 is not the 12.4.1 a lock without cuDNN
+        // describes), and only if it holds the locked files.
+        let found = installed_release(&seen, stack, &release)?
+            .filter(|v| lock.is_none_or(|l| v.name == l.lock.name()));
+        if let Some(v) = found {
+            if let Some(l) = lock {
+                let differences = crate::install::lockfile::differences_installed(
+                    &l.lock,
+                    l.platform,
+                    &v.meta.components,
+                );
+                if !differences.is_empty() {
+                    return Err(Error::InstalledDiffersFromLock {
+                        path: l.path.clone(),
+                        version: v.name.to_string(),
+                        differences,
+                    });
+                }
+            }
             if covers(&v, profile, &with) {
                 return Ok(Resolved::Installed(v));
             }
@@ -312,14 +360,19 @@ pub(crate) async fn resolve(
             }
         }
     }
+    // Growing a version keeps its cuDNN and its other libraries.
+    let mut libs = grow.as_ref().map(|v| v.libs()).unwrap_or_default();
+    for (l, v) in stack.libs.iter() {
+        libs.insert(l, v.clone());
+    }
     let req = Request {
         spec: StackSpec {
             cuda: stack.cuda.clone(),
-            // Growing a version keeps its cuDNN.
             cudnn: stack
                 .cudnn
                 .clone()
                 .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
+            libs,
         },
         profile,
         with,
@@ -418,6 +471,29 @@ fn report(
     Ok(ExitCode::Success)
 }
 
+/// For a component that comes in several files (Debian and NVIDIA ship
+/// cuBLAS and cuBLASLt as two packages of `cublas`): which file this is, by
+/// its package name, and the library it carries.
+fn which_part(plan: &Plan, a: &crate::install::sources::Artifact) -> String {
+    if plan
+        .artifacts
+        .iter()
+        .filter(|o| o.component == a.component)
+        .count()
+        < 2
+    {
+        return String::new();
+    }
+    let package = a.file_name.split(['_', '-']).next().unwrap_or(&a.file_name);
+    let lower = a.file_name.to_ascii_lowercase();
+    let library = match a.component.as_str() {
+        "cublas" if lower.contains("cublaslt") => ": cuBLASLt",
+        "cublas" => ": cuBLAS",
+        _ => "",
+    };
+    format!(", {package}{library}")
+}
+
 fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<ExitCode> {
     if args.json {
         #[derive(serde::Serialize)]
@@ -456,10 +532,11 @@ fn print_plan(env: &Env, args: &Args, plan: &Plan, size: &PlanSize) -> Result<Ex
             _ => String::new(),
         };
         text.push_str(&format!(
-            "  {} {} ({})\n    {}\n    size {}  sha256 {}\n",
+            "  {} {} ({}{})\n    {}\n    size {}  sha256 {}\n",
             a.component,
             a.version,
             a.source.name(),
+            which_part(plan, a),
             a.url,
             a.size
                 .map(|s| s.to_string())

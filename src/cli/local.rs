@@ -102,6 +102,6 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
     if let Ok(None) = select::resolve(&store, spec) {
         env.printer.warn(format!("`{spec}` is not installed yet"));
         env.printer
-            .hint(crate::error::how_to_get(&spec.to_string()));
+            .hint_msg(&crate::error::how_to_get_msg(&spec.to_string()));
     }
 }

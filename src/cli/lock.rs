@@ -69,6 +69,47 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             (p.path, stack, false)
         }
     };
+    // The pin as it selects here: a lock describes what the project runs,
+    // so when the pin selects an installed version (`12.4` selecting
+    // 12.4.1+cudnn9.28.0.42), that version's exact releases are locked,
+    // its cuDNN included, and its profile unless one is given.
+    let store = crate::store::Store::configured(&env.ctx)?;
+    let selected = match (
+        &args.spec,
+        select::resolve(&store, &Spec::Stack(spec.clone()))?,
+    ) {
+        (None, Some(select::Active::Version(v))) => Some(*v),
+        _ => None,
+    };
+    let request = match &selected {
+        Some(v) if v.meta.kind == crate::store::Kind::Linked => {
+            return Err(Error::NotAvailable {
+                what: format!(
+                    "a lock of `{}`, which {spec} selects here: it is a linked tree, which no source resolves",
+                    v.name
+                ),
+                source_name: None,
+                hint: Some(format!(
+                    "lock a version the sources install: `cudaenv lock {spec}` after `cudaenv install {spec}`, or pin the installed one you mean in {}",
+                    version_file.display()
+                )),
+            });
+        }
+        Some(v) => match v.cuda() {
+            Some(cuda) => {
+                let mut exact = StackSpec::new(cuda.clone(), v.cudnn().cloned());
+                exact.libs = v.libs();
+                env.printer.info(format!(
+                    "locking {}, which {spec} selects here ({})",
+                    v.name,
+                    version_file.display()
+                ));
+                exact
+            }
+            None => spec.clone(),
+        },
+        None => spec.clone(),
+    };
     let path = lockfile::beside(&version_file);
     let existing = match std::fs::symlink_metadata(&path) {
         Ok(_) => match lockfile::read(&path) {
@@ -88,10 +129,15 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     };
     platforms.sort();
     platforms.dedup();
+    let installed_profile = selected
+        .as_ref()
+        .and_then(|v| v.meta.profile.as_deref())
+        .and_then(|p| <Profile as clap::ValueEnum>::from_str(p, false).ok());
     let profile = args
         .resolution
         .profile
         .or(existing.as_ref().map(|l| l.stack.profile))
+        .or(installed_profile)
         .unwrap_or_default();
     let (with, without) = match &existing {
         Some(l) if !args.resolution.names_components() => {
@@ -116,13 +162,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let settings = Settings::resolve(&env.ctx)?;
     let plans = resolution::block_on(async {
         let remote = resolution::open_remote(env, &settings, opts).await?;
-        resolve(env, remote, &spec, &platforms, profile, &with, &without).await
+        resolve(env, remote, &request, &platforms, profile, &with, &without).await
     })?;
     let lock = Lock::from_plans(&spec, choice, &with, &without, &plans)?;
     let text = lock.render();
 
     if args.check {
-        let on_disk = std::fs::read(&path).ok();
+        let on_disk = crate::os::fs::read_bounded(&path, crate::os::fs::SMALL).ok();
         if on_disk.as_deref() == Some(text.as_bytes()) {
             env.printer
                 .success(format!("{} is up to date", path.display()));
@@ -225,8 +271,9 @@ async fn resolve(
             exact = StackSpec {
                 cuda: plan.cuda.clone(),
                 cudnn: plan.cudnn.clone(),
+                libs: plan.libs.clone(),
             };
-        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn {
+        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn || plan.libs != exact.libs {
             return Err(Error::NotAvailable {
                 what: format!("{exact} for {}", p.name()),
                 source_name: None,

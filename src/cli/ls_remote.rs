@@ -5,8 +5,9 @@
 //! manifests `cudaenv update` fetched, and PyPI's live catalogue (read again
 //! when older than `catalogue-max-age`; `--refresh` reads it now, `--offline`
 //! never). PyPI's cuDNN versions need its index, so they are listed only
-//! with a SPEC (for the matching CUDA majors). This file parses, calls and
-//! prints.
+//! with a SPEC (for the matching CUDA majors), and so are the builds of the
+//! libraries beside the toolkit (NCCL, TensorRT, …) the SPEC or `--with`
+//! names. This file parses, calls and prints.
 
 use super::Env;
 use crate::error::{ExitCode, Result};
@@ -14,7 +15,7 @@ use crate::install::sources::SourceKind;
 use crate::install::sources::remote::{self, CatalogueState, RemoteRelease};
 use crate::install::sources::resolve::SourceChoice;
 use crate::registry;
-use crate::spec::Version;
+use crate::spec::{Library, Version};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -33,6 +34,17 @@ pub struct Args {
     /// Read the release list from the package index now.
     #[arg(long)]
     pub refresh: bool,
+    /// Also list the builds of these libraries beside the toolkit for the
+    /// matching CUDA majors (needs a SPEC; a spec that names one, such as
+    /// `12.4+nccl2.21`, lists it too, those of its version only).
+    #[arg(
+        long = "with",
+        value_delimiter = ',',
+        value_name = "LIB",
+        requires = "spec",
+        value_parser = clap::builder::PossibleValuesParser::new(Library::ALL.map(|l| l.component()))
+    )]
+    pub with: Vec<String>,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -91,7 +103,9 @@ async fn list(
         })
         .collect();
     let mut cudnn: Vec<(u32, Vec<String>)> = Vec::new();
-    if stack.is_some() && remote.allows(SourceKind::Pypi) {
+    // PyPI's cuDNN wheels, per CUDA major listed: what a default
+    // `install X+cudnn9` takes, so they are listed with or without a SPEC.
+    if remote.allows(SourceKind::Pypi) {
         let mut majors: Vec<u32> = releases
             .iter()
             .filter(|r| r.sources.contains(&SourceKind::Pypi))
@@ -101,6 +115,14 @@ async fn list(
         for m in majors {
             match remote.pypi.cudnn_versions(m).await {
                 Ok(v) => cudnn.push((m, v)),
+                // Without a SPEC nobody asked for this major's cuDNN: an
+                // index without the project, or `--offline` without its
+                // page, leaves it out rather than failing the listing.
+                Err(e)
+                    if stack.is_none() && (args.offline || e.exit_code() != ExitCode::Network) =>
+                {
+                    continue;
+                }
                 // Without the index (air-gapped, offline laptop) the releases and the
                 // NVIDIA/legacy cuDNN builds above still come from stored data: list
                 // those and say what is missing rather than failing the whole listing.
@@ -116,6 +138,38 @@ async fn list(
                     break;
                 }
                 Err(e) => return Err(e),
+            }
+        }
+    }
+    // The libraries beside the toolkit: PyPI's builds per CUDA major.
+    let mut libraries: Vec<(Library, u32, Vec<String>)> = Vec::new();
+    if let Some(s) = &stack {
+        let wanted: Vec<(Library, Option<&Version>)> = Library::ALL
+            .into_iter()
+            .filter_map(|l| match s.libs.get(l) {
+                Some(v) => Some((l, Some(v))),
+                None => args
+                    .with
+                    .iter()
+                    .any(|w| w == l.component())
+                    .then_some((l, None)),
+            })
+            .collect();
+        let mut majors: Vec<u32> = releases.iter().map(|r| r.version.major()).collect();
+        majors.dedup();
+        for (lib, prefix) in wanted {
+            for &m in &majors {
+                if registry::pypi().library_project(lib, m).is_none() {
+                    continue;
+                }
+                let all = remote.pypi.library_versions(lib, m).await?;
+                let v = all
+                    .into_iter()
+                    .filter(|v| {
+                        prefix.is_none_or(|p| v.parse::<Version>().is_ok_and(|v| v.matches(p)))
+                    })
+                    .collect();
+                libraries.push((lib, m, v));
             }
         }
     }
@@ -147,10 +201,17 @@ async fn list(
             /// How the PyPI release list was obtained.
             catalogue: CatalogueState,
             cuda: Vec<Rel>,
-            /// PyPI's cuDNN versions per CUDA major (with a SPEC only).
+            /// PyPI's cuDNN versions per CUDA major listed.
             cudnn: std::collections::BTreeMap<String, Vec<String>>,
             /// cuDNN builds of the NVIDIA redist and legacy sources.
             cudnn_builds: Vec<Cudnn>,
+            /// PyPI's builds of the libraries asked for, per CUDA major
+            /// (`{"nccl": {"cuda12": [...]}}`).
+            #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+            libraries: std::collections::BTreeMap<
+                &'static str,
+                std::collections::BTreeMap<String, Vec<String>>,
+            >,
         }
         env.out_json(&Out {
             catalogue: remote.state.clone(),
@@ -180,6 +241,16 @@ async fn list(
                     cuda: c.clone(),
                 })
                 .collect(),
+            libraries: {
+                let mut m: std::collections::BTreeMap<_, std::collections::BTreeMap<_, _>> =
+                    Default::default();
+                for (lib, major, v) in &libraries {
+                    m.entry(lib.component())
+                        .or_default()
+                        .insert(format!("cuda{major}"), v.clone());
+                }
+                m
+            },
         })?;
         return Ok(ExitCode::Success);
     }
@@ -213,6 +284,17 @@ async fn list(
     for (m, v) in &cudnn {
         text.push_str(&format!(
             "cudnn for CUDA {m} (pypi): {}\n",
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        ));
+    }
+    for (lib, m, v) in &libraries {
+        text.push_str(&format!(
+            "{} for CUDA {m} (pypi): {}\n",
+            lib.component(),
             if v.is_empty() {
                 "none".to_string()
             } else {

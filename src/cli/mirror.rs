@@ -157,7 +157,8 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         args.jobs,
         progress,
     )
-    .with_timeouts(remote.timeouts);
+    .with_timeouts(remote.timeouts)
+    .with_max_download(settings.max_download.value);
     let fetcher = &fetcher;
     let mut added = 0usize;
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
@@ -225,7 +226,7 @@ fn cached_manifests(cache: &std::path::Path) -> Vec<(String, PathBuf)> {
             };
             let valid = name.starts_with("redistrib_")
                 && name.ends_with(".json")
-                && std::fs::read_to_string(e.path())
+                && crate::os::fs::read_bounded_text(&e.path(), crate::os::fs::SMALL)
                     .is_ok_and(|t| nvidia::parse_manifest(&name, &t, product).is_ok());
             if valid {
                 out.push((format!("nvidia/{}/{name}", product.redist_dir()), e.path()));

@@ -154,7 +154,12 @@ pub struct Env {
 impl Env {
     /// The context's own printer: messages go where its output goes.
     pub fn new(ctx: Context, quiet: bool) -> Env {
-        let printer = Printer::new(quiet, ctx.stdio().clone());
+        let language_ctx = ctx.clone();
+        let printer = Printer::new(quiet, ctx.stdio().clone()).with_language(move || {
+            crate::context::config::language(&language_ctx)
+                .map(|s| s.value)
+                .unwrap_or_else(|_| crate::context::config::locale_language(&language_ctx).value)
+        });
         Env { ctx, printer }
     }
 
@@ -243,40 +248,53 @@ fn run_cli() -> Result<ExitCode> {
         }
     };
     let env = Env::new(Context::from_process()?, cli.quiet);
-    match cli.command {
-        Command::Versions(a) => versions::run(&env, a),
-        Command::Version(a) => version::run(&env, a),
-        Command::Local(a) => local::run(&env, a),
-        Command::Global(a) => global::run(&env, a),
-        Command::Shell(a) => shell::run(&env, a),
-        Command::Prefix(a) => prefix::run(&env, a),
-        Command::Root(a) => root::run(&env, a),
-        Command::Exec(a) => exec::run(&env, a),
-        Command::Env(a) => env::run(&env, a),
-        Command::Install(a) => install::run(&env, a),
-        Command::LsRemote(a) => ls_remote::run(&env, a),
-        Command::Cache(a) => cache::run(&env, a),
-        Command::Rehash(a) => rehash::run(&env, a),
-        Command::Link(a) => link::run(&env, a),
-        Command::Uninstall(a) => uninstall::run(&env, a),
-        Command::Which(a) => which::run(&env, a),
-        Command::Init(a) => init::run(&env, a),
-        Command::HookEnv(a) => hook_env::run(&env, a),
-        Command::Update(a) => update::run(&env, a),
-        Command::Doctor(a) => doctor::run(&env, a),
-        Command::Compat(a) => compat::run(&env, a),
-        Command::Explain(a) => explain::run(&env, a),
-        Command::Verify(a) => verify::run(&env, a),
-        Command::VerifyChild(a) => verify::run_child(&env, a),
-        Command::Completions(a) => completions::run(&env, a),
-        Command::Man(a) => man::run(&env, a),
-        Command::Help(a) => help::run(&env, a),
-        Command::Direnv(a) => direnv::run(&env, a),
-        Command::Module(a) => module::run(&env, a),
-        Command::Mirror(a) => mirror::run(&env, a),
-        Command::Trace(a) => trace::run(&env, a),
-        Command::Lock(a) => lock::run(&env, a),
-        Command::Export(a) => export::run(&env, a),
+    // A language named wrongly is said before anything is shown in it.
+    crate::context::config::check_language_variable(&env.ctx)?;
+    // The error is printed here, where the printer knows the language of its hint.
+    match dispatch(&env, cli.command) {
+        Err(err) if !is_broken_pipe(&err) => {
+            env.printer.errors([&err]);
+            Ok(err.exit_code())
+        }
+        other => other,
+    }
+}
+
+fn dispatch(env: &Env, command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Versions(a) => versions::run(env, a),
+        Command::Version(a) => version::run(env, a),
+        Command::Local(a) => local::run(env, a),
+        Command::Global(a) => global::run(env, a),
+        Command::Shell(a) => shell::run(env, a),
+        Command::Prefix(a) => prefix::run(env, a),
+        Command::Root(a) => root::run(env, a),
+        Command::Exec(a) => exec::run(env, a),
+        Command::Env(a) => env::run(env, a),
+        Command::Install(a) => install::run(env, a),
+        Command::LsRemote(a) => ls_remote::run(env, a),
+        Command::Cache(a) => cache::run(env, a),
+        Command::Rehash(a) => rehash::run(env, a),
+        Command::Link(a) => link::run(env, a),
+        Command::Uninstall(a) => uninstall::run(env, a),
+        Command::Which(a) => which::run(env, a),
+        Command::Init(a) => init::run(env, a),
+        Command::HookEnv(a) => hook_env::run(env, a),
+        Command::Update(a) => update::run(env, a),
+        Command::Doctor(a) => doctor::run(env, a),
+        Command::Compat(a) => compat::run(env, a),
+        Command::Explain(a) => explain::run(env, a),
+        Command::Verify(a) => verify::run(env, a),
+        Command::VerifyChild(a) => verify::run_child(env, a),
+        Command::Completions(a) => completions::run(env, a),
+        Command::Man(a) => man::run(env, a),
+        Command::Help(a) => help::run(env, a),
+        Command::Direnv(a) => direnv::run(env, a),
+        Command::Module(a) => module::run(env, a),
+        Command::Mirror(a) => mirror::run(env, a),
+        Command::Trace(a) => trace::run(env, a),
+        Command::Lock(a) => lock::run(env, a),
+        Command::Export(a) => export::run(env, a),
     }
 }
 

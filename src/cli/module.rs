@@ -71,7 +71,7 @@ fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
     for v in versions {
         let activation = activation::activation(&Active::Version(Box::new(v.clone())))?;
         let text = modulefile::render(args.format, &v, &activation)?;
-        let path = modulefile::file_path(&dir, args.format, &v);
+        let path = modulefile::file_path(&dir, args.format, &v)?;
         modulefile::check_replaceable(&path)?;
         let module = format!(
             "{}/{}",

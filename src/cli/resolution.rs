@@ -23,7 +23,9 @@ pub struct Resolution {
     /// Which part of the toolkit. Default: `runtime` (for `lock`, the existing lock's).
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
-    /// Components to add to the profile (comma-separated), e.g. `--with nvcc,cccl`.
+    /// Components to add to the profile (comma-separated), e.g. `--with nvcc,cccl`;
+    /// `--with nccl` (or tensorrt, cusparselt, cutensor) adds the newest build of
+    /// that library for the stack's CUDA.
     #[arg(long, value_delimiter = ',', value_name = "C1,C2", value_parser = component_parser())]
     pub with: Vec<Component>,
     /// Components to leave out (comma-separated), e.g. `--without cufft,curand`.
@@ -61,7 +63,8 @@ impl Resolution {
     }
 }
 
-/// A component the registry knows (`cudart`, `nvcc` …) or `cudnn`.
+/// A component the registry knows (`cudart`, `nvcc` …), `cudnn`, or a
+/// library beside the toolkit (`nccl`, `tensorrt`, `cusparselt`, `cutensor`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Component(&'static str);
 
@@ -81,8 +84,9 @@ fn names(list: &[Component]) -> Vec<String> {
     list.iter().map(|c| c.0.to_string()).collect()
 }
 
-/// Every component name, `cudnn` included: the registry is embedded, so
-/// the names live as long as the program.
+/// Every component name, `cudnn` and the libraries beside the toolkit
+/// (`nccl`, `tensorrt`, …) included: the registry is embedded, so the names
+/// live as long as the program.
 fn component_names() -> Vec<&'static str> {
     let mut all: Vec<&'static str> = crate::registry::cuda_releases()
         .components
@@ -90,6 +94,7 @@ fn component_names() -> Vec<&'static str> {
         .map(String::as_str)
         .collect();
     all.push("cudnn");
+    all.extend(crate::spec::Library::ALL.map(|l| l.component()));
     all.sort_unstable();
     all
 }

@@ -24,6 +24,11 @@ pub struct Args {
     /// The shell to print code for (default: from $SHELL).
     #[arg(long, value_enum)]
     pub shell: Option<Shell>,
+    /// Set by the shell function `cudaenv init` defines, which evaluates the
+    /// code; without it, the code is printed for the user to evaluate, with
+    /// a word on how to enable the integration.
+    #[arg(long, hide = true)]
+    pub integrated: bool,
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
@@ -42,6 +47,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         code.extend(shell.render(&t.delta)?);
         env.out(&code)?;
+        if !args.integrated {
+            not_integrated(env, shell, "--unset");
+        }
         return Ok(ExitCode::Success);
     }
     let Some(spec) = args.spec else {
@@ -70,5 +78,27 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     code.extend(shell.render(&t.delta)?);
     env.out(&code)?;
+    if !args.integrated {
+        not_integrated(env, shell, &value);
+    }
     Ok(ExitCode::Success)
+}
+
+/// Run without the shell function, `cudaenv shell` can only print code (a
+/// program cannot change its parent shell): say so, and how to enable the
+/// function, as pyenv does; the code still goes to stdout for `eval`.
+fn not_integrated(env: &Env, shell: Shell, spec: &str) {
+    let (rc, line) = shell.rc_file();
+    let run = match shell {
+        Shell::Bash | Shell::Zsh => format!("eval \"$(cudaenv shell {spec})\""),
+        Shell::Fish => format!("cudaenv shell {spec} | source"),
+        Shell::Pwsh => format!("cudaenv shell {spec} | Out-String | Invoke-Expression"),
+        Shell::Cmd => format!(r#"for /f "delims=" %i in ('cudaenv shell {spec}') do @%i"#),
+    };
+    env.printer.warn(format!(
+        "shell integration is not enabled, so this shell is unchanged: the code printed is for your shell to run (`{run}`)"
+    ));
+    env.printer.hint(format!(
+        "to enable it, add `{line}` to {rc} and open a new shell"
+    ));
 }

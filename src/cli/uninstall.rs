@@ -98,14 +98,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     env.printer.success(format!("removed {what}"));
     // The cache still holds what it was installed from: say how much.
     let cache = crate::install::fetch::Cache::new(env.ctx.cache_dir());
-    let keep = crate::install::fetch::usage::installed_keys(&store)?;
+    let config = crate::context::config::Config::load(&env.ctx)?;
+    let keep_downloads = crate::context::config::keep_downloads(&env.ctx, &config)?.value;
+    let keep = crate::install::fetch::usage::Keep::installed(&store, keep_downloads)?;
     let bytes: u64 = crate::install::fetch::usage::prunable(&cache, &keep)
         .iter()
         .map(|(_, u)| u.bytes)
         .sum();
     if bytes > 0 {
         env.printer.info(format!(
-            "the download cache holds {} that no installed version was installed from; `cudaenv cache prune` frees it",
+            "the cache holds {} that no installed version uses; `cudaenv cache prune` frees it",
             crate::install::sources::measure::human_bytes(bytes)
         ));
     }

@@ -389,11 +389,12 @@ async fn get(
                 .collect();
             return Ok(names.join("\n").into_bytes());
         }
-        let meta = std::fs::metadata(&path).map_err(io)?;
-        if meta.len() > MAX_BODY as u64 {
-            return Err(Fetch::Failed("larger than any manifest".into()));
-        }
-        return std::fs::read(&path).map_err(io);
+        return crate::os::fs::read_bounded(&path, MAX_BODY as u64).map_err(|e| match e {
+            crate::os::fs::ReadError::TooBig { .. } => {
+                Fetch::Failed("larger than any manifest".into())
+            }
+            e => io(e.into()),
+        });
     }
     // A stall ends the update's use of the network (see `fetch::timeouts`).
     let stalled = |why: String| {

@@ -14,6 +14,7 @@ use crate::error::{Error, ExitCode, Result};
 use crate::machine::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
+use crate::msg;
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -103,6 +104,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 name: v.name.to_string(),
                 cuda: v.cuda().cloned(),
                 cudnn: v.cudnn().cloned(),
+                libs: v.libs(),
                 dirs,
             }
         }
@@ -122,7 +124,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         "cannot find the cudaenv executable",
         "/proc/self/exe",
     ))?;
-    env.printer.info(format!("verifying `{}` …", expected.name));
+    env.printer.info(
+        env.printer
+            .text(&msg!("verify-verifying", name = expected.name)),
+    );
 
     let timeout = std::time::Duration::from_secs(args.timeout);
     // Said as soon as the child's facts show it, before the checks that may
@@ -134,10 +139,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         }
         for e in diagnose::architecture(&expected, p) {
             if let Error::StackPredatesGpu { .. } = e {
-                env.printer.warn(format!(
-                    "{e}; running the checks anyway (the first library calls may take minutes \
-                     while the driver compiles)"
-                ));
+                env.printer
+                    .warn_msg(&msg!("verify-running-anyway", problem = e));
                 announced = true;
             }
         }
@@ -174,10 +177,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     env.printer.errors(&problems);
     if exit == ExitCode::Success {
-        env.printer.success(format!(
-            "`{}` works: every check passed in {:.2} s",
-            report.version, report.wall_seconds
-        ));
+        env.printer.success(env.printer.text(&msg!(
+            "verify-works",
+            name = report.version,
+            seconds = format!("{:.2}", report.wall_seconds)
+        )));
     }
     Ok(exit)
 }

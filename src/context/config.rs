@@ -42,6 +42,7 @@ use serde::Deserialize;
 use crate::context::Context;
 use crate::context::env_vars;
 use crate::error::{Error, Result};
+use crate::i18n::Lang;
 use crate::spec::source::{SourceKind, SourceOrder};
 
 pub const FILE_NAME: &str = "config.toml";
@@ -53,17 +54,72 @@ pub struct Config {
     pub nvidia_mirror: Option<String>,
     /// The Python package index for the PyPI source.
     pub pypi_index: Option<String>,
+    /// NVIDIA's package index (TensorRT's wheels), or a mirror of it.
+    pub pypi_nvidia_index: Option<String>,
     /// A shared root of versions installed by an administrator, seen next to
     /// the user's own (absolute path).
     pub system_root: Option<PathBuf>,
     /// How long the PyPI release catalogue is reused (`1d`, `12h`, seconds).
     pub catalogue_max_age: Option<String>,
+    /// Keep downloaded archives after an install (default: deleted once
+    /// unpacked; the unpacked packages serve reinstalls).
+    pub keep_downloads: Option<bool>,
     /// Replaces `http://deb.debian.org/debian` for the Debian source.
     pub debian_mirror: Option<String>,
     #[serde(default)]
     pub sources: SourcesConfig,
     /// What activation does next to a Python environment's own CUDA wheels.
     pub bundled_cuda: Option<BundledCuda>,
+    /// The language of messages (`en`, `zh-CN`), over the locale.
+    pub lang: Option<String>,
+    /// The host compiler nvcc is pointed at (`auto`, a path or a name).
+    pub host_compiler: Option<String>,
+}
+
+/// Which host compiler activation points nvcc at (`CUDAENV_HOST_COMPILER`,
+/// config key `host-compiler`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostCompiler {
+    /// The newest installed `g++-N` the active CUDA accepts.
+    Auto,
+    /// This compiler (a path, or a name looked up on PATH).
+    Named(PathBuf),
+}
+
+impl HostCompiler {
+    fn parse(v: &str) -> Option<HostCompiler> {
+        let v = v.trim();
+        // nvcc's flags are split on spaces: a path with one cannot be passed.
+        if v.is_empty() || v.contains(char::is_whitespace) {
+            return None;
+        }
+        Some(if v == "auto" {
+            HostCompiler::Auto
+        } else {
+            HostCompiler::Named(v.into())
+        })
+    }
+
+    /// The setting, if one is made, with where it came from.
+    pub fn resolve(ctx: &Context) -> Result<Option<Setting<HostCompiler>>> {
+        let expected = "`auto`, or a compiler's path or name without spaces";
+        if let Some(s) = variable(
+            ctx,
+            env_vars::CUDAENV_HOST_COMPILER,
+            expected,
+            HostCompiler::parse,
+        )? {
+            return Ok(Some(s));
+        }
+        let config = Config::load(ctx)?;
+        match &config.host_compiler {
+            None => Ok(None),
+            Some(v) => match HostCompiler::parse(v) {
+                Some(h) => Ok(Some(Setting::new(h, Origin::file(ctx, "host-compiler")))),
+                None => Err(Origin::file(ctx, "host-compiler").invalid(v, expected)),
+            },
+        }
+    }
 }
 
 /// Activation next to a Python environment that bundles CUDA wheels of the
@@ -126,6 +182,8 @@ pub enum Origin {
     File { path: PathBuf, key: &'static str },
     /// pip's own configuration (`PIP_INDEX_URL`, a pip.conf), for the index.
     Pip(String),
+    /// apt's sources (the file naming the Debian mirror), for the Debian source.
+    Apt(String),
     /// Nothing set it.
     Default,
 }
@@ -157,7 +215,7 @@ impl Origin {
                 path: path.clone(),
                 reason: format!("{key}: `{}` is not {expected}", value.escape_debug()),
             },
-            Origin::Pip(from) => Error::Config {
+            Origin::Pip(from) | Origin::Apt(from) => Error::Config {
                 path: PathBuf::from(from),
                 reason: format!("`{}` is not {expected}", value.escape_debug()),
             },
@@ -174,7 +232,7 @@ impl std::fmt::Display for Origin {
         match self {
             Origin::Flag(flag) | Origin::Variable(flag) => f.write_str(flag),
             Origin::File { path, key } => write!(f, "{}:{key}", path.display()),
-            Origin::Pip(from) => f.write_str(from),
+            Origin::Pip(from) | Origin::Apt(from) => f.write_str(from),
             Origin::Default => f.write_str("the default"),
         }
     }
@@ -230,6 +288,38 @@ pub(crate) fn variable<T>(
     }
 }
 
+const LANG_EXPECTED: &str = "a language cudaenv speaks: `en` or `zh-CN`";
+
+/// The language of messages: `CUDAENV_LANG`, else `lang` in config.toml,
+/// else the locale. A bad variable or key is an error naming it.
+pub fn language(ctx: &Context) -> Result<Setting<Lang>> {
+    if let Some(s) = variable(ctx, env_vars::CUDAENV_LANG, LANG_EXPECTED, Lang::parse)? {
+        return Ok(s);
+    }
+    if let Some(l) = Config::load(ctx)?.lang {
+        let lang = Lang::parse(&l).expect("checked by load");
+        return Ok(Setting::new(lang, Origin::file(ctx, "lang")));
+    }
+    Ok(locale_language(ctx))
+}
+
+/// `CUDAENV_LANG`, checked (every command does this first, so a wrong
+/// value is an error before anything is shown in the wrong language).
+pub fn check_language_variable(ctx: &Context) -> Result<()> {
+    variable(ctx, env_vars::CUDAENV_LANG, LANG_EXPECTED, Lang::parse).map(|_| ())
+}
+
+/// The language the locale asks for, as gettext reads it: the first of
+/// `LC_ALL`, `LC_MESSAGES`, `LANG` that is set and not empty.
+pub fn locale_language(ctx: &Context) -> Setting<Lang> {
+    for name in [env_vars::LC_ALL, env_vars::LC_MESSAGES, env_vars::LANG] {
+        if let Some(v) = ctx.var(name).filter(|v| !v.is_empty()) {
+            return Setting::new(Lang::from_locale(v), Origin::Variable(name));
+        }
+    }
+    Setting::new(Lang::En, Origin::Default)
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourcesConfig {
@@ -246,15 +336,23 @@ impl Config {
     /// Reads the file, or the defaults when there is none.
     pub fn load(ctx: &Context) -> Result<Config> {
         let path = Self::path(ctx);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::os::fs::read_bounded_text(&path, crate::os::fs::SMALL) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(Error::io("cannot read", &path)(e)),
+            Err(e) if e.is_not_found() => return Ok(Config::default()),
+            Err(e) => return Err(Error::io("cannot read", &path)(e.into())),
         };
         let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
             path: path.clone(),
             reason: e.message().to_string(),
         })?;
+        if let Some(l) = &config.lang
+            && Lang::parse(l).is_none()
+        {
+            return Err(Error::Config {
+                path: path.clone(),
+                reason: format!("lang: `{}` is not {LANG_EXPECTED}", l.escape_debug()),
+            });
+        }
         if let Some(i) = &config.pypi_index {
             check_base(i).map_err(|reason| Error::Config {
                 path: path.clone(),
@@ -285,6 +383,12 @@ impl Config {
             check_base(m).map_err(|reason| Error::Config {
                 path: path.clone(),
                 reason: format!("debian-mirror: {reason}"),
+            })?;
+        }
+        if let Some(m) = &config.pypi_nvidia_index {
+            check_base(m).map_err(|reason| Error::Config {
+                path: path.clone(),
+                reason: format!("pypi-nvidia-index: {reason}"),
             })?;
         }
         for (what, list) in config
@@ -334,11 +438,11 @@ pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
         )));
     }
     let path = Config::path(ctx);
-    match std::fs::read(&path) {
+    match crate::os::fs::read_bounded(&path, crate::os::fs::SMALL) {
         Ok(bytes) if !bytes.windows(11).any(|w| w == b"system-root") => Ok(None),
         Ok(_) => Ok(Config::load(ctx)?.system_root),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("cannot read", &path)(e)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(Error::io("cannot read", &path)(e.into())),
     }
 }
 
@@ -398,4 +502,26 @@ pub(crate) fn check_base(s: &str) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `CUDAENV_KEEP_DOWNLOADS`, else `keep-downloads` in the file, else off:
+/// an installed version's archives are deleted once unpacked, since the
+/// package store's unpacked copy (the version's own files, hard-linked)
+/// serves reinstalls. `cudaenv mirror` is the way to keep archives for
+/// machines without a network.
+pub fn keep_downloads(ctx: &Context, config: &Config) -> Result<Setting<bool>> {
+    let var = variable(
+        ctx,
+        env_vars::CUDAENV_KEEP_DOWNLOADS,
+        "`1` or `0` (`true`/`false`, `yes`/`no`)",
+        |v| match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Some(true),
+            "0" | "false" | "no" | "off" => Some(false),
+            _ => None,
+        },
+    )?;
+    Ok(var.unwrap_or_else(|| match config.keep_downloads {
+        Some(k) => Setting::new(k, Origin::file(ctx, "keep-downloads")),
+        None => Setting::new(false, Origin::Default),
+    }))
 }

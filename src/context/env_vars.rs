@@ -19,8 +19,23 @@ pub const CUDAENV_SYSTEM_ROOT: &str = "CUDAENV_SYSTEM_ROOT";
 pub const CUDAENV_CACHE_DIR: &str = "CUDAENV_CACHE_DIR";
 /// Python package index for the PyPI source (overrides pip's configuration).
 pub const CUDAENV_PYPI_INDEX: &str = "CUDAENV_PYPI_INDEX";
+/// The host compiler nvcc is pointed at: a path or name, or `auto` (the newest installed `g++-N` the active CUDA accepts).
+pub const CUDAENV_HOST_COMPILER: &str = "CUDAENV_HOST_COMPILER";
+/// nvcc's extra leading flags (nvcc 11+); activation puts `-ccbin` there for `CUDAENV_HOST_COMPILER`.
+pub const NVCC_PREPEND_FLAGS: &str = "NVCC_PREPEND_FLAGS";
+/// nvcc's default host compiler (nvcc 12+).
+pub const NVCC_CCBIN: &str = "NVCC_CCBIN";
+/// CMake's CUDA host compiler.
+pub const CUDAHOSTCXX: &str = "CUDAHOSTCXX";
+/// NVIDIA's package index, for the libraries only it serves (TensorRT's wheels; default `https://pypi.nvidia.com`).
+pub const CUDAENV_PYPI_NVIDIA_INDEX: &str = "CUDAENV_PYPI_NVIDIA_INDEX";
 /// Files at least this many bytes are downloaded as several parallel ranges (default 48 MiB; 0: never).
 pub const CUDAENV_PARALLEL_DOWNLOAD_MIN: &str = "CUDAENV_PARALLEL_DOWNLOAD_MIN";
+/// The most bytes a download whose size no index announces may have (default 16 GiB).
+pub const CUDAENV_MAX_DOWNLOAD: &str = "CUDAENV_MAX_DOWNLOAD";
+/// `1`: keep downloaded archives in the cache after an install (default `0`:
+/// an install deletes them once unpacked; see `keep-downloads`).
+pub const CUDAENV_KEEP_DOWNLOADS: &str = "CUDAENV_KEEP_DOWNLOADS";
 /// Replaces `https://developer.download.nvidia.com` for every NVIDIA download.
 pub const CUDAENV_NVIDIA_MIRROR: &str = "CUDAENV_NVIDIA_MIRROR";
 /// Replaces `http://deb.debian.org/debian` for every download from the Debian source.
@@ -160,6 +175,19 @@ pub const TRITON_PTXAS_PATH: &str = "TRITON_PTXAS_PATH";
 /// library search (`libs,files`), one file per process at `LD_DEBUG_OUTPUT.<pid>`.
 pub const LD_DEBUG: &str = "LD_DEBUG";
 pub const LD_DEBUG_OUTPUT: &str = "LD_DEBUG_OUTPUT";
+
+/// The language of cudaenv's messages (`en`, `zh-CN`), over the locale and
+/// over `lang` in config.toml; `--json` is English whatever it says.
+pub const CUDAENV_LANG: &str = "CUDAENV_LANG";
+/// The POSIX locale variables, in the order they decide the language of
+/// messages (the first one set and non-empty wins, as in gettext).
+pub const LC_ALL: &str = "LC_ALL";
+pub const LC_MESSAGES: &str = "LC_MESSAGES";
+pub const LANG: &str = "LANG";
+/// pip's configuration directories (XDG): the user's (`~/.config` when
+/// unset) and the system's (`/etc/xdg` when unset), read for pip.conf.
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+pub const XDG_CONFIG_DIRS: &str = "XDG_CONFIG_DIRS";
 
 /// Seconds a server may go without answering, or below the minimum rate,
 /// before a request counts as stalled (default 30; see `fetch::timeouts`).

@@ -14,6 +14,7 @@
 pub mod config;
 pub mod env_vars;
 pub mod failpoint;
+pub mod tool_config;
 
 use crate::os::OsStrBytes;
 use std::borrow::Cow;
@@ -32,6 +33,10 @@ pub struct Context {
     home: Option<PathBuf>,
     root: PathBuf,
     stdio: Stdio,
+    /// Where the system's configuration lives (`/etc` when `None`): apt's
+    /// sources and pip's global files are read from here. Tests give a
+    /// directory of their own, so what they read is theirs.
+    etc: Option<PathBuf>,
 }
 
 impl Context {
@@ -77,7 +82,21 @@ impl Context {
             home,
             root,
             stdio: Stdio::default(),
+            etc: None,
         })
+    }
+
+    /// This context reading the system's configuration from `etc` instead
+    /// of `/etc` (for tests).
+    pub fn with_etc(&self, etc: PathBuf) -> Context {
+        let mut c = self.clone();
+        c.etc = Some(etc);
+        c
+    }
+
+    /// Where the system's configuration files are: `/etc`.
+    pub fn etc(&self) -> &Path {
+        self.etc.as_deref().unwrap_or(Path::new("/etc"))
     }
 
     /// This context with its output kept in memory (`Stdio::captured`).

@@ -42,14 +42,29 @@ pub struct Options {
     pub force: bool,
     /// Threads for unpacking (0: one per core).
     pub threads: usize,
+    /// Keep the downloaded archives after the commit (`keep-downloads`);
+    /// otherwise they are deleted, since the package store has them unpacked.
+    pub keep_downloads: bool,
 }
 
 /// What `install` did.
 #[derive(Debug)]
 pub enum Outcome {
-    Installed(Installed),
+    Installed(Installed, Leftover),
     /// It was there already (and `force` was not given).
     AlreadyInstalled(Installed),
+}
+
+/// What an install left in the cache, for `install` to say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Leftover {
+    /// The unpacked packages the version was built from: its own files
+    /// (hard links), so they cost no disk of their own.
+    pub packages: u64,
+    /// Downloaded archives deleted after the commit.
+    pub downloads_deleted: u64,
+    /// Downloaded archives kept (`keep-downloads`).
+    pub downloads_kept: u64,
 }
 
 /// Installs `plan` into `store`.
@@ -83,16 +98,32 @@ pub async fn install(
     let jobs = plan.artifacts.iter().map(|a| {
         let line = fetcher.progress().add(&label(a), a.size);
         async move {
+            // Unpacked already (an earlier install, or another version with
+            // the same package): nothing to fetch, whether its archive is
+            // still in the download cache or not.
+            let unpacked = fetcher.cache().pkgs().join(package_key(a));
+            let from_store = || {
+                fetcher.progress().status(line, "cached");
+                fetcher.progress().finish(line);
+                Ok::<PathBuf, Error>(unpacked.clone())
+            };
+            if unpacked.is_dir() {
+                return from_store();
+            }
             // A file already in the download cache was verified when it was
             // stored, but disks and people change files: it is hashed again
             // before it is unpacked, and fetched anew if it changed.
             let was_cached = fetcher.cache().file_for(a).is_file();
-            if !was_cached
-                && matches!(a.format, ArchiveFormat::Wheel | ArchiveFormat::Zip)
-                && let Some(pkg) = fetch_and_unpack(fetcher, a, line, threads).await?
-            {
-                fetcher.progress().finish(line);
-                return Ok(pkg);
+            if !was_cached && matches!(a.format, ArchiveFormat::Wheel | ArchiveFormat::Zip) {
+                match fetch_and_unpack(fetcher, a, line, threads).await? {
+                    Some(pkg) => {
+                        fetcher.progress().finish(line);
+                        return Ok(pkg);
+                    }
+                    // Another install unpacked it meanwhile.
+                    None if unpacked.is_dir() => return from_store(),
+                    None => {}
+                }
             }
             let file = fetcher.fetch(a, line).await?;
             failpoint::hit(Point::AfterDownload);
@@ -132,7 +163,45 @@ pub async fn install(
     let installed = staging.commit_with(&meta, &known)?;
     failpoint::hit(Point::AfterCommit);
     drop(lock);
-    Ok(Outcome::Installed(installed))
+    let left = leave_cache(fetcher.cache(), plan, &pkgs, opts.keep_downloads);
+    Ok(Outcome::Installed(installed, left))
+}
+
+/// After the commit: deletes the plan's downloaded archives unless they are
+/// to be kept (each is unpacked in the package store, which is what a
+/// reinstall uses), and measures what stays. A download is deleted only
+/// once its package exists, so another install that still needs the file
+/// finds the package instead; one that fails to delete stays, as a cache
+/// file that `cache prune` frees.
+fn leave_cache(cache: &Cache, plan: &Plan, pkgs: &[PathBuf], keep: bool) -> Leftover {
+    let mut left = Leftover {
+        packages: pkgs
+            .iter()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|p| fetch::usage::usage(p).bytes)
+            .sum(),
+        ..Leftover::default()
+    };
+    let mut seen = BTreeSet::new();
+    for a in &plan.artifacts {
+        let file = cache.file_for(a);
+        if !seen.insert(file.clone()) {
+            continue;
+        }
+        let Ok(m) = std::fs::metadata(&file) else {
+            continue;
+        };
+        if keep {
+            left.downloads_kept += m.len();
+        } else if cache.pkgs().join(package_key(a)).is_dir() && std::fs::remove_file(&file).is_ok()
+        {
+            left.downloads_deleted += m.len();
+        } else {
+            left.downloads_kept += m.len();
+        }
+    }
+    left
 }
 
 fn label(a: &Artifact) -> String {

@@ -80,7 +80,7 @@ impl Mirror {
     pub fn open(dir: &Path) -> Result<Mirror> {
         std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
         let record_path = dir.join(RECORD);
-        match std::fs::read(&record_path) {
+        match crate::os::fs::read_bounded(&record_path, crate::os::fs::LARGE) {
             Ok(bytes) => {
                 let bad = |reason: String| Error::BadMirror {
                     path: record_path.clone(),
@@ -122,7 +122,7 @@ impl Mirror {
                     record,
                 })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 let entries = std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?;
                 // A lock left by a run that died before writing the record is ours.
                 if entries.flatten().any(|e| e.file_name() != LOCK) {
@@ -141,7 +141,10 @@ impl Mirror {
                 m.write_record()?;
                 Ok(m)
             }
-            Err(e) => Err(Error::io("cannot read", &record_path)(e)),
+            Err(e) => Err(Error::BadMirror {
+                path: record_path,
+                reason: e.to_string(),
+            }),
         }
     }
 
@@ -246,9 +249,7 @@ impl Mirror {
     /// Puts the verified file `from` (in the download cache) at `rel`: a hard
     /// link when the cache is on the same file system, else a copy.
     pub fn add(&mut self, rel: &str, from: &Path, entry: FileEntry) -> Result<()> {
-        let dest = self.dir.join(rel);
-        let parent = dest.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
+        let dest = crate::os::fs::within(&self.dir, Path::new(rel))?;
         let tmp = temporary(&dest);
         let _ = std::fs::remove_file(&tmp);
         if std::fs::hard_link(from, &tmp).is_err() {
@@ -280,7 +281,6 @@ impl Mirror {
                 projects.entry(p.as_str()).or_default().push((name, f));
             }
         }
-        let simple = self.dir.join("pypi/simple");
         if !projects.is_empty() {
             let mut root = page_head("Simple index");
             for (project, files) in &projects {
@@ -293,10 +293,13 @@ impl Mirror {
                     ));
                 }
                 page.push_str("</body>\n</html>\n");
-                write_shared(&simple.join(project).join("index.html"), page.as_bytes())?;
+                self.write_shared(
+                    &format!("pypi/simple/{project}/index.html"),
+                    page.as_bytes(),
+                )?;
             }
             root.push_str("</body>\n</html>\n");
-            write_shared(&simple.join("index.html"), root.as_bytes())?;
+            self.write_shared("pypi/simple/index.html", root.as_bytes())?;
         }
         let sums: String = self
             .record
@@ -304,7 +307,7 @@ impl Mirror {
             .iter()
             .map(|(rel, f)| format!("{}  {rel}\n", f.sha256))
             .collect();
-        write_shared(&self.dir.join(SUMS), sums.as_bytes())?;
+        self.write_shared(SUMS, sums.as_bytes())?;
         self.write_record()
     }
 
@@ -312,7 +315,15 @@ impl Mirror {
         let mut text =
             serde_json::to_vec_pretty(&self.record).expect("maps of strings always encode");
         text.push(b'\n');
-        write_shared(&self.dir.join(RECORD), &text)
+        self.write_shared(RECORD, &text)
+    }
+
+    /// Mirror files are read by whoever installs from the mirror (mode
+    /// 0644, as the files linked in from the download cache), and written
+    /// only inside the directory: never through a link left in it.
+    fn write_shared(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        let path = crate::os::fs::within(&self.dir, Path::new(rel))?;
+        crate::os::write_atomically(&path, bytes, Some(0o644))
     }
 }
 
@@ -387,12 +398,6 @@ fn temporary(dest: &Path) -> PathBuf {
     let mut name = dest.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp{}", std::process::id()));
     dest.with_file_name(name)
-}
-
-/// Mirror files are read by whoever installs from the mirror (mode 0644, as
-/// the files linked in from the download cache).
-fn write_shared(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::os::write_atomically(path, bytes, Some(0o644))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use crate::context::Context;
 use crate::context::config::{Config, DAY, Origin, Setting, parse_age, variable};
 use crate::context::env_vars;
+use crate::context::tool_config;
 use crate::error::{Error, Result};
 use crate::install::sources::nvidia::DEFAULT_BASE;
 use crate::machine::compat::target::Target;
@@ -106,10 +107,16 @@ pub struct Settings {
     pub debian_mirror: Setting<String>,
     /// The package index for the PyPI source.
     pub pypi_index: Setting<String>,
+    /// NVIDIA's package index, for the libraries only it has (TensorRT).
+    pub pypi_nvidia_index: Setting<String>,
     /// How long the PyPI release catalogue is reused, in seconds.
     pub catalogue_max_age: Setting<u64>,
     /// From what size a download is fetched over several connections.
     pub parallel_download_min: Setting<u64>,
+    /// The bound of a download whose size nobody announces.
+    pub max_download: Setting<u64>,
+    /// Whether an install keeps the archives it downloaded.
+    pub keep_downloads: Setting<bool>,
 }
 
 impl Settings {
@@ -132,11 +139,23 @@ impl Settings {
             &config.nvidia_mirror,
             DEFAULT_BASE,
         );
-        let debian_mirror = base(
+        // The variable, the file's key, else the Debian mirror apt uses here.
+        let mut debian_mirror = base(
             env_vars::CUDAENV_DEBIAN_MIRROR,
             "debian-mirror",
             &config.debian_mirror,
             crate::install::sources::debian::DEFAULT_MIRROR,
+        );
+        if debian_mirror.origin == Origin::Default
+            && let Some((uri, file)) = tool_config::apt_debian_mirror(ctx)
+        {
+            debian_mirror = Setting::new(uri, Origin::Apt(file.display().to_string()));
+        }
+        let pypi_nvidia_index = base(
+            env_vars::CUDAENV_PYPI_NVIDIA_INDEX,
+            "pypi-nvidia-index",
+            &config.pypi_nvidia_index,
+            crate::install::sources::pypi::NVIDIA_INDEX,
         );
         let pypi_index = match (ctx.var(env_vars::CUDAENV_PYPI_INDEX), &config.pypi_index) {
             (None, Some(i)) => Setting::new(
@@ -144,7 +163,7 @@ impl Settings {
                 Origin::file(ctx, "pypi-index"),
             ),
             _ => {
-                let (url, why) = crate::install::sources::pypi::index_url(ctx);
+                let (url, why) = tool_config::index_url(ctx);
                 let origin = match why.as_str() {
                     env_vars::CUDAENV_PYPI_INDEX => Origin::Variable(env_vars::CUDAENV_PYPI_INDEX),
                     "the default" => Origin::Default,
@@ -175,13 +194,24 @@ impl Settings {
             |v| v.trim().parse().ok(),
         )?
         .unwrap_or_else(|| Setting::new(crate::install::fetch::PARALLEL_MIN, Origin::Default));
+        let max_download = variable(
+            ctx,
+            env_vars::CUDAENV_MAX_DOWNLOAD,
+            "a size such as `16G`, `500M` or a number of bytes (1 or more)",
+            |v| parse_size(v).filter(|n| *n > 0),
+        )?
+        .unwrap_or_else(|| Setting::new(crate::install::fetch::MAX_DOWNLOAD, Origin::Default));
+        let keep_downloads = crate::context::config::keep_downloads(ctx, &config)?;
         Ok(Settings {
             config,
             nvidia_mirror,
             debian_mirror,
             pypi_index,
+            pypi_nvidia_index,
             catalogue_max_age,
             parallel_download_min,
+            max_download,
+            keep_downloads,
         })
     }
 
@@ -200,6 +230,11 @@ impl Settings {
         self.debian_mirror.base().map(str::to_string)
     }
 
+    /// NVIDIA's package index (or its mirror), checked.
+    pub fn pypi_nvidia_base(&self) -> Result<String> {
+        self.pypi_nvidia_index.base().map(str::to_string)
+    }
+
     /// The package index, checked when cudaenv's own setting names it
     /// (pip's settings are pip's: they are used as pip would).
     pub fn pypi_base(&self) -> Result<String> {
@@ -207,9 +242,31 @@ impl Settings {
             Origin::Flag(_) | Origin::Variable(_) | Origin::File { .. } => {
                 self.pypi_index.base().map(str::to_string)
             }
-            Origin::Pip(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
+            Origin::Pip(_) | Origin::Apt(_) | Origin::Default => Ok(self.pypi_index.value.clone()),
         }
     }
+}
+
+/// `1234`, `64K`, `500M`, `16G`, `1T` (binary multiples; `KiB`/`MiB`… and
+/// a trailing `B` are accepted too) → bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit
+        .trim()
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i')
+    {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        "T" | "t" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
 }
 
 #[cfg(test)]
@@ -219,6 +276,8 @@ mod tests {
     use crate::spec::source::SourceKind;
     use std::collections::BTreeMap;
 
+    /// A context whose HOME, root and `/etc` are `root` (an empty
+    /// `root/etc`: no apt sources, no pip files but the test's).
     fn ctx_with(root: &std::path::Path, vars: &[(&str, &str)]) -> Context {
         let mut env = BTreeMap::new();
         env.insert("HOME".into(), root.as_os_str().to_owned());
@@ -226,7 +285,9 @@ mod tests {
         for (k, v) in vars {
             env.insert((*k).into(), (*v).into());
         }
-        Context::new(env, root.to_path_buf()).unwrap()
+        Context::new(env, root.to_path_buf())
+            .unwrap()
+            .with_etc(root.join("etc"))
     }
 
     #[test]
@@ -405,6 +466,19 @@ mod tests {
             c.debian_base().unwrap(),
             crate::install::sources::debian::DEFAULT_MIRROR
         );
+        // apt's Debian mirror, when cudaenv's own setting is absent.
+        std::fs::create_dir_all(tmp.path().join("etc/apt")).unwrap();
+        std::fs::write(
+            tmp.path().join("etc/apt/sources.list"),
+            "deb https://mirrors.tuna.tsinghua.edu.cn/debian/ bookworm main\n",
+        )
+        .unwrap();
+        let c = Settings::resolve(&ctx).unwrap();
+        assert_eq!(
+            c.debian_base().unwrap(),
+            "https://mirrors.tuna.tsinghua.edu.cn/debian"
+        );
+        assert!(matches!(c.debian_mirror.origin, Origin::Apt(_)));
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "debian-mirror = \"https://mirrors.example.org/debian/\"\n",

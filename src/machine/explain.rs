@@ -13,10 +13,12 @@
 
 use serde::Serialize;
 
+use crate::i18n::Msg;
 use crate::machine::compat::libraries::{self, LibraryId, Provider};
 use crate::machine::compat::{self, ComputeCapability, Framework, FrameworkReq, Machine, driver};
 use crate::machine::doctor::python::InstalledFramework;
-use crate::spec::Version;
+use crate::msg;
+use crate::spec::{Libraries, Library, Version};
 
 /// An installed version, as far as explain cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct Stack {
     pub name: String,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … it carries.
+    pub libs: Libraries,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -41,14 +45,14 @@ pub struct Explanation {
     pub id: &'static str,
     /// The part of the text that matched.
     pub matched: String,
-    pub meaning: String,
+    pub meaning: Msg,
     /// Which CUDA / cuDNN / driver provides what is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provided_by: Option<String>,
+    pub provided_by: Option<Msg>,
     /// Whether an installed version provides it (names), and which one is active.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub installed: Option<String>,
-    pub fix: Vec<String>,
+    pub installed: Option<Msg>,
+    pub fix: Vec<Msg>,
 }
 
 fn has(text: &str, needles: &[&str]) -> Option<String> {
@@ -107,24 +111,27 @@ impl Input {
     }
 
     /// "yes: A, B (A is active)" / "no" text and the matching stack to switch to.
-    fn installed_text(&self, found: &[&Stack]) -> (String, Option<String>) {
+    fn installed_text(&self, found: &[&Stack]) -> (Msg, Option<String>) {
         if found.is_empty() {
-            return ("no installed version provides it".into(), None);
+            return (msg!("explain-installed-none"), None);
         }
         let names: Vec<String> = found.iter().map(|s| describe(s)).collect();
         let active = self.active.as_ref().map(|a| a.name.clone());
         let active_has = active.as_ref().is_some_and(|a| names.contains(a));
-        let text = format!(
-            "yes: {}{}",
-            names.join(", "),
-            match (&active, active_has) {
-                (Some(a), true) => format!(
-                    " ({a} is active: the library is there, so the program is not running with its environment)"
-                ),
-                (Some(a), false) => format!(" (the active version is {a})"),
-                (None, _) => " (no version is active)".into(),
-            }
-        );
+        let names = names.join(", ");
+        let text = match (&active, active_has) {
+            (Some(a), true) => msg!(
+                "explain-installed-yes-active-has-it",
+                names = names,
+                active = a
+            ),
+            (Some(a), false) => msg!(
+                "explain-installed-yes-active-other",
+                names = names,
+                active = a
+            ),
+            (None, _) => msg!("explain-installed-yes-none-active", names = names),
+        };
         let best = found.last().map(|s| s.name.clone());
         (text, if active_has { None } else { best })
     }
@@ -159,8 +166,120 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
     nvcc_arch(input, t, &mut out);
     torch_extension_mismatch(input, t, &mut out);
     missing_library(input, t, &mut out);
+    host_compiler(input, t, &mut out);
     simple_rules(input, t, &mut out);
     out
+}
+
+/// nvcc's "unsupported GNU version! gcc versions later than N are not
+/// supported!" (or clang's): which CUDA releases have that limit, the setting
+/// that points nvcc at an older compiler, and the releases that accept newer
+/// ones (`registry/compat/host_compiler.toml`).
+fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+    use crate::activation::host_compiler as hc;
+    let (family, marker) = if let Some(m) = has(t, &["gcc versions later than"]) {
+        ("GCC", m)
+    } else if let Some(m) = has(t, &["clang version must be less than"]) {
+        ("Clang", m)
+    } else {
+        return;
+    };
+    let lower = t.to_ascii_lowercase();
+    let Some(limit) = lower
+        .find(&marker.to_ascii_lowercase())
+        .map(|i| &t[i + marker.len()..])
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| {
+            n.trim_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u32>()
+                .ok()
+        })
+    else {
+        return;
+    };
+    // Clang's message names the first refused major; GCC's the last accepted.
+    let max = if family == "GCC" {
+        limit
+    } else {
+        limit.saturating_sub(1)
+    };
+    let rows = &hc::table().release;
+    let of = |l: &hc::Limits| {
+        if family == "GCC" {
+            l.gcc_max
+        } else {
+            l.clang_max
+        }
+    };
+    let releases: Vec<String> = rows
+        .iter()
+        .filter(|l| of(l) == max)
+        .map(|l| l.cuda.to_string())
+        .collect();
+    let newer: Vec<String> = rows
+        .iter()
+        .map(of)
+        .filter(|m| *m > max)
+        .collect::<std::collections::BTreeSet<u32>>()
+        .into_iter()
+        .filter_map(|m| {
+            rows.iter()
+                .find(|l| of(l) >= m)
+                .map(|l| format!("{family} {m}: CUDA {}+", l.cuda))
+        })
+        .collect();
+    let active = input
+        .active
+        .as_ref()
+        .and_then(|a| a.cuda.as_ref())
+        .map_or(Msg::verbatim(""), |c| {
+            msg!("explain-gcc-refused-active", cuda = c)
+        });
+    let compiler = if family == "GCC" {
+        format!("g++-{max}")
+    } else {
+        format!("clang++-{max}")
+    };
+    let package = if family == "GCC" {
+        format!("g++-{max}")
+    } else {
+        format!("clang-{max}")
+    };
+    let variable = crate::context::env_vars::CUDAENV_HOST_COMPILER;
+    let mut fix = vec![
+        msg!("explain-gcc-refused-fix-auto", variable = variable),
+        msg!(
+            "explain-gcc-refused-fix-name",
+            variable = variable,
+            compiler = compiler,
+            package = package
+        ),
+    ];
+    if !newer.is_empty() {
+        fix.push(msg!(
+            "explain-gcc-refused-fix-newer",
+            releases = newer.join(", ")
+        ));
+    }
+    let releases = if releases.is_empty() {
+        String::new()
+    } else {
+        format!(" (CUDA {})", releases.join(", "))
+    };
+    out.push(Explanation {
+        id: "gcc-unsupported",
+        matched: marker,
+        meaning: msg!(
+            "explain-gcc-refused",
+            family = family,
+            max = max,
+            releases = releases,
+            active => active
+        ),
+        provided_by: None,
+        installed: None,
+        fix,
+    });
 }
 
 fn missing_library(input: &Input, t: &str, out: &mut Vec<Explanation>) {
@@ -216,44 +335,81 @@ fn cudnn_stack_for(input: &Input, major: u32) -> String {
 fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
     let windows = lib.file.ends_with(".dll");
     let win_note = if windows {
-        " (a Windows DLL name: native Windows GPU support ends with TensorFlow 2.10; under WSL2 the Linux libraries are used)"
+        msg!("explain-windows-dll-note")
     } else {
-        ""
+        Msg::verbatim("")
     };
     let mut e = Explanation {
         id: "missing-library",
         matched: format!("{matched} … {}", lib.file),
-        meaning: String::new(),
-        provided_by: Some(format!("{} ({})", lib.describe_provider(), lib.file)),
+        meaning: Msg::verbatim(""),
+        provided_by: Some(Msg::verbatim(format!(
+            "{} ({})",
+            lib.describe_provider(),
+            lib.file
+        ))),
         installed: None,
         fix: Vec::new(),
     };
     match &lib.provider {
         Provider::Driver => {
-            e.meaning = format!(
-                "{} is the NVIDIA driver's own library: the program found no driver{win_note}",
-                lib.file
-            );
-            e.fix.push("install the NVIDIA driver (containers: run with --gpus all; WSL2: install the Windows driver, and make sure /usr/lib/wsl/lib is in the ldconfig cache)".into());
-            e.fix.push("cudaenv doctor".into());
+            e.meaning =
+                msg!("explain-missing-driver-library", file = lib.file, windows => win_note);
+            e.fix.push(msg!("explain-missing-driver-library-fix"));
+            e.fix.push(Msg::verbatim("cudaenv doctor"));
         }
-        Provider::TensorRt => {
-            e.meaning = format!(
-                "{} is TensorRT, an optional inference library TensorFlow probes for; without it TensorFlow still uses the GPU",
-                lib.file
+        Provider::Library {
+            library: Library::Tensorrt,
+            major,
+        } if *major < 10 => {
+            e.meaning = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
+            e.provided_by = Some(msg!("explain-lib-tensorrt-old-provided-by", major = major));
+            e.fix.push(msg!("explain-lib-tensorrt-old-fix-1"));
+            e.fix
+                .push(msg!("explain-lib-tensorrt-old-fix-2", major = major));
+        }
+        Provider::Library { library, major } => {
+            let role = match library {
+                Library::Nccl => msg!("explain-lib-role-nccl"),
+                Library::Tensorrt => msg!("explain-lib-role-tensorrt"),
+                Library::Cusparselt => msg!("explain-lib-role-cusparselt"),
+                Library::Cutensor => msg!("explain-lib-role-cutensor"),
+            };
+            e.meaning = msg!(
+                "explain-lib-missing",
+                file = lib.file,
+                title = library.title(),
+                major = major,
+                role => role,
+                windows => win_note
             );
-            e.provided_by =
-                Some("TensorRT (not part of CUDA or cuDNN; cudaenv does not install it)".into());
-            e.fix.push(
-                "nothing, unless you use TF-TRT: then `pip install tensorrt` matching your CUDA"
-                    .into(),
-            );
+            let found =
+                input.providers(|s| s.libs.get(*library).is_some_and(|v| v.major() == *major));
+            let (text, switch) = input.installed_text(&found);
+            e.installed = Some(text);
+            match switch {
+                Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
+                None if found.is_empty() => {
+                    let cuda = input
+                        .active
+                        .as_ref()
+                        .and_then(|a| a.cuda.clone())
+                        .map(|c| c.truncate(2))
+                        .unwrap_or_else(|| Version::from_parts(&[12, 6]));
+                    let spec = format!("{cuda}+{}{major}", library.spec_word());
+                    e.fix.push(Msg::verbatim(format!(
+                        "cudaenv install {spec} && cudaenv local {spec}"
+                    )));
+                }
+                None => e.fix.push(msg!("explain-run-with-hook")),
+            }
         }
         Provider::Cuda { cuda } => {
-            e.meaning = format!(
-                "the program asked the dynamic loader for {} by name and no directory on LD_LIBRARY_PATH, in the ldconfig cache or in its RUNPATH has it: it needs the {} runtime libraries{win_note}",
-                lib.file,
-                lib.describe_provider()
+            e.meaning = msg!(
+                "explain-missing-cuda-library",
+                file = lib.file,
+                provider = lib.describe_provider(),
+                windows => win_note
             );
             let found = input.providers(|s| {
                 s.cuda
@@ -263,59 +419,62 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             let (text, switch) = input.installed_text(&found);
             e.installed = Some(text);
             match switch {
-                Some(name) => e.fix.push(format!("cudaenv local {name}")),
+                Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
                 None if found.is_empty() => {
-                    let by_fw = input.framework_choice(|c| cuda.iter().any(|p| c.spec.cuda.matches(p) || p.matches(&c.spec.cuda)));
+                    let by_fw = input.framework_choice(|c| {
+                        cuda.iter()
+                            .any(|p| c.spec.cuda.matches(p) || p.matches(&c.spec.cuda))
+                    });
                     match by_fw {
-                        Some((arg, _)) => e.fix.push(format!("cudaenv install --for {arg} && cudaenv local --for {arg}")),
+                        Some((arg, _)) => e.fix.push(Msg::verbatim(format!(
+                            "cudaenv install --for {arg} && cudaenv local --for {arg}"
+                        ))),
                         None => {
-                            let newest = cuda.iter().max().cloned().unwrap_or_else(|| Version::from_parts(&[0]));
-                            e.fix.push(format!("cudaenv install {newest} && cudaenv local {newest}"));
+                            let newest = cuda
+                                .iter()
+                                .max()
+                                .cloned()
+                                .unwrap_or_else(|| Version::from_parts(&[0]));
+                            e.fix.push(Msg::verbatim(format!(
+                                "cudaenv install {newest} && cudaenv local {newest}"
+                            )));
                         }
                     }
                 }
-                None => e.fix.push("run the program from a shell with the hook enabled (`eval \"$(cudaenv init bash)\"`) or through `cudaenv exec`".into()),
+                None => e.fix.push(msg!("explain-run-with-hook")),
             }
         }
         Provider::Cudnn { major } => {
             let sub = lib.component != "cudnn";
             e.meaning = if sub {
-                format!(
-                    "{} is one of cuDNN {major}'s sub-libraries: libcudnn.so.{major} itself was found but this part of it was not — typically a partial cuDNN copy, or PyTorch's bundled cuDNN mixed with another on LD_LIBRARY_PATH{win_note}",
-                    lib.file
-                )
+                msg!("explain-missing-cudnn-sub-library", file = lib.file, major = major, windows => win_note)
             } else {
-                format!(
-                    "the program needs cuDNN {major} ({}) and the dynamic loader found none{win_note}",
-                    lib.file
-                )
+                msg!("explain-missing-cudnn", file = lib.file, major = major, windows => win_note)
             };
             let found = input.providers(|s| s.cudnn.as_ref().is_some_and(|c| c.major() == *major));
             let (text, switch) = input.installed_text(&found);
             e.installed = Some(text);
             match switch {
-                Some(name) => e.fix.push(format!("cudaenv local {name}")),
+                Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
                 None if found.is_empty() => {
                     let spec = input
-                        .framework_choice(|c| c.spec.cudnn.as_ref().is_some_and(|d| d.major() == *major))
+                        .framework_choice(|c| {
+                            c.spec.cudnn.as_ref().is_some_and(|d| d.major() == *major)
+                        })
                         .map(|(arg, _)| format!("--for {arg}"))
                         .unwrap_or_else(|| cudnn_stack_for(input, *major));
-                    e.fix.push(format!("cudaenv install {spec}"));
-                    e.fix.push(format!("cudaenv local {spec}"));
+                    e.fix.push(Msg::verbatim(format!("cudaenv install {spec}")));
+                    e.fix.push(Msg::verbatim(format!("cudaenv local {spec}")));
                 }
-                None => e.fix.push("run it with the active environment (`cudaenv exec -- CMD`), and check `cudaenv doctor` for other cuDNN copies on LD_LIBRARY_PATH".into()),
+                None => e.fix.push(msg!("explain-run-with-active-cudnn")),
             }
             if sub {
-                e.fix
-                    .push("cudaenv doctor   # lists every cuDNN copy the loader can see".into());
+                e.fix.push(msg!("explain-doctor-lists-cudnn-copies"));
             }
         }
         Provider::Unknown => {
-            e.meaning = format!(
-                "{} was not found by the dynamic loader; cudaenv does not know which package provides it",
-                lib.file
-            );
-            e.fix.push("cudaenv doctor".into());
+            e.meaning = msg!("explain-missing-unknown-library", file = lib.file);
+            e.fix.push(Msg::verbatim("cudaenv doctor"));
         }
     }
     e
@@ -348,7 +507,7 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
     let (text, switch) = input.installed_text(&found);
     let mut fix = Vec::new();
     match switch {
-        Some(n) => fix.push(format!("cudaenv local {n}")),
+        Some(n) => fix.push(Msg::verbatim(format!("cudaenv local {n}"))),
         None if found.is_empty() => {
             let cuda = input
                 .active
@@ -357,26 +516,39 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
                 .filter(|c| compat::cudnn_supports(&need, c) == Some(true))
                 .map(|c| c.truncate(2).to_string());
             match cuda {
-                Some(c) => fix.push(format!("cudaenv install {c}+cudnn{need}")),
+                Some(c) => fix.push(Msg::verbatim(format!("cudaenv install {c}+cudnn{need}"))),
                 None => match newest_cuda_for_cudnn(&need) {
-                    Some((c, None)) => fix.push(format!("cudaenv install {c}+cudnn{need}   (or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)")),
-                    Some((c, Some(rule))) => fix.push(format!("cudaenv install {c}+cudnn{need}   (CUDA {c}: {rule} — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)")),
-                    None => fix.push(format!("cudaenv install CUDA+cudnn{need}   (CUDA: the release your framework needs; `cudaenv compat FRAMEWORK` tells)")),
+                    Some((c, None)) => fix.push(msg!(
+                        "explain-cudnn-install-or-framework",
+                        cuda = c,
+                        cudnn = need
+                    )),
+                    Some((c, Some(rule))) => fix.push(msg!(
+                        "explain-cudnn-install-by-rule",
+                        cuda = c,
+                        cudnn = need,
+                        rule = rule
+                    )),
+                    None => fix.push(msg!("explain-cudnn-install-any-cuda", cudnn = need)),
                 },
             }
         }
         None => {}
     }
-    fix.push("cudaenv doctor   # finds the older cuDNN copy that was loaded".into());
+    fix.push(msg!("explain-doctor-finds-older-cudnn"));
     out.push(Explanation {
         id: "cudnn-version-mismatch",
         matched: matched.into(),
-        meaning: format!(
-            "the program was built against cuDNN {compiled} but loaded cuDNN {loaded}; cuDNN must have the same major version and at least the same minor ({}.{} or newer)",
-            compiled.major(),
-            compiled.minor().unwrap_or(0)
+        meaning: msg!(
+            "explain-cudnn-version-mismatch",
+            compiled = compiled,
+            loaded = loaded,
+            floor = format!("{}.{}", compiled.major(), compiled.minor().unwrap_or(0))
         ),
-        provided_by: Some(format!("cuDNN ≥ {need}, < {}", compiled.major() + 1)),
+        provided_by: Some(Msg::verbatim(format!(
+            "cuDNN ≥ {need}, < {}",
+            compiled.major() + 1
+        ))),
         installed: Some(text),
         fix,
     });
@@ -415,16 +587,17 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         .or(reported_max);
     let active_cuda = input.active.as_ref().and_then(|a| a.cuda.clone());
     let provided_by = active_cuda.as_ref().and_then(|c| {
-        driver::requirement(c, os).map(|r| format!("CUDA {c} needs driver {}", r.describe()))
+        driver::requirement(c, os)
+            .map(|r| msg!("explain-cuda-needs-driver", cuda = c, driver = r.describe()))
     });
     let mut fix = Vec::new();
     if let Some(c) = &active_cuda
         && let Some(r) = driver::requirement(c, os)
         && let Some(m) = r.absolute_min()
     {
-        fix.push(format!("upgrade the NVIDIA driver to ≥ {m}"));
+        fix.push(msg!("explain-upgrade-driver-to", driver = m));
     } else {
-        fix.push("upgrade the NVIDIA driver".into());
+        fix.push(msg!("explain-upgrade-driver"));
     }
     // The driver runs the active CUDA: what was loaded is not the active runtime.
     if let (Some(d), Some(c)) = (&driver, &active_cuda)
@@ -436,14 +609,12 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         out.push(Explanation {
             id: "driver-insufficient",
             matched,
-            meaning: format!(
-                "driver {d} does run the active CUDA {c}, so the program loaded some other, newer CUDA runtime, or a link-time stub libcuda.so instead of the driver"
-            ),
+            meaning: msg!("explain-driver-runs-active-cuda", driver = d, cuda = c),
             provided_by,
             installed: None,
             fix: vec![
-                "cudaenv doctor   # finds stray libcudart copies and stub libcuda.so on LD_LIBRARY_PATH".into(),
-                "run the program with the active environment: cudaenv exec -- CMD".into(),
+                msg!("explain-doctor-finds-stray-cudart"),
+                msg!("explain-run-with-active-environment"),
             ],
         });
         return;
@@ -453,41 +624,39 @@ fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             let ok: Vec<&Stack> =
                 input.providers(|s| s.cuda.as_ref().is_some_and(|c| c.truncate(2) <= *m));
             if let Some(best) = ok.last() {
-                fix.push(format!(
-                    "or use a CUDA this driver runs: cudaenv local {}",
-                    best.name
+                fix.push(msg!(
+                    "explain-use-cuda-driver-runs-installed",
+                    name = best.name
                 ));
             } else {
-                fix.push(format!("or use a CUDA this driver runs (≤ {m}): cudaenv install {m} && cudaenv local {m}"));
+                fix.push(msg!("explain-use-cuda-driver-runs", cuda = m));
             }
-            Some(format!(
-                "this driver{} runs CUDA ≤ {m}; {}",
-                driver
-                    .as_ref()
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default(),
-                if ok.is_empty() {
-                    "no installed version fits".to_string()
-                } else {
-                    format!(
-                        "installed versions that fit: {}",
-                        ok.iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+            let fits = if ok.is_empty() {
+                msg!("explain-driver-no-installed-fits")
+            } else {
+                msg!(
+                    "explain-driver-installed-fit",
+                    names = ok
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            Some(match &driver {
+                Some(d) => {
+                    msg!("explain-driver-runs-up-to-named", driver = d, cuda = m, fits => fits)
                 }
-            ))
+                None => msg!("explain-driver-runs-up-to", cuda = m, fits => fits),
+            })
         }
         None => None,
     };
-    fix.push(
-        "check for a stub libcuda.so on LD_LIBRARY_PATH (…/lib64/stubs): `cudaenv doctor`".into(),
-    );
+    fix.push(msg!("explain-check-stub-libcuda"));
     out.push(Explanation {
         id: "driver-insufficient",
         matched,
-        meaning: "the CUDA runtime the program loaded is newer than what the installed NVIDIA driver supports (or a link-time stub libcuda was loaded instead of the driver)".into(),
+        meaning: msg!("explain-driver-insufficient"),
         provided_by,
         installed: installed_text,
         fix,
@@ -520,12 +689,19 @@ fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
     for g in &gpus {
         let sm = g.sm();
         match (compat::arch::first_cuda(*g), compat::arch::removed_in(*g)) {
-            (Some(first), Some(rem)) => {
-                provided.push(format!("{sm}: CUDA {first} up to (not including) {rem}"))
+            (Some(first), Some(rem)) => provided.push(msg!(
+                "explain-arch-cuda-range",
+                sm = sm,
+                first = first,
+                removed = rem
+            )),
+            (Some(first), None) => {
+                provided.push(msg!("explain-arch-cuda-from", sm = sm, first = first))
             }
-            (Some(first), None) => provided.push(format!("{sm}: CUDA ≥ {first}")),
-            (None, Some(rem)) => provided.push(format!("{sm}: CUDA before {rem}")),
-            (None, None) => provided.push(format!("{sm}: unknown to cudaenv")),
+            (None, Some(rem)) => {
+                provided.push(msg!("explain-arch-cuda-before", sm = sm, removed = rem))
+            }
+            (None, None) => provided.push(msg!("explain-arch-unknown", sm = sm)),
         }
         if let Some(a) = input
             .active
@@ -540,25 +716,32 @@ fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
                         compat::arch::removed_in(*g).map(|r| Version::from_parts(&[r.major() - 1]))
                     });
                 if let Some(tv) = target {
-                    fix.push(format!("the active {} (CUDA {}) cannot build for {sm}: cudaenv install {tv} && cudaenv local {tv}", a.0.name, a.1));
+                    fix.push(msg!(
+                        "explain-active-cannot-build-for",
+                        name = a.0.name,
+                        cuda = a.1,
+                        sm = sm,
+                        target = tv
+                    ));
                 }
             }
         }
         if let Some(first) = compat::arch::first_cuda(*g) {
-            fix.push(format!("frameworks: install a build made with CUDA ≥ {first} (e.g. `pip install torch --index-url https://download.pytorch.org/whl/cu{}`)", first.to_string().replace('.', "")));
+            fix.push(msg!(
+                "explain-framework-build-for",
+                first = first,
+                tag = first.to_string().replace('.', "")
+            ));
         }
     }
     if gpus.is_empty() {
-        fix.push(
-            "cudaenv doctor   # shows the GPU's architecture and what the active CUDA supports"
-                .into(),
-        );
+        fix.push(msg!("explain-doctor-shows-architecture"));
     }
     out.push(Explanation {
         id: "no-kernel-image",
         matched,
-        meaning: "the binary (a framework wheel, an extension, or a CUDA library) contains no machine code for this GPU's architecture and no PTX the driver could compile for it".into(),
-        provided_by: (!provided.is_empty()).then(|| provided.join("; ")),
+        meaning: msg!("explain-no-kernel-image"),
+        provided_by: (!provided.is_empty()).then_some(Msg::Clauses(provided)),
         installed: None,
         fix,
     });
@@ -581,33 +764,30 @@ fn nvcc_arch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
     let (text, switch) = input.installed_text(&found);
     let mut fix = Vec::new();
     match (switch, &first, &removed) {
-        (Some(n), _, _) => fix.push(format!("cudaenv local {n}")),
-        (None, Some(f), _) if found.is_empty() => fix.push(format!(
+        (Some(n), _, _) => fix.push(Msg::verbatim(format!("cudaenv local {n}"))),
+        (None, Some(f), _) if found.is_empty() => fix.push(Msg::verbatim(format!(
             "cudaenv install {f} --profile devel && cudaenv local {f}"
-        )),
-        (None, None, Some(r)) if found.is_empty() => fix.push(format!(
-            "use a CUDA before {r} (e.g. `cudaenv install {}.9 --profile devel`)",
-            r.major() - 1
+        ))),
+        (None, None, Some(r)) if found.is_empty() => fix.push(msg!(
+            "explain-use-cuda-before",
+            removed = r,
+            last = format!("{}.9", r.major() - 1)
         )),
         _ => {}
     }
-    fix.push(format!(
-        "or stop building for {} (TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES)",
-        g.sm()
-    ));
+    fix.push(msg!("explain-stop-building-for", sm = g.sm()));
     out.push(Explanation {
         id: "nvcc-arch",
         matched,
-        meaning: format!(
-            "this nvcc cannot compile for {} ({})",
-            g.sm(),
-            g.family().unwrap_or("unknown architecture")
-        ),
+        meaning: match g.family() {
+            Some(family) => msg!("explain-nvcc-arch", sm = g.sm(), family = family),
+            None => msg!("explain-nvcc-arch-unknown-family", sm = g.sm()),
+        },
         provided_by: Some(match (first, removed) {
-            (Some(f), Some(r)) => format!("CUDA {f} up to (not including) {r}"),
-            (Some(f), None) => format!("CUDA ≥ {f}"),
-            (None, Some(r)) => format!("CUDA before {r}"),
-            _ => "unknown".into(),
+            (Some(f), Some(r)) => msg!("explain-cuda-range", first = f, removed = r),
+            (Some(f), None) => Msg::verbatim(format!("CUDA ≥ {f}")),
+            (None, Some(r)) => msg!("explain-cuda-before", removed = r),
+            _ => msg!("explain-unknown"),
         }),
         installed: Some(text),
         fix,
@@ -633,25 +813,29 @@ fn torch_extension_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) 
     let (text, switch) = input.installed_text(&found);
     let mut fix = Vec::new();
     match switch {
-        Some(n) => fix.push(format!("cudaenv local {n}")),
-        None if found.is_empty() => fix.push(format!(
+        Some(n) => fix.push(Msg::verbatim(format!("cudaenv local {n}"))),
+        None if found.is_empty() => fix.push(Msg::verbatim(format!(
             "cudaenv install {torch} --profile devel && cudaenv local {torch}"
-        )),
+        ))),
         None => {}
     }
     out.push(Explanation {
         id: "torch-extension-cuda",
         matched,
-        meaning: format!(
-            "building a PyTorch C++/CUDA extension: nvcc/CUDA_HOME is CUDA {}, but this PyTorch was built with CUDA {torch}; extensions must be compiled with the same major.minor",
-            detected.map(|d| d.to_string()).unwrap_or_else(|| "?".into())
+        meaning: msg!(
+            "explain-torch-extension-cuda",
+            detected = detected
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "?".into()),
+            torch = torch
         ),
-        provided_by: Some(format!("CUDA {torch} (with nvcc: --profile devel)")),
+        provided_by: Some(msg!("explain-torch-extension-provided-by", torch = torch)),
         installed: Some(text),
         fix,
     });
 }
 
+/// A rule whose answer is fixed text: its meaning and fixes are catalogue keys.
 struct Rule {
     id: &'static str,
     needles: &'static [&'static str],
@@ -668,10 +852,10 @@ const RULES: &[Rule] = &[
             "CUDNN_STATUS_NOT_INITIALIZED",
             "CUDNN_STATUS_ARCH_MISMATCH",
         ],
-        meaning: "cuDNN failed inside a call. The usual causes, in order: the GPU ran out of memory (TensorFlow reserves nearly all of it up front), a cuDNN too old for this GPU's architecture, or two different cuDNN copies loaded into one process",
+        meaning: "explain-cudnn-internal-error",
         fix: &[
-            "TensorFlow: export TF_FORCE_GPU_ALLOW_GROWTH=true",
-            "cudaenv doctor   # checks the GPU architecture against the active CUDA/cuDNN and finds stray cuDNN copies",
+            "explain-cudnn-internal-error-fix-1",
+            "explain-cudnn-internal-error-fix-2",
         ],
     },
     Rule {
@@ -682,11 +866,8 @@ const RULES: &[Rule] = &[
             "cudaErrorNoDevice",
             "Found no NVIDIA driver on your system",
         ],
-        meaning: "CUDA sees no GPU: CUDA_VISIBLE_DEVICES hides them (empty or -1), the driver is not loaded, the device nodes /dev/nvidia* are missing or not accessible, or (containers) no GPU was passed in",
-        fix: &[
-            "unset CUDA_VISIBLE_DEVICES",
-            "cudaenv doctor   # checks the driver, device nodes and CUDA_VISIBLE_DEVICES",
-        ],
+        meaning: "explain-no-device",
+        fix: &["explain-no-device-fix-1", "explain-no-device-fix-2"],
     },
     Rule {
         id: "ptx-toolchain",
@@ -695,11 +876,8 @@ const RULES: &[Rule] = &[
             "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
             "cudaErrorUnsupportedPtxVersion",
         ],
-        meaning: "the program carries PTX produced by a newer CUDA than the driver's JIT compiler understands: the driver runs this CUDA only through minor version compatibility, which excludes PTX JIT",
-        fix: &[
-            "upgrade the NVIDIA driver to the one the toolkit shipped with (`cudaenv compat` shows it per release)",
-            "or use the CUDA release matching the driver (`cudaenv doctor` says which)",
-        ],
+        meaning: "explain-ptx-toolchain",
+        fix: &["explain-ptx-toolchain-fix-1", "explain-ptx-toolchain-fix-2"],
     },
     Rule {
         id: "compat-not-supported",
@@ -708,10 +886,10 @@ const RULES: &[Rule] = &[
             "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
             "error 804",
         ],
-        meaning: "a CUDA forward-compatibility libcuda (cuda-compat package, often …/cuda-X/compat on LD_LIBRARY_PATH) was loaded on a GPU that does not support it (forward compatibility is for data-center GPUs)",
+        meaning: "explain-compat-not-supported",
         fix: &[
-            "remove the cuda-X/compat directory from LD_LIBRARY_PATH",
-            "cudaenv doctor",
+            "explain-compat-not-supported-fix-1",
+            "explain-compat-not-supported-fix-2",
         ],
     },
     Rule {
@@ -722,11 +900,11 @@ const RULES: &[Rule] = &[
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
             "error 803",
         ],
-        meaning: "the loaded libcuda and the running kernel module are different driver releases — usually after a driver upgrade without a reboot, or a forward-compatibility libcuda that does not match the driver branch",
+        meaning: "explain-driver-library-mismatch",
         fix: &[
-            "reboot (or reload the nvidia kernel modules)",
-            "remove any cuda-X/compat directory from LD_LIBRARY_PATH",
-            "cudaenv doctor   # shows the driver version from each source",
+            "explain-driver-library-mismatch-fix-1",
+            "explain-driver-library-mismatch-fix-2",
+            "explain-driver-library-mismatch-fix-3",
         ],
     },
     Rule {
@@ -737,11 +915,11 @@ const RULES: &[Rule] = &[
             "failed call to cuInit",
             "CUDA unknown error",
         ],
-        meaning: "cuInit failed without a specific reason. Common causes: /dev/nvidia-uvm missing (the nvidia_uvm module not loaded, often after suspend/resume), or a driver upgrade without a reboot",
+        meaning: "explain-cuinit-unknown",
         fix: &[
-            "sudo nvidia-modprobe -u -c=0   (or: sudo modprobe -r nvidia_uvm && sudo modprobe nvidia_uvm)",
-            "reboot if that does not help",
-            "cudaenv doctor",
+            "explain-cuinit-unknown-fix-1",
+            "explain-cuinit-unknown-fix-2",
+            "explain-cuinit-unknown-fix-3",
         ],
     },
     Rule {
@@ -751,10 +929,47 @@ const RULES: &[Rule] = &[
             "gcc versions later than",
             "unsupported clang version",
         ],
-        meaning: "nvcc refuses the host compiler: each CUDA release supports host compilers up to a certain version",
+        meaning: "explain-gcc-unsupported",
         fix: &[
-            "use an older host compiler for nvcc: export NVCC_PREPEND_FLAGS='-ccbin /usr/bin/g++-12' (or CUDAHOSTCXX for CMake)",
-            "or a newer CUDA release: cudaenv install VERSION --profile devel",
+            "explain-gcc-unsupported-fix-1",
+            "explain-gcc-unsupported-fix-2",
+        ],
+    },
+    Rule {
+        id: "nccl-net-plugin",
+        needles: &[
+            "libnccl-net.so",
+            "NET/Plugin: Could not find",
+            "NET/Plugin : No plugin found",
+        ],
+        meaning: "NCCL looked for an optional network plugin (libnccl-net.so, for InfiniBand/EFA fabrics through a vendor plugin) and uses its built-in sockets and IB transports without it: an INFO line, not an error",
+        fix: &[
+            "nothing on a single node or plain Ethernet; on a fabric that needs a plugin (AWS EFA: aws-ofi-nccl), put its directory on LD_LIBRARY_PATH",
+        ],
+    },
+    Rule {
+        id: "nccl-undefined-symbol",
+        needles: &["undefined symbol: nccl"],
+        meaning: "the program was built against a newer NCCL than the libnccl.so.2 the loader found (NCCL adds functions in minor releases; the soname stays libnccl.so.2), so an older NCCL earlier on the search path shadows the one it needs",
+        fix: &[
+            "cudaenv trace -- python -c 'import torch'   # shows which libnccl.so.2 was loaded and from where",
+            "install the NCCL the framework names (`pip show nvidia-nccl-cu12`, or its Requires-Dist) in the stack: cudaenv install CUDA+ncclVERSION",
+        ],
+    },
+    Rule {
+        id: "nccl-error",
+        needles: &[
+            "ncclUnhandledCudaError",
+            "unhandled cuda error",
+            "ncclSystemError",
+            "ncclInternalError",
+            "NCCL error",
+        ],
+        meaning: "an NCCL collective failed. The usual causes: a CUDA error underneath (a driver too old for the NCCL build, a GPU fault), peer-to-peer or shared-memory limits (containers with a small /dev/shm), or a network interface NCCL cannot use between nodes",
+        fix: &[
+            "rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) to see which step failed",
+            "containers: docker run --shm-size=1g (or --ipc=host)",
+            "cudaenv verify   # runs NCCL's all-reduce on the stack when it carries NCCL",
         ],
     },
     Rule {
@@ -766,11 +981,11 @@ const RULES: &[Rule] = &[
             "CUBLAS_STATUS_ALLOC_FAILED",
             "OOM when allocating",
         ],
-        meaning: "the GPU has no free memory for the allocation (another process may be holding it; TensorFlow reserves nearly all of it by default)",
+        meaning: "explain-out-of-memory",
         fix: &[
-            "reduce the batch size or model size",
-            "TensorFlow: export TF_FORCE_GPU_ALLOW_GROWTH=true; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-            "check other processes with nvidia-smi",
+            "explain-out-of-memory-fix-1",
+            "explain-out-of-memory-fix-2",
+            "explain-out-of-memory-fix-3",
         ],
     },
     Rule {
@@ -779,10 +994,10 @@ const RULES: &[Rule] = &[
             "CUBLAS_STATUS_NOT_INITIALIZED",
             "CUBLAS_STATUS_ARCH_MISMATCH",
         ],
-        meaning: "cuBLAS could not create its handle: usually the GPU is out of memory, or the cuBLAS loaded belongs to a different CUDA than the runtime (two CUDA copies on the library path)",
+        meaning: "explain-cublas-not-initialized",
         fix: &[
-            "cudaenv doctor   # finds stray CUDA copies on LD_LIBRARY_PATH",
-            "free GPU memory (see out-of-memory)",
+            "explain-cublas-not-initialized-fix-1",
+            "explain-cublas-not-initialized-fix-2",
         ],
     },
     Rule {
@@ -792,10 +1007,10 @@ const RULES: &[Rule] = &[
             "Could not find cuda drivers on your machine",
             "Skipping registering GPU devices",
         ],
-        meaning: "TensorFlow did not register the GPU because a library failed to load (the lines before this one name it) or no driver was found. On native Windows, TensorFlow ≥ 2.11 has no GPU support at all (use WSL2)",
+        meaning: "explain-tensorflow-no-gpu",
         fix: &[
-            "paste the `Could not load dynamic library …` lines into `cudaenv explain`",
-            "cudaenv local --for tensorflow==VERSION   # pins the CUDA + cuDNN it was tested with",
+            "explain-tensorflow-no-gpu-fix-1",
+            "explain-tensorflow-no-gpu-fix-2",
         ],
     },
     Rule {
@@ -805,19 +1020,14 @@ const RULES: &[Rule] = &[
             "Unable to load cuDNN",
             "Could not load cudnn",
         ],
-        meaning: "the framework could not load cuDNN (or loaded an incompatible one)",
-        fix: &[
-            "cudaenv compat FRAMEWORK   # says which cuDNN it needs",
-            "cudaenv install --for FRAMEWORK==VERSION",
-        ],
+        meaning: "explain-dnn-not-found",
+        fix: &["explain-dnn-not-found-fix-1", "explain-dnn-not-found-fix-2"],
     },
     Rule {
         id: "torch-cpu-build",
         needles: &["Torch not compiled with CUDA enabled"],
-        meaning: "this PyTorch is a CPU-only build: no CUDA stack can make it use the GPU",
-        fix: &[
-            "reinstall a CUDA build: pip install torch --index-url https://download.pytorch.org/whl/cu126 (pick the cuXYZ `cudaenv compat torch` suggests)",
-        ],
+        meaning: "explain-torch-cpu-build",
+        fix: &["explain-torch-cpu-build-fix-1"],
     },
     Rule {
         id: "undefined-symbol",
@@ -826,10 +1036,8 @@ const RULES: &[Rule] = &[
             "version `libcublasLt.so",
             "not defined in file",
         ],
-        meaning: "a library was loaded together with a different release of one it depends on (e.g. libcublas from one CUDA and libcublasLt from another): two CUDA or cuDNN copies are mixed in one process",
-        fix: &[
-            "cudaenv doctor   # lists every CUDA/cuDNN copy on LD_LIBRARY_PATH and in the ldconfig cache",
-        ],
+        meaning: "explain-undefined-symbol",
+        fix: &["explain-undefined-symbol-fix-1"],
     },
 ];
 
@@ -843,21 +1051,27 @@ fn simple_rules(_input: &Input, t: &str, out: &mut Vec<Explanation>) {
             out.push(Explanation {
                 id: r.id,
                 matched: m,
-                meaning: r.meaning.into(),
+                meaning: Msg::key(r.meaning),
                 provided_by: None,
                 installed: None,
-                fix: r.fix.iter().map(|s| s.to_string()).collect(),
+                fix: r.fix.iter().map(|k| Msg::key(k)).collect(),
             });
         }
     }
 }
 
 /// For callers building `Input` from the store.
-pub fn stack_of(name: &str, cuda: Option<&Version>, cudnn: Option<&Version>) -> Stack {
+pub fn stack_of(
+    name: &str,
+    cuda: Option<&Version>,
+    cudnn: Option<&Version>,
+    libs: Libraries,
+) -> Stack {
     Stack {
         name: name.into(),
         cuda: cuda.cloned(),
         cudnn: cudnn.cloned(),
+        libs,
     }
 }
 
@@ -874,6 +1088,7 @@ mod tests {
             name: name.into(),
             cuda: Some(v(cuda)),
             cudnn: cudnn.map(v),
+            libs: Libraries::default(),
         }
     }
     fn input(text: &str) -> Input {
@@ -901,9 +1116,9 @@ mod tests {
         format!(
             "{} | {} | {} | {}",
             e.meaning,
-            e.provided_by.as_deref().unwrap_or(""),
-            e.installed.as_deref().unwrap_or(""),
-            e.fix.join(" ; ")
+            e.provided_by.as_ref().map(Msg::en).unwrap_or_default(),
+            e.installed.as_ref().map(Msg::en).unwrap_or_default(),
+            e.fix.iter().map(Msg::en).collect::<Vec<_>>().join(" ; ")
         )
     }
 
@@ -1016,7 +1231,13 @@ mod tests {
             (
                 "#error -- unsupported GNU version! gcc versions later than 12 are not supported!",
                 "gcc-unsupported",
-                &["-ccbin"],
+                &[
+                    "GCC up to 12 (CUDA 12.0, 12.1, 12.2, 12.3)",
+                    "CUDAENV_HOST_COMPILER=auto",
+                    "apt install g++-12",
+                    "GCC 13: CUDA 12.4+",
+                    "GCC 16: CUDA 13.4+",
+                ],
             ),
             (
                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
@@ -1059,6 +1280,41 @@ mod tests {
                 &["NVIDIA driver's own library"],
             ),
             (
+                "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.8'; dlerror: libnvinfer_plugin.so.8: cannot open shared object file",
+                "missing-library",
+                &["TensorRT 8", "start at TensorRT 10", "harmless"],
+            ),
+            (
+                "error -- unsupported clang version! clang version must be less than 15 and greater than 3.2 .",
+                "gcc-unsupported",
+                &["Clang up to 14 (CUDA 11.8, 12.0)", "Clang 15: CUDA 12.1+"],
+            ),
+            (
+                "NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+                "nccl-net-plugin",
+                &["not an error"],
+            ),
+            (
+                "ImportError: /usr/lib/python3/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+                "nccl-undefined-symbol",
+                &["newer NCCL"],
+            ),
+            (
+                "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error",
+                "nccl-error",
+                &["NCCL_DEBUG=INFO"],
+            ),
+            (
+                "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["NCCL 2.x", "cudaenv install 12.4+nccl2"],
+            ),
+            (
+                "ImportError: libnvinfer.so.10: cannot open shared object file: No such file or directory",
+                "missing-library",
+                &["TensorRT 10.x", "cudaenv install 12.4+trt10"],
+            ),
+            (
                 "Could not load dynamic library 'libcublas.so.12'",
                 "missing-library",
                 &["12.4.1+cudnn9.1.0.70 is active", "cudaenv exec"],
@@ -1092,6 +1348,8 @@ mod tests {
         let e = one(&i, "missing-library");
         assert!(
             e.installed
+                .as_ref()
+                .map(Msg::en)
                 .as_deref()
                 .unwrap()
                 .starts_with("yes: 11.2.2+cudnn8.1.1.33"),
@@ -1109,7 +1367,7 @@ mod tests {
             bundles_cuda: false,
         });
         let e = one(&i, "missing-library");
-        assert!(e.fix[0].contains("--for tensorflow==2.10"), "{e:?}");
+        assert!(e.fix[0].en().contains("--for tensorflow==2.10"), "{e:?}");
     }
 
     /// A cuDNN newer than the cuDNN table: the CUDA offered with it is the
@@ -1117,13 +1375,25 @@ mod tests {
     #[test]
     fn a_cudnn_newer_than_the_table_is_paired_by_its_family_rule() {
         let mut i = input(
-            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.28.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.40.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
         );
         i.active = Some(stack("11.8.0+cudnn9.1.0.70", "11.8.0", Some("9.1.0.70")));
         let e = one(&i, "cudnn-version-mismatch");
         assert_eq!(
             e.fix[0],
-            "cudaenv install 13+cudnn9.28   (CUDA 13: the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12 — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)",
+            "cudaenv install 13+cudnn9.40   (CUDA 13: the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28 — or the CUDA your framework needs: `cudaenv compat FRAMEWORK`)",
+            "{e:?}"
+        );
+        // A cuDNN the table has (from PyPI's cuDNN projects): no rule to explain.
+        let mut i = input(
+            "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.28.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+        );
+        i.active = Some(stack("11.8.0+cudnn9.1.0.70", "11.8.0", Some("9.1.0.70")));
+        let e = one(&i, "cudnn-version-mismatch");
+        assert!(
+            e.fix[0]
+                .en()
+                .starts_with("cudaenv install 13+cudnn9.28   (or the CUDA"),
             "{e:?}"
         );
     }
@@ -1134,10 +1404,10 @@ mod tests {
         i.machine.driver = DriverVersion::parse("580.65.06");
         let e = one(&i, "driver-insufficient");
         assert!(
-            e.meaning.contains("does run the active CUDA 12.4.1"),
+            e.meaning.en().contains("does run the active CUDA 12.4.1"),
             "{e:?}"
         );
-        assert!(e.fix[0].contains("doctor"));
+        assert!(e.fix[0].en().contains("doctor"));
     }
 
     #[test]

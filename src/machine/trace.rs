@@ -46,7 +46,7 @@ use crate::context::Context;
 use crate::context::env_vars;
 use crate::error::{Error, Result};
 use crate::machine::compat::libraries::{self, Provider};
-use crate::spec::Version;
+use crate::spec::{Libraries, Version};
 
 /// How the loader found a library.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -394,6 +394,8 @@ fn is_cuda_family(component: &str) -> bool {
         || component.starts_with("nvidia-")
         || component.starts_with("nvshmem")
         || component.starts_with("cutensor")
+        || component.starts_with("nvinfer")
+        || component == "nvonnxparser"
 }
 
 /// The active version's directories, resolved, for classification.
@@ -405,7 +407,13 @@ pub struct ActiveDirs {
     pub kept_off: bool,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … the active version carries.
+    pub libs: Libraries,
     pub dirs: Vec<PathBuf>,
+    /// The components the version records (`cudart` → `12.4.127`): a
+    /// library of the version whose file name says no more than its soname
+    /// (`libcudart.so.12`) is reported with its component's version.
+    pub components: Vec<(String, String)>,
 }
 
 impl ActiveDirs {
@@ -427,9 +435,39 @@ impl ActiveDirs {
             name: v.name.to_string(),
             cuda: v.cuda().cloned(),
             cudnn: v.cudnn().cloned(),
+            libs: v.libs(),
             dirs,
             kept_off: false,
+            components: v
+                .meta
+                .components
+                .iter()
+                .map(|c| (c.name.clone(), c.version.clone()))
+                .collect(),
         }
+    }
+
+    /// The version the stack records for the component a library belongs
+    /// to: cuBLASLt comes with cuBLAS, cuDNN's sub-libraries with cuDNN,
+    /// NVRTC's builtins with NVRTC. A legacy runfile's single `toolkit`
+    /// component says nothing about one library, so it is not used.
+    fn recorded_version(&self, library_component: &str) -> Option<String> {
+        let lib = library_component.to_ascii_lowercase();
+        let component = if lib.starts_with("cudnn") {
+            "cudnn"
+        } else if lib == "cublaslt" {
+            "cublas"
+        } else if lib.starts_with("nvrtc") {
+            "nvrtc"
+        } else if lib == "cufftw" {
+            "cufft"
+        } else {
+            lib.as_str()
+        };
+        self.components
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(component))
+            .map(|(_, v)| v.clone())
     }
 
     fn contains(&self, p: &Path) -> bool {
@@ -481,7 +519,9 @@ fn read_records(site: &Path) -> HashMap<String, (String, String)> {
             Some(nv) => nv,
             None => continue,
         };
-        let Ok(text) = std::fs::read_to_string(e.path().join("RECORD")) else {
+        let Ok(text) =
+            crate::os::fs::read_bounded_text(&e.path().join("RECORD"), crate::os::fs::LARGE)
+        else {
             continue;
         };
         for line in text.lines() {
@@ -530,16 +570,9 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
         let mut libs = Vec::new();
         let mut outside: Vec<String> = Vec::new();
         for l in &img.loads {
-            let file = Path::new(&l.path)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or(&l.path);
-            let Some(id) = libraries::identify(file) else {
+            let Some(id) = identify_loaded(Path::new(&l.path)) else {
                 continue;
             };
-            if !is_cuda_family(&id.component) {
-                continue;
-            }
             let path = Path::new(&l.path);
             let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
             let mut version = version_from_file(&real, &id.soversion);
@@ -549,6 +582,9 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
             {
                 Location::Driver
             } else if !active.dirs.is_empty() && (active.contains(&real) || active.contains(path)) {
+                if version.is_none() {
+                    version = active.recorded_version(&id.component);
+                }
                 Location::Active {
                     version: active.name.clone(),
                 }
@@ -700,6 +736,30 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
     (processes, problems)
 }
 
+/// The CUDA-family library a loaded file is, by its ELF soname first (a
+/// renamed copy keeps it), then by its file name; either with auditwheel's
+/// `-<8 hex digits>` suffix of repaired wheels' copies taken off
+/// (`libcudart-d0da41ae.so.12` is a libcudart.so.12).
+fn identify_loaded(path: &Path) -> Option<libraries::LibraryId> {
+    let file = path.file_name().and_then(|n| n.to_str());
+    let soname = crate::os::dylib::soname(path);
+    [soname.as_deref(), file]
+        .into_iter()
+        .flatten()
+        .flat_map(|n| [Some(n.to_string()), without_auditwheel_hash(n)])
+        .flatten()
+        .filter_map(|n| libraries::identify(&n))
+        .find(|id| is_cuda_family(&id.component))
+}
+
+/// `libcudart-d0da41ae.so.12` → `libcudart.so.12`; `None` without such a suffix.
+fn without_auditwheel_hash(name: &str) -> Option<String> {
+    let (stem, rest) = name.split_once(".so")?;
+    let (base, hash) = stem.rsplit_once('-')?;
+    (hash.len() == 8 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("{base}.so{rest}"))
+}
+
 /// Does the active version have a file of this name in its directories?
 fn active_has(active: &ActiveDirs, name: &str) -> bool {
     active.dirs.iter().any(|d| d.join(name).exists())
@@ -733,6 +793,17 @@ fn major_mismatch(id: &libraries::LibraryId, active: &ActiveDirs) -> Option<Stri
                 )
             })
         }
+        Provider::Library { library, major } => {
+            let have = active.libs.get(*library)?;
+            (have.major() != *major).then(|| {
+                format!(
+                    "a {} {major} library; the active {} has {} {have}",
+                    library.title(),
+                    active.name,
+                    library.title()
+                )
+            })
+        }
         _ => None,
     }
 }
@@ -746,8 +817,11 @@ pub fn instrument(vars: &mut BTreeMap<OsString, OsString>, log_prefix: &Path) {
     );
 }
 
-/// Reads every `<prefix>.<pid>` log the loader wrote.
-pub fn read_logs(log_prefix: &Path) -> Result<String> {
+/// Reads every `<prefix>.<pid>` log the loader wrote, and says which files
+/// of that name were skipped: the traced program knows `LD_DEBUG_OUTPUT`, so
+/// it can put a FIFO, a link to a device or a huge file there; each log is
+/// read by the bounded reader (`os::fs`), never followed into a device.
+pub fn read_logs(log_prefix: &Path) -> Result<(String, Vec<String>)> {
     let dir = log_prefix.parent().unwrap_or(Path::new("."));
     let stem = log_prefix
         .file_name()
@@ -768,13 +842,28 @@ pub fn read_logs(log_prefix: &Path) -> Result<String> {
         })
         .collect();
     files.sort();
+    let mut skipped = Vec::new();
     for f in files {
-        let bytes = std::fs::read(&f).map_err(Error::io("cannot read", &f))?;
-        text.push_str(&String::from_utf8_lossy(&bytes));
-        text.push('\n');
+        // No link is followed: the loader writes plain files.
+        let is_link = std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_symlink());
+        let read = if is_link {
+            Err("it is a symbolic link, which the loader never writes".to_string())
+        } else {
+            crate::os::fs::read_bounded(&f, LOG_MAX).map_err(|e| e.to_string())
+        };
+        match read {
+            Ok(bytes) => {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+                text.push('\n');
+            }
+            Err(why) => skipped.push(format!("the loader log {} was skipped: {why}", f.display())),
+        }
     }
-    Ok(text)
+    Ok((text, skipped))
 }
+
+/// The most one process's loader log is read to (a real one is a few MB).
+const LOG_MAX: u64 = crate::os::fs::LARGE;
 
 /// Builds the report from the loader's logs.
 pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_text: &str) -> Report {
@@ -798,9 +887,9 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
 
 /// Runs `command` activated and instrumented, waits, and reports.
 ///
-/// The command inherits stdio. While it runs, SIGINT and SIGQUIT are ignored
-/// here (as shells and `time` do), so a Ctrl-C stops the command and the
-/// report is still written.
+/// The command inherits stdio and runs as a foreground job
+/// (`os::process::run_foreground`): Ctrl-C stops the command, not trace,
+/// so the report is still written; a SIGTERM to trace is passed on.
 pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Report> {
     let store = crate::store::Store::new(ctx.root());
     let delta = crate::activation::plan(ctx, &store, active)?;
@@ -832,18 +921,24 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
         .env_clear()
         .envs(&vars)
         .current_dir(ctx.cwd());
-    let status = {
-        let _guard = crate::os::IgnoreInterrupts::new();
-        cmd.status().map_err(|e| Error::TraceFailed {
+    // Ctrl-C stops the program (not trace, which reports); a SIGTERM to
+    // trace is passed on to it; either way the scratch directory goes.
+    let status = crate::os::process::run_foreground(cmd).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::CommandNotFound {
+            command: program.to_string_lossy().into_owned(),
+            version: active.name(),
+            available_in: Vec::new(),
+        },
+        _ => Error::TraceFailed {
             command: program.to_string_lossy().into_owned(),
             reason: e.to_string(),
-        })?
-    };
+        },
+    })?;
     let exit_code = status
         .code()
         .or_else(|| crate::os::exit_signal(&status).map(|s| 128 + s))
         .unwrap_or(1);
-    let text = read_logs(&log_prefix)?;
+    let (text, skipped) = read_logs(&log_prefix)?;
     let mut dirs = ActiveDirs::of(active);
     dirs.kept_off = delta.notes.iter().any(|n| {
         matches!(
@@ -853,7 +948,28 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     });
     let mut r = report(command, exit_code, &dirs, &text);
     r.notes = delta.notes.iter().map(|n| n.to_string()).collect();
+    r.notes.extend(skipped);
     Ok(r)
+}
+
+/// The command as a shell would read it back: each argument quoted where
+/// it needs to be (`python -c 'import torch; …'`), so it can be copied and
+/// run again.
+fn shown_command(args: &[String]) -> String {
+    // As Python's `shlex.quote`: a word of plain characters as it is, any
+    // other in single quotes (shell-quote's own output mixes quoting styles
+    // within a word, which is exact but hard to read back).
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    args.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(plain) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The human-readable report (for stderr).
@@ -867,7 +983,7 @@ pub fn render(r: &Report) -> String {
     let n: usize = r.processes.iter().map(|p| p.libraries.len()).sum();
     s.push_str(&format!(
         "trace: `{}` exited {}; active: {stack}; {n} CUDA librar{} in {} of {} process{}\n",
-        r.command.join(" "),
+        shown_command(&r.command),
         r.exit_code,
         if n == 1 { "y" } else { "ies" },
         r.processes.len(),
@@ -952,6 +1068,16 @@ mod tests {
      13806:\tinitialize program: true
      13806:\ttransferring control: true
 ";
+
+    #[test]
+    fn auditwheel_copies_are_known_by_their_library() {
+        assert_eq!(
+            without_auditwheel_hash("libcudart-d0da41ae.so.11.0").as_deref(),
+            Some("libcudart.so.11.0")
+        );
+        assert_eq!(without_auditwheel_hash("libcudart.so.12"), None);
+        assert_eq!(without_auditwheel_hash("libnv-tool.so.1"), None);
+    }
 
     #[test]
     fn parses_rules_paths_and_children() {
@@ -1058,8 +1184,10 @@ mod tests {
             name: "sys13".into(),
             cuda: Some(Version::from_parts(&[13, 0])),
             cudnn: None,
+            libs: Libraries::default(),
             dirs: vec![PathBuf::from("/nonexistent/a")],
             kept_off: false,
+            components: Vec::new(),
         };
         let (procs, problems) = classify(&images, &active);
         assert_eq!(procs[0].libraries.len(), 3, "libc is not a CUDA library");

@@ -88,6 +88,26 @@ macro_rules! api {
 }
 pub(crate) use api;
 
+/// The `DT_SONAME` of the ELF shared object at `path`: the name it was
+/// linked as, which survives renamed copies of it (`None`: not a regular
+/// ELF file, or one without a soname). The file is mapped, not read: only
+/// its headers and dynamic section are touched.
+pub fn soname(path: &std::path::Path) -> Option<String> {
+    let (file, size) = crate::os::fs::open_regular(path).ok()?;
+    if size < 64 {
+        return None;
+    }
+    // SAFETY: a read-only private mapping; a file truncated meanwhile makes
+    // reads past its end fault, which `goblin` cannot cause here because
+    // it reads only within the headers it has checked against `size`.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    if !map.starts_with(b"\x7fELF") {
+        return None;
+    }
+    let elf = goblin::elf::Elf::parse(&map).ok()?;
+    elf.soname.map(str::to_string)
+}
+
 #[cfg(test)]
 // kernel32's exports are CamelCase, and a table's fields are named as the exports.
 #[cfg_attr(windows, allow(non_snake_case))]

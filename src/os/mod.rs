@@ -10,6 +10,9 @@
 //!   `machine::libcuda`, is built on it);
 //! - `hash`: sha256 of bytes, readers and files;
 //! - `platform`: the operating system and CPU pair CUDA is built for;
+//! - `fs`: reading files that come from elsewhere (bounded, regular files
+//!   only), writing under a given directory without following links out
+//!   of it, the umask, free space;
 //! - here: atomic small-file writes, the executable-file check, symlinks,
 //!   file identity, positioned reads and writes, names as bytes, the
 //!   environment, replacing the process with a program (`exec`), signals.
@@ -33,6 +36,7 @@ mod windows;
 use windows as imp;
 
 pub mod dylib;
+pub mod fs;
 pub mod hash;
 pub mod lock;
 pub mod path_list;
@@ -47,9 +51,9 @@ use std::path::Path;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
-    IgnoreInterrupts, access_readable, access_writable, cache_hint, command_name, exec_command,
-    exec_with_env, executable_candidates, exit_signal, ignore_sigpipe, kill_self,
-    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
+    access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
+    executable_candidates, exit_signal, ignore_sigpipe, kill_self, os_string_from_bytes,
+    rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
 };
 #[cfg(unix)]
 pub use unix::{process_environ_c, process_environ_ptr};
@@ -62,8 +66,10 @@ pub const TEMP_PREFIX: &str = ".cudaenv-tmp.";
 
 /// Writes `bytes` to `path` so that a reader sees the old file or the new one,
 /// never half of one: a temporary file in the same directory (created if
-/// needed), renamed over `path`. `mode` sets the new file's permissions (the
-/// temporary file's are 0600) before it becomes visible.
+/// needed), renamed over `path`. `mode` sets the new file's permissions
+/// before it becomes visible; `None` gives what a plain new file gets under
+/// the umask (the temporary file itself is created 0600), so project files
+/// (`.cuda-version`, `cuda.lock`) are as readable as the user's others.
 pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
@@ -73,7 +79,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
         .map_err(Error::io("cannot create a temporary file in", dir))?;
     tmp.write_all(bytes)
         .map_err(Error::io("cannot write", tmp.path().to_path_buf()))?;
-    if let Some(mode) = mode {
+    {
+        let mode = mode.unwrap_or_else(fs::new_file_mode);
         imp::set_file_mode(tmp.as_file(), mode).map_err(Error::io(
             "cannot set the mode of",
             tmp.path().to_path_buf(),
@@ -120,6 +127,16 @@ pub fn link_count(path: &Path, meta: &Metadata) -> u64 {
 /// The mode bits, where the OS has them (not on Windows).
 pub fn mode(meta: &Metadata) -> Option<u32> {
     imp::mode(meta)
+}
+
+/// The permission bits alone (`0o7777` of the mode), where the OS has them.
+pub fn permission_bits(meta: &Metadata) -> Option<u32> {
+    imp::mode(meta).map(|m| m & 0o7777)
+}
+
+/// The owner's user id, where the OS has one (not on Windows).
+pub fn owner(meta: &Metadata) -> Option<u32> {
+    imp::owner(meta)
 }
 
 /// Sets the mode bits (on Windows: the read-only attribute from the

@@ -24,6 +24,12 @@
 //!   threads that would wait for them are left to finish on their own.
 //!
 //! Nothing here waits past the deadline, plus a moment for the kill to land.
+//!
+//! The other way is [`run_foreground`], for a command the user runs through
+//! cudaenv and waits for (`trace`): no deadline, the terminal's stdio, and
+//! signals handled as a shell handles a foreground job.
+
+pub use super::imp::run_foreground;
 
 use std::io::{BufRead, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};

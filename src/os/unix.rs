@@ -53,6 +53,10 @@ pub fn mode(meta: &Metadata) -> Option<u32> {
     Some(meta.permissions().mode())
 }
 
+pub fn owner(meta: &Metadata) -> Option<u32> {
+    Some(meta.uid())
+}
+
 pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
@@ -105,6 +109,67 @@ pub fn open_untrusted(path: &Path) -> io::Result<File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
+}
+
+/// What a file is when it is not a regular one (`None` for a regular file).
+pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+/// Back to blocking reads after `open_untrusted`.
+pub fn set_blocking(file: &File) {
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor the caller owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Read from `/proc/self/status`, which does not change it; where that is
+/// missing, set and restored at once.
+pub fn umask() -> u32 {
+    if let Ok(status) = super::fs::read_bounded_text(Path::new("/proc/self/status"), 1 << 16)
+        && let Some(m) = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+    {
+        return m;
+    }
+    // SAFETY: umask(2) cannot fail; the old mask is put back at once.
+    unsafe {
+        let old = libc::umask(0o022);
+        libc::umask(old);
+        old as u32
+    }
+}
+
+/// Bytes free for this user on the file system holding `existing`.
+pub fn free_space(existing: &Path) -> Option<u64> {
+    let c = c_path(existing).ok()?;
+    // SAFETY: a valid NUL-terminated path and a statvfs to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 pub fn create_new_nofollow(path: &Path, mode: u32, readable: bool) -> io::Result<File> {
@@ -371,35 +436,6 @@ pub fn kill_self() {
     }
 }
 
-/// SIGINT/SIGQUIT ignored in this process while it lives.
-pub struct IgnoreInterrupts {
-    int: libc::sighandler_t,
-    quit: libc::sighandler_t,
-}
-
-#[allow(clippy::new_without_default)]
-impl IgnoreInterrupts {
-    pub fn new() -> Self {
-        // SAFETY: SIG_IGN installs no handler; the previous dispositions are restored on drop.
-        unsafe {
-            IgnoreInterrupts {
-                int: libc::signal(libc::SIGINT, libc::SIG_IGN),
-                quit: libc::signal(libc::SIGQUIT, libc::SIG_IGN),
-            }
-        }
-    }
-}
-
-impl Drop for IgnoreInterrupts {
-    fn drop(&mut self) {
-        // SAFETY: restores the dispositions `new` saw.
-        unsafe {
-            libc::signal(libc::SIGINT, self.int);
-            libc::signal(libc::SIGQUIT, self.quit);
-        }
-    }
-}
-
 /// Replaces this process with `program`, named `argv0`, with exactly the
 /// environment `env`; returns only on failure. A plain `execve`: unlike
 /// `std::process::Command`, it leaves the signal mask and dispositions as
@@ -434,4 +470,88 @@ pub fn exec_with_env(
     // alive across the call; execve only returns on failure.
     unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
     io::Error::last_os_error()
+}
+
+/// The child `run_foreground` waits for (0: none yet), and a forwardable
+/// signal that arrived before it existed.
+static FOREGROUND: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+static EARLY_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Signals passed on to the foreground child (a `kill` aimed at this
+/// process, a closed terminal); Ctrl-C and Ctrl-\ reach it from the
+/// terminal directly, as it is in this process's group.
+const FORWARDED: [libc::c_int; 2] = [libc::SIGTERM, libc::SIGHUP];
+/// Signals this process ignores while the child runs (as shells and `time`
+/// do), so that it outlives the child and reports on it.
+const IGNORED_WHILE_WAITING: [libc::c_int; 2] = [libc::SIGINT, libc::SIGQUIT];
+
+extern "C" fn forward(sig: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    let pid = FOREGROUND.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    } else {
+        EARLY_SIGNAL.store(sig, Ordering::SeqCst);
+    }
+}
+
+/// Runs `cmd` as the foreground job of this process and returns how it
+/// ended. The child starts with the default disposition of every signal
+/// this process handles (an ignored SIGINT would otherwise be inherited,
+/// and Ctrl-C would not stop it); while it runs this process ignores
+/// SIGINT and SIGQUIT and passes SIGTERM and SIGHUP on to it, so that the
+/// caller always gets to clean up and report. The dispositions are
+/// restored before returning. One foreground child at a time.
+pub fn run_foreground(mut cmd: Command) -> io::Result<ExitStatus> {
+    use std::sync::atomic::Ordering;
+    // SAFETY: a handler that only calls kill(2) and stores an atomic.
+    let saved: Vec<(libc::c_int, libc::sighandler_t)> = unsafe {
+        FORWARDED
+            .iter()
+            .map(|&s| {
+                (
+                    s,
+                    libc::signal(s, forward as *const () as libc::sighandler_t),
+                )
+            })
+            .chain(
+                IGNORED_WHILE_WAITING
+                    .iter()
+                    .map(|&s| (s, libc::signal(s, libc::SIG_IGN))),
+            )
+            .collect()
+    };
+    let restore = || {
+        FOREGROUND.store(0, Ordering::SeqCst);
+        for (s, h) in &saved {
+            // SAFETY: puts back the dispositions saved above.
+            unsafe { libc::signal(*s, *h) };
+        }
+    };
+    // SAFETY: between fork and exec only async-signal-safe calls (signal).
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in FORWARDED.iter().chain(&IGNORED_WHILE_WAITING) {
+                libc::signal(*s, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            restore();
+            return Err(e);
+        }
+    };
+    FOREGROUND.store(child.id() as i32, Ordering::SeqCst);
+    let early = EARLY_SIGNAL.swap(0, Ordering::SeqCst);
+    if early != 0 {
+        // SAFETY: signalling the child just started.
+        unsafe { libc::kill(child.id() as i32, early) };
+    }
+    let status = child.wait();
+    restore();
+    status
 }

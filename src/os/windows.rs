@@ -24,7 +24,7 @@ use std::process::{Child, Command, ExitStatus};
 use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, HMODULE};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT,
-    GetFileInformationByHandle, MOVEFILE_WRITE_THROUGH, MoveFileExW,
+    GetDiskFreeSpaceExW, GetFileInformationByHandle, MOVEFILE_WRITE_THROUGH, MoveFileExW,
 };
 use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
 use windows_sys::Win32::System::JobObjects::{
@@ -120,6 +120,11 @@ pub fn mode(_meta: &Metadata) -> Option<u32> {
     None
 }
 
+/// Owners are security identifiers, not user ids: none to compare.
+pub fn owner(_meta: &Metadata) -> Option<u32> {
+    None
+}
+
 /// Only "writable by the owner" has a meaning here (the read-only
 /// attribute).
 pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
@@ -189,6 +194,43 @@ pub fn access_writable(p: &Path) -> bool {
 /// Windows has no FIFOs in the file system to stall an open.
 pub fn open_untrusted(path: &Path) -> io::Result<File> {
     File::open(path)
+}
+
+/// What a file is when it is not a regular one (`None` for a regular file).
+pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
+    if meta.is_file() {
+        None
+    } else if meta.is_dir() {
+        Some("a directory")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+/// Files are opened blocking on Windows already.
+pub fn set_blocking(_file: &File) {}
+
+/// Windows has no umask: new files get the directory's ACL.
+pub fn umask() -> u32 {
+    0
+}
+
+/// Bytes free for this user on the volume holding `existing`
+/// (`GetDiskFreeSpaceExW`, which honours quotas).
+pub fn free_space(existing: &Path) -> Option<u64> {
+    let path = wide(existing);
+    let mut free: u64 = 0;
+    // SAFETY: a NUL-terminated wide path and an out-pointer; the other two
+    // outputs may be NULL.
+    let ok = unsafe {
+        GetDiskFreeSpaceExW(
+            path.as_ptr(),
+            &mut free,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    (ok != 0).then_some(free)
 }
 
 /// `create_new` never follows a link or replaces anything; the reparse
@@ -511,19 +553,16 @@ pub fn kill_self() {
     };
 }
 
-/// Ctrl-C ignored in this process while it lives.
-pub struct IgnoreInterrupts;
-
-#[allow(clippy::new_without_default)]
-impl IgnoreInterrupts {
-    pub fn new() -> Self {
-        ignore_console_interrupts(true);
-        IgnoreInterrupts
-    }
-}
-
-impl Drop for IgnoreInterrupts {
-    fn drop(&mut self) {
-        ignore_console_interrupts(false);
-    }
+/// Runs `cmd` as the foreground job of this process and returns how it
+/// ended: in a job object, so that it dies with this process, and with
+/// Ctrl-C and Ctrl-Break ignored here while it runs (the child, attached to
+/// the same console, gets them and decides), so the caller always gets to
+/// clean up and report.
+pub fn run_foreground(mut cmd: Command) -> io::Result<ExitStatus> {
+    let (mut child, group) = spawn_in_group(&mut cmd)?;
+    ignore_console_interrupts(true);
+    let status = child.wait();
+    ignore_console_interrupts(false);
+    drop(group);
+    status
 }

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::spec::Version;
 use crate::spec::source::Profile;
+use crate::spec::{Library, Version};
 
 const CUDA_RELEASES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -144,6 +144,19 @@ pub struct Pypi {
     cudnn: BTreeMap<String, String>,
     #[serde(default)]
     pub limitations: Vec<Limitation>,
+    pub libraries_source: String,
+    libraries: BTreeMap<Library, PypiLibrary>,
+}
+
+/// Where a library beside the toolkit (NCCL, TensorRT, …) is on PyPI.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PypiLibrary {
+    /// CUDA major -> project.
+    projects: BTreeMap<String, String>,
+    /// The index that has the wheels, when it is not the configured one.
+    #[serde(default)]
+    index: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,6 +222,40 @@ impl Pypi {
             .find(|l| l.component == component && l.major == major)
     }
 
+    /// The project of a library for a CUDA major, if PyPI has one.
+    pub fn library_project(&self, lib: Library, major: u32) -> Option<&str> {
+        self.libraries
+            .get(&lib)?
+            .projects
+            .get(&major.to_string())
+            .map(String::as_str)
+    }
+
+    /// The CUDA majors a library has projects for.
+    pub fn library_majors(&self, lib: Library) -> Vec<u32> {
+        self.libraries
+            .get(&lib)
+            .map(|l| l.projects.keys().filter_map(|m| m.parse().ok()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The index a library's wheels are on when it is not the configured one.
+    pub fn library_index(&self, lib: Library) -> Option<&str> {
+        self.libraries.get(&lib)?.index.as_deref()
+    }
+
+    /// The library a PyPI project (normalized name) carries, if any.
+    pub fn library_of(&self, project: &str) -> Option<Library> {
+        self.libraries
+            .iter()
+            .find(|(_, l)| {
+                l.projects
+                    .values()
+                    .any(|p| crate::spec::source::normalize(p) == project)
+            })
+            .map(|(lib, _)| *lib)
+    }
+
     /// Every component PyPI has a project for on this major.
     pub fn components(&self, major: u32) -> impl Iterator<Item = &str> {
         let m = major.to_string();
@@ -217,6 +264,12 @@ impl Pypi {
             .filter(move |(_, by_major)| by_major.contains_key(&m))
             .map(|(c, _)| c.as_str())
     }
+}
+
+/// Can a stack have a component of this name: the toolkit's (the release
+/// table), `cudnn`, or a library beside them (`nccl`, `tensorrt`, …)?
+pub fn is_stack_component(name: &str) -> bool {
+    cuda_releases().is_component(name) || name == "cudnn" || Library::from_component(name).is_some()
 }
 
 /// The CUDA release table.
@@ -305,6 +358,28 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, releases.releases.len());
+    }
+
+    #[test]
+    fn every_library_has_projects_and_a_sane_index() {
+        let p = pypi();
+        for lib in Library::ALL {
+            assert!(!p.library_majors(lib).is_empty(), "{lib:?}");
+            for m in p.library_majors(lib) {
+                let project = p.library_project(lib, m).unwrap();
+                assert_eq!(p.library_of(project), Some(lib));
+                assert!(
+                    project.ends_with(&format!("cu{m}"))
+                        || project.ends_with(&format!("cu{m}-libs"))
+                );
+            }
+        }
+        assert_eq!(
+            p.library_index(Library::Tensorrt),
+            Some("https://pypi.nvidia.com")
+        );
+        assert_eq!(p.library_index(Library::Nccl), None);
+        assert!(p.libraries_source.contains("2026-12-01"));
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //!
 //! ```text
 //! spec    = "system" | stack | name
-//! stack   = cuda [ "+cudnn" cudnn ]
+//! stack   = cuda { "+" lib lib_ver }                each lib at most once
+//! lib     = "cudnn" | "nccl" | "trt" | "cusparselt" | "cutensor"
 //! cuda    = num [ "." num [ "." num ] ]            12 | 12.4 | 12.4.1
-//! cudnn   = num [ "." num [ "." num [ "." num ] ] ] 9 | 9.1 | 9.1.0 | 9.1.0.70
+//! lib_ver = num [ "." num [ "." num [ "." num ] ] ] 9 | 9.1 | 9.1.0 | 9.1.0.70
 //! num     = "0" | [1-9][0-9]{0,5}
-//! name    = [A-Za-z] [A-Za-z0-9._+-]{0,63}          (no "..", not "system")
+//! name    = [A-Za-z] [A-Za-z0-9._+-]{0,127}         (no "..", not "system")
 //! ```
 //!
 //! Names start with a letter, so anything starting with a digit is a stack
@@ -18,8 +19,11 @@
 //! `VersionName` is known to be a safe single path component, so joining it
 //! onto `versions/` can never escape that directory.
 
+pub mod library;
 pub mod safe_url;
 pub mod source;
+
+pub use library::{Libraries, Library};
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -29,7 +33,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, Result};
 
-const MAX_NAME_LEN: usize = 64;
+/// Room for a stack carrying every library at full versions
+/// (`12.4.1+cudnn9.1.0.70+nccl2.21.5+trt10.0.1.6+cusparselt0.6.2+cutensor2.3.1`).
+const MAX_NAME_LEN: usize = 128;
 const MAX_NUM_DIGITS: usize = 6;
 
 /// A dotted numeric version such as `12`, `12.4.1` or `9.1.0.70`.
@@ -141,15 +147,28 @@ impl<'de> Deserialize<'de> for Version {
     }
 }
 
-/// A CUDA release, optionally with a cuDNN: `12.4`, `11.2+cudnn8.1`.
+/// A CUDA release, optionally with a cuDNN and other libraries:
+/// `12.4`, `11.2+cudnn8.1`, `12.4+cudnn9.1+nccl2.21+trt10.0`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StackSpec {
     pub cuda: Version,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, cuSPARSELt, cuTENSOR (see `library`).
+    pub libs: Libraries,
 }
 
 impl StackSpec {
+    /// A CUDA release with a cuDNN or none, and no other library.
+    pub fn new(cuda: Version, cudnn: Option<Version>) -> StackSpec {
+        StackSpec {
+            cuda,
+            cudnn,
+            libs: Libraries::default(),
+        }
+    }
+
     /// Does an installed stack with these full versions satisfy this spec?
+    /// (Its other libraries are checked by `matches_libs`.)
     pub fn matches(&self, cuda: &Version, cudnn: Option<&Version>) -> bool {
         cuda.matches(&self.cuda)
             && match (&self.cudnn, cudnn) {
@@ -157,6 +176,12 @@ impl StackSpec {
                 (Some(want), Some(have)) => have.matches(want),
                 (Some(_), None) => false,
             }
+    }
+
+    /// Like `matches`, and every library the spec names is there in a
+    /// matching version.
+    pub fn matches_libs(&self, cuda: &Version, cudnn: Option<&Version>, libs: &Libraries) -> bool {
+        self.matches(cuda, cudnn) && self.libs.satisfied_by(libs)
     }
 }
 
@@ -166,7 +191,7 @@ impl fmt::Display for StackSpec {
         if let Some(c) = &self.cudnn {
             write!(f, "+cudnn{c}")?;
         }
-        Ok(())
+        f.write_str(&self.libs.suffix())
     }
 }
 
@@ -206,11 +231,24 @@ impl VersionName {
 
     /// The canonical directory name for an installed stack.
     pub fn for_stack(cuda: &Version, cudnn: Option<&Version>) -> VersionName {
-        let s = match cudnn {
-            Some(c) => format!("{cuda}+cudnn{c}"),
-            None => cuda.to_string(),
-        };
-        VersionName(s)
+        VersionName::for_stack_with(cuda, cudnn, &Libraries::default())
+    }
+
+    /// The canonical directory name of a stack with other libraries:
+    /// `12.4.1+cudnn9.1.0.70+nccl2.21.5`.
+    pub fn for_stack_with(
+        cuda: &Version,
+        cudnn: Option<&Version>,
+        libs: &Libraries,
+    ) -> VersionName {
+        VersionName(
+            StackSpec {
+                cuda: cuda.clone(),
+                cudnn: cudnn.cloned(),
+                libs: libs.clone(),
+            }
+            .to_string(),
+        )
     }
 
     pub fn as_str(&self) -> &str {
@@ -257,27 +295,7 @@ impl Spec {
             return Err("a spec is one word, without spaces: `12.4` or `12.4+cudnn9.1`".into());
         }
         if input.starts_with(|c: char| c.is_ascii_digit()) {
-            if input.matches('+').count() > 1 {
-                return Err("a spec has at most one `+cudnn…` part: `12.4+cudnn9.1`".into());
-            }
-            let (cuda, cudnn) = match input.split_once('+') {
-                Some((c, rest)) => (c, Some(rest)),
-                None => (input, None),
-            };
-            let stack = Version::parse_parts(cuda, 3).and_then(|cuda| {
-                let cudnn = match cudnn {
-                    None => None,
-                    Some(rest) => match rest.strip_prefix("cudnn") {
-                        Some(v) => Some(
-                            Version::parse_parts(v, 4)
-                                .map_err(|e| format!("cuDNN version: {e}"))?,
-                        ),
-                        None => return Err("expected `+cudnn` followed by a cuDNN version".into()),
-                    },
-                };
-                Ok(StackSpec { cuda, cudnn })
-            });
-            return stack.map(Spec::Stack);
+            return parse_stack(input).map(Spec::Stack);
         }
         if !input.starts_with(|c: char| c.is_ascii_alphabetic()) {
             return Err(
@@ -306,12 +324,64 @@ impl FromStr for Spec {
     }
 }
 
+/// `cuda { "+" lib version }`: the one parser of a stack spec.
+fn parse_stack(input: &str) -> std::result::Result<StackSpec, String> {
+    let mut parts = input.split('+');
+    let cuda = Version::parse_parts(parts.next().unwrap_or(""), 3)?;
+    let mut stack = StackSpec::new(cuda, None);
+    for part in parts {
+        let word_len = part
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(part.len());
+        let (word, version) = part.split_at(word_len);
+        if word == "cudnn" {
+            if stack.cudnn.is_some() {
+                return Err("a spec has at most one `+cudnn…` part: `12.4+cudnn9.1`".into());
+            }
+            if version.is_empty() {
+                // `12.4+cudnn`: say what to write, with the cuDNN major that
+                // goes with this CUDA.
+                let cuda = &stack.cuda;
+                let major = if cuda.major() >= 12 { 9 } else { 8 };
+                return Err(format!(
+                    "`+cudnn` needs a cuDNN version: `{cuda}+cudnn{major}` takes the newest cuDNN {major} (`cudaenv ls-remote {cuda}` lists the builds)"
+                ));
+            }
+            stack.cudnn =
+                Some(Version::parse_parts(version, 4).map_err(|e| format!("cuDNN version: {e}"))?);
+            continue;
+        }
+        let Some(lib) = Library::ALL.into_iter().find(|l| l.spec_word() == word) else {
+            return Err(
+                "expected `+cudnn`, `+nccl`, `+trt`, `+cusparselt` or `+cutensor` followed by a version: `12.4+cudnn9.1+nccl2.21`"
+                    .into(),
+            );
+        };
+        let v = Version::parse_parts(version, 4)
+            .map_err(|e| format!("{} version: {e}", lib.title()))?;
+        if stack.libs.insert(lib, v).is_some() {
+            return Err(format!("`+{}…` appears twice", lib.spec_word()));
+        }
+    }
+    Ok(stack)
+}
+
 fn describe_char(c: char) -> String {
     match c {
         '\0' => "a NUL byte".into(),
         '\n' => "a newline".into(),
         c if c.is_control() => format!("the control character {:?}", c),
         c => format!("`{c}`"),
+    }
+}
+
+/// `1.2 GB`, `340 MB`, `12 KB`: sizes as every message shows them.
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000_000 => format!("{:.2} GB", n as f64 / 1e9),
+        n if n >= 1_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{:.0} KB", n as f64 / 1e3),
+        n => format!("{n} B"),
     }
 }
 
@@ -324,6 +394,14 @@ mod tests {
             Spec::Stack(st) => st,
             other => panic!("{s} parsed as {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_cudnn_without_version_is_told_what_to_write() {
+        let e = Spec::parse_reason("12.4+cudnn").unwrap_err();
+        assert!(e.contains("`12.4+cudnn9` takes the newest cuDNN 9"), "{e}");
+        let e = Spec::parse_reason("11.8+cudnn").unwrap_err();
+        assert!(e.contains("`11.8+cudnn8`"), "{e}");
     }
 
     #[test]
@@ -352,6 +430,56 @@ mod tests {
             "{}",
             reason("12.4+cudnn9.1+cudnn8")
         );
+    }
+
+    #[test]
+    fn parses_libraries_in_any_order_and_prints_them_in_one() {
+        let s = stack("12.4+trt10.0+cudnn9.1+nccl2.21");
+        assert_eq!(s.cudnn.as_ref().unwrap().parts(), &[9, 1]);
+        assert_eq!(s.libs.get(Library::Nccl).unwrap().parts(), &[2, 21]);
+        assert_eq!(s.libs.get(Library::Tensorrt).unwrap().parts(), &[10, 0]);
+        assert_eq!(s.to_string(), "12.4+cudnn9.1+nccl2.21+trt10.0");
+        let s = stack("12.4+cutensor2+cusparselt0.6.2");
+        assert_eq!(s.to_string(), "12.4+cusparselt0.6.2+cutensor2");
+        let name = VersionName::for_stack_with(
+            &"12.4.1".parse().unwrap(),
+            Some(&"9.1.0.70".parse().unwrap()),
+            &s.libs,
+        );
+        assert_eq!(
+            name.as_str(),
+            "12.4.1+cudnn9.1.0.70+cusparselt0.6.2+cutensor2"
+        );
+        assert_eq!(
+            Spec::parse(name.as_str()).unwrap().to_string(),
+            name.as_str()
+        );
+        let reason = |s| Spec::parse_reason(s).unwrap_err();
+        assert!(
+            reason("12.4+nccl").contains("NCCL version"),
+            "{}",
+            reason("12.4+nccl")
+        );
+        assert!(reason("12.4+nccl2+nccl2.1").contains("appears twice"));
+        assert!(reason("12.4+mkl1").contains("expected `+cudnn`"));
+        assert!(reason("12.4+trt1.2.3.4.5").contains("TensorRT version"));
+        // Full versions of every library fit a name.
+        assert!(
+            VersionName::parse(
+                "12.4.1+cudnn9.1.0.70+nccl2.21.5+trt10.0.1.6+cusparselt0.6.2+cutensor2.3.1"
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn libraries_match_as_prefixes_and_only_when_named() {
+        let v = |s: &str| Version::parse_parts(s, 4).unwrap();
+        let have = stack("12.4.1+nccl2.21.5+trt10.0.1.6").libs;
+        assert!(stack("12.4+nccl2.21").matches_libs(&v("12.4.1"), None, &have));
+        assert!(stack("12.4").matches_libs(&v("12.4.1"), None, &have));
+        assert!(!stack("12.4+nccl2.20").matches_libs(&v("12.4.1"), None, &have));
+        assert!(!stack("12.4+cutensor2").matches_libs(&v("12.4.1"), None, &have));
     }
 
     #[test]

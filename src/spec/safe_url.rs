@@ -16,8 +16,12 @@
 //!
 //! The text is kept as given (not re-serialised by a URL parser), so a URL
 //! without credentials round-trips byte for byte; credentials are found by
-//! parsing it, and text that does not parse as a URL is shown as it is
-//! (it cannot have been sent anywhere either).
+//! parsing it. Text that does not parse as a URL (a port out of range, an
+//! unclosed IPv6 bracket, an unknown or missing scheme: a typo in a
+//! setting) still has its user information masked, by
+//! [`mask_credentials`], which finds it by shape rather than by parsing; the
+//! printer and the JSON writer pass every message through it too, so a URL
+//! that reaches a message as plain text is masked as well.
 
 use std::fmt;
 
@@ -49,7 +53,7 @@ impl DisplaySafeUrl {
     /// The URL as shown: credentials masked.
     pub fn redacted(&self) -> String {
         let Some(mut u) = self.parsed_with_credentials() else {
-            return self.0.clone();
+            return mask_credentials(&self.0).into_owned();
         };
         match u.password() {
             Some(_) => {
@@ -134,6 +138,64 @@ impl From<&str> for DisplaySafeUrl {
     }
 }
 
+/// Characters that end a URL's authority, or a word, in running text.
+fn ends_word(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '<' | '>' | '(' | ')')
+}
+
+/// `text` with the user information of everything that looks like a URL
+/// masked as [`DisplaySafeUrl`] shows it (`user:****@`, a lone name as
+/// `****@`): after any `scheme://`, up to the last `@` of the authority, and
+/// a `user:password@host` word without a scheme. Found by shape, so it works
+/// on text no URL parser accepts; an address such as `git@host` (no
+/// password, no scheme) is left alone.
+pub fn mask_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    fn masked(userinfo: &str) -> String {
+        match userinfo.split_once(':') {
+            Some((user, _)) if !user.is_empty() => format!("{user}:****"),
+            _ => "****".to_string(),
+        }
+    }
+    if !text.contains('@') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        // The next word (up to a separator), copied with its userinfo masked.
+        let start = rest.find(|c: char| !ends_word(c)).unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(ends_word).unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = &rest[end..];
+        let mut w = word;
+        while let Some(i) = w.find("://") {
+            out.push_str(&w[..i + 3]);
+            w = &w[i + 3..];
+            let auth_end = w.find(['/', '?', '#']).unwrap_or(w.len());
+            if let Some(at) = w[..auth_end].rfind('@') {
+                out.push_str(&masked(&w[..at]));
+                w = &w[at..];
+            }
+        }
+        // No scheme: `user:password@host…` (the password must be there, so
+        // that `git@host` and e-mail addresses stay as they are).
+        if !word.contains("://")
+            && let Some(at) = w.find('@')
+            && let Some((user, pass)) = w[..at].split_once(':')
+            && !user.is_empty()
+            && !pass.is_empty()
+            && !w[..at].contains('/')
+        {
+            out.push_str(&masked(&w[..at]));
+            w = &w[at..];
+        }
+        out.push_str(w);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +217,39 @@ mod tests {
         let token = DisplaySafeUrl::new("https://tok3n@host.example/simple");
         assert_eq!(token.to_string(), "https://****@host.example/simple");
         assert_eq!(token.without_credentials(), "https://host.example/simple");
+    }
+
+    /// Defect: an index URL with a typo was printed whole, token included.
+    #[test]
+    fn credentials_are_masked_in_text_that_does_not_parse() {
+        for (text, shown) in [
+            (
+                "http://me:tok@host:99999/simple",
+                "http://me:****@host:99999/simple",
+            ),
+            ("http://me:tok@[::1/simple", "http://me:****@[::1/simple"),
+            ("htps://me:tok@h/simple", "htps://me:****@h/simple"),
+            ("https://tok@host name/x", "https://****@host name/x"),
+            ("me:tok@pypi.example/simple", "me:****@pypi.example/simple"),
+            ("http://me:p@ss@host/x", "http://me:****@host/x"),
+            (
+                "invalid CUDAENV_PYPI_INDEX=`http://a:b@h:0x/`: expected a URL",
+                "invalid CUDAENV_PYPI_INDEX=`http://a:****@h:0x/`: expected a URL",
+            ),
+            (
+                "download failed: http://u:t@h/a/ and https://v:w@g/b",
+                "download failed: http://u:****@h/a/ and https://v:****@g/b",
+            ),
+            ("git@github.com:org/repo", "git@github.com:org/repo"),
+            ("mail me@example.com", "mail me@example.com"),
+            ("https://host/a@b", "https://host/a@b"),
+        ] {
+            assert_eq!(mask_credentials(text), shown, "{text}");
+            assert!(
+                !DisplaySafeUrl::new(text).to_string().contains("tok"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -158,7 +158,9 @@ pub fn known_from(checked: &[(PathBuf, u64, u32)]) -> Known {
 /// was recorded or it cannot be read.
 pub fn known_in(root: &Path) -> Known {
     let mut out = Known::new();
-    let Ok(bytes) = std::fs::read(root.join(META_DIR).join(FILES_FILE)) else {
+    let Ok(bytes) =
+        crate::os::fs::read_bounded(&root.join(META_DIR).join(FILES_FILE), crate::os::fs::LARGE)
+    else {
         return out;
     };
     let Ok(list) = serde_json::from_slice::<FileList>(&bytes) else {
@@ -182,15 +184,15 @@ pub fn known_in(root: &Path) -> Known {
 /// vouch for it.
 pub fn check(root: &Path) -> Result<Vec<String>> {
     let path = root.join(META_DIR).join(FILES_FILE);
-    let recorded: FileList = match std::fs::read(&path) {
+    let recorded: FileList = match crate::os::fs::read_bounded(&path, crate::os::fs::LARGE) {
         Ok(b) => match serde_json::from_slice(&b) {
             Ok(l) => l,
             Err(e) => return Ok(vec![format!("{}: unreadable: {e}", path.display())]),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.is_not_found() => {
             return Ok(vec![format!("no file list recorded ({})", path.display())]);
         }
-        Err(e) => return Err(Error::io("cannot read", &path)(e)),
+        Err(e) => return Ok(vec![format!("{}: unreadable: {e}", path.display())]),
     };
     let now = record(root)?;
     let mut problems = Vec::new();

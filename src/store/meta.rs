@@ -85,8 +85,8 @@ impl Metadata {
     }
 
     pub fn read(path: &Path) -> Result<Metadata> {
-        let text = std::fs::read_to_string(path)
-            .map_err(Error::io("cannot read version metadata", path))?;
+        let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL)
+            .map_err(|e| Error::io("cannot read version metadata", path)(e.into()))?;
         toml::from_str(&text).map_err(|e| Error::BadMetadata {
             path: path.to_path_buf(),
             reason: e.message().to_string(),

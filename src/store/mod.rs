@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::os::lock::{LockFile, Waiting};
-use crate::spec::{StackSpec, Version, VersionName};
+use crate::spec::{Libraries, Library, StackSpec, Version, VersionName};
 
 pub const META_DIR: &str = ".cudaenv";
 pub const META_FILE: &str = "meta.toml";
@@ -145,9 +145,29 @@ impl Installed {
         self.meta.cudnn.as_ref()
     }
 
+    /// The libraries beside the toolkit it carries (NCCL, TensorRT, …), by
+    /// the versions its components record (`10.6.0.post1` counts as 10.6.0).
+    pub fn libs(&self) -> Libraries {
+        self.meta
+            .components
+            .iter()
+            .filter_map(|c| {
+                let lib = Library::from_component(&c.name)?;
+                let nums: Vec<u32> = c
+                    .version
+                    .split('.')
+                    .map_while(|p| p.parse().ok())
+                    .take(4)
+                    .collect();
+                (!nums.is_empty()).then(|| (lib, Version::from_parts(&nums)))
+            })
+            .collect()
+    }
+
     /// Does this version satisfy a stack spec, by its recorded versions?
     pub fn satisfies(&self, spec: &StackSpec) -> bool {
-        self.cuda().is_some_and(|c| spec.matches(c, self.cudnn()))
+        self.cuda()
+            .is_some_and(|c| spec.matches_libs(c, self.cudnn(), &self.libs()))
     }
 }
 

@@ -665,16 +665,17 @@ fn a_bad_mirror_means_the_same_to_install_and_ls_remote() {
     assert_eq!(code(&o), 0, "{}", text(&o));
 }
 
-/// A cuDNN wheel newer than cudaenv's cuDNN table (it stops at 9.12) is
-/// planned with its family's rule, and the plan says the figure is that
-/// rule; a release the table has reads as before.
+/// A cuDNN wheel newer than cudaenv's cuDNN table (it stops at 9.28, the
+/// newest on PyPI) is planned with its family's rule, which agrees with the
+/// source here, so nothing is said about it; a release the table has
+/// reads the same.
 #[test]
 fn a_cudnn_newer_than_the_table_is_planned_by_its_family_rule() {
     let env = TestEnv::new();
     let idx = LoopIndex::start();
     fixture(&idx);
     let (this, _) = arches();
-    let files: Vec<serde_json::Value> = ["9.12.0.46", "9.28.0.1"]
+    let files: Vec<serde_json::Value> = ["9.12.0.46", "9.40.0.1"]
         .iter()
         .map(|v| {
             let name = format!("nvidia_cudnn_cu13-{v}-py3-none-manylinux_2_27_{this}.whl");
@@ -699,11 +700,25 @@ fn a_cudnn_newer_than_the_table_is_planned_by_its_family_rule() {
         assert_eq!(code(&o), 0, "{}", text(&o));
         o
     };
-    let o = dry_run("13.9+cudnn9.28");
+    let o = dry_run("13.9+cudnn9.40");
     let stderr = String::from_utf8_lossy(&o.stderr);
     let rule: Vec<&str> = stderr.lines().filter(|l| l.contains("cuDNN")).collect();
-    insta::assert_snapshot!("install_cudnn_newer_than_the_table", rule.join("\n"));
-    assert!(listing(&o).contains("9.28.0.1"), "{}", text(&o));
+    assert!(rule.is_empty(), "nothing to say about cuDNN: {}", text(&o));
+    assert!(listing(&o).contains("9.40.0.1"), "{}", text(&o));
+
+    // `ls-remote` without a SPEC lists PyPI's cuDNN builds too: what a
+    // default install takes, not only NVIDIA's redist list.
+    let o = cmd(&env, &idx)
+        .args(["ls-remote", "--source", "pypi"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let cudnn: Vec<String> = crate::common::stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("cudnn "))
+        .map(str::to_string)
+        .collect();
+    insta::assert_snapshot!(cudnn.join("\n"), @"cudnn for CUDA 13 (pypi): 9.12.0.46 9.40.0.1");
 
     let o = dry_run("13.9+cudnn9.12");
     assert!(listing(&o).contains("9.12.0.46"), "{}", text(&o));

@@ -986,8 +986,12 @@ fn hostile_version_files_are_refused_naming_the_file_and_change_nothing() {
                 err.contains(&file.display().to_string()),
                 "{what}: the file is not named: {err}"
             );
+            // A file this user may not read is a permission problem, and says so.
             assert!(
-                err.starts_with("error: invalid version file"),
+                err.starts_with("error: invalid version file")
+                    || (*label == "unreadable"
+                        && err.starts_with("error: cannot read")
+                        && err.contains("permission denied")),
                 "{what}: {err}"
             );
             assert!(out.stdout.is_empty(), "{what}: printed {:?}", stdout(&out));

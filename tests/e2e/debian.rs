@@ -9,10 +9,10 @@ use crate::common::*;
 use crate::nvidia::Mirror;
 
 /// Leaves only cudart in 11.2's runtime profile.
-const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,cupti";
+pub(crate) const ONLY_CUDART: &str = "--without=cublas,cufft,curand,cusolver,cusparse,nvrtc,cupti";
 
 /// The pool path of bullseye's libcudart11.0 for this machine.
-fn cudart_pool_path() -> String {
+pub(crate) fn cudart_pool_path() -> String {
     let arch = match std::env::consts::ARCH {
         "aarch64" => "arm64",
         _ => "amd64",
@@ -47,7 +47,7 @@ fn has_driver() -> bool {
     !h.is_null()
 }
 
-fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
+pub(crate) fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
     let o = env.run(&["exec", "--version", version, "--", "python3", "-c", LOAD]);
     assert_eq!(code(&o), 0, "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -75,7 +75,13 @@ fn assert_real_cudart_11_2(env: &TestEnv, version: &str) {
 #[test]
 fn live_debian_install_of_cuda_11_2_loads_nvidias_cudart() {
     let env = TestEnv::new();
-    let o = env.run(&["install", "11.2", "--source", "debian", ONLY_CUDART]);
+    // The downloaded .deb is served again below: keep it in the cache.
+    let o = env
+        .cmd()
+        .env("CUDAENV_KEEP_DOWNLOADS", "1")
+        .args(["install", "11.2", "--source", "debian", ONLY_CUDART])
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", text(&o));
     let v = env.root.join("versions/11.2.2");
     let lib = v.join("lib64");
@@ -292,5 +298,59 @@ fn a_bad_debian_mirror_setting_is_a_usage_error() {
         String::from_utf8_lossy(&o.stdout).contains("file:///srv/debian/pool/non-free/"),
         "{}",
         text(&o)
+    );
+}
+
+/// What docs/install.md says `install 11.2+cudnn8.1` takes is what the plan
+/// takes: CUDA 11.2.2 from Debian's packages and cuDNN 8.1.1 from NVIDIA's
+/// legacy archive (`--source legacy`: the runfile); and the dry run says
+/// which of cublas's two packages is cuBLAS and which cuBLASLt (live
+/// Debian archive; the legacy archive is planned from cudaenv's pins,
+/// nothing is fetched from NVIDIA).
+#[test]
+fn the_11_2_plan_is_what_the_docs_say_and_names_cublas_parts() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/install.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        docs.contains("`install 11.2+cudnn8.1` installs CUDA 11.2.2 from Debian's packages and cuDNN 8.1.1 from NVIDIA's legacy archive (`--source legacy` takes CUDA 11.2.2 from its runfile instead)"),
+        "docs/install.md no longer says what the plan below checks"
+    );
+    let env = TestEnv::new();
+    let lines = |extra: &[&str]| -> String {
+        let o = env
+            .cmd()
+            .args(["install", "11.2+cudnn8.1", "--dry-run"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", text(&o));
+        stdout(&o)
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if cfg!(target_arch = "x86_64") {
+        insta::assert_snapshot!(lines(&[]), @r"
+          cudart 11.2.152 (debian)
+          cublas 11.4.1.1043 (debian, libcublas11: cuBLAS)
+          cublas 11.4.1.1043 (debian, libcublaslt11: cuBLASLt)
+          cufft 10.4.1.152 (debian)
+          curand 10.2.3.152 (debian)
+          cusolver 11.1.0.152 (debian)
+          cusparse 11.4.1.1152 (debian)
+          nvrtc 11.2.152 (debian)
+          cupti 11.2.152 (debian)
+          cudnn 8.1.1.33 (legacy)
+        ");
+    }
+    let legacy = lines(&["--source", "legacy"]);
+    assert!(
+        legacy.starts_with("  toolkit 11.2.2 (legacy)")
+            && legacy.contains("cudnn 8.1.1.33 (legacy)"),
+        "{legacy}"
     );
 }

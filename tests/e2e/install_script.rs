@@ -67,6 +67,13 @@ fn home_snapshot(t: &TestEnv) -> Vec<String> {
         .collect()
 }
 
+/// Debian's bash-completion, which loads per-command completion files on
+/// demand (absent on a minimal system, and from scripts/test.sh's list).
+fn bash_completion_present() -> bool {
+    Path::new("/usr/share/bash-completion/bash_completion").is_file()
+        || Path::new("/etc/bash_completion").is_file()
+}
+
 fn login_shell_finds(t: &TestEnv, shell: &str, query: &str) -> String {
     let o = Command::new(shell)
         .env_clear()
@@ -86,18 +93,35 @@ fn install_script_says_what_to_do_next_and_a_second_run_changes_nothing() {
     let bashrc_before = std::fs::read(t.home.join(".bashrc")).ok();
     let o = install_sh(&t, "/bin/bash", &[]);
     assert_code(&o, 0, "install.sh");
-    insta::assert_snapshot!(advice(&t, &o), @r#"
-    ==> next steps (bash):
-      1. add these lines to ~/.bashrc (or run this script again with --modify-rc):
-           export PATH="$HOME/.cargo/bin:$PATH"
-           eval "$(cudaenv init bash)"
-      2. open a new shell (or: exec bash -l) so that `cudaenv` and its shell integration are there
-      3. make the stack you installed the default, or pin it per project:
-           cudaenv global 12.4.1
-           cd PROJECT && cudaenv local 12.4.1
-    ==> more: `cudaenv help` (topics: `cudaenv help shell`, `cudaenv help versions`)
-    ==> changed: ~/.cargo/bin/cudaenv; completions and manual pages; the stack 12.4.1
-    "#);
+    if bash_completion_present() {
+        insta::assert_snapshot!(advice(&t, &o), @r#"
+        ==> next steps (bash):
+          1. add these lines to ~/.bashrc (or run this script again with --modify-rc):
+               export PATH="$HOME/.cargo/bin:$PATH"
+               eval "$(cudaenv init bash)"
+          2. open a new shell (or: exec bash -l) so that `cudaenv` and its shell integration are there
+          3. make the stack you installed the default, or pin it per project:
+               cudaenv global 12.4.1
+               cd PROJECT && cudaenv local 12.4.1
+        ==> more: `cudaenv help` (topics: `cudaenv help shell`, `cudaenv help versions`)
+        ==> changed: ~/.cargo/bin/cudaenv; completions and manual pages; the stack 12.4.1
+        "#);
+    } else {
+        // Nothing would load the completion file: the rc file does.
+        insta::assert_snapshot!(advice(&t, &o), @r#"
+        ==> next steps (bash):
+          1. add these lines to ~/.bashrc (or run this script again with --modify-rc):
+               export PATH="$HOME/.cargo/bin:$PATH"
+               eval "$(cudaenv init bash)"
+               eval "$(cudaenv completions bash)"
+          2. open a new shell (or: exec bash -l) so that `cudaenv` and its shell integration are there
+          3. make the stack you installed the default, or pin it per project:
+               cudaenv global 12.4.1
+               cd PROJECT && cudaenv local 12.4.1
+        ==> more: `cudaenv help` (topics: `cudaenv help shell`, `cudaenv help versions`)
+        ==> changed: ~/.cargo/bin/cudaenv; completions and manual pages; the stack 12.4.1
+        "#);
+    }
     // No rc file is touched unless asked.
     assert_eq!(std::fs::read(t.home.join(".bashrc")).ok(), bashrc_before);
     assert!(!t.home.join(".zshrc").exists());
@@ -180,15 +204,36 @@ fn install_script_modify_rc_adds_the_lines_once() {
     let o = install_sh(&t, "/bin/bash", &["--modify-rc"]);
     assert_code(&o, 0, "install.sh --modify-rc");
     let err = stderr(&o);
+    // Without bash-completion, the rc file loads the completions itself.
+    let completions = if bash_completion_present() {
+        ""
+    } else {
+        "eval \"$(cudaenv completions bash)\"\n"
+    };
     assert!(
-        err.contains("==> added to ~/.bashrc:\n      export PATH=\"$HOME/.cargo/bin:$PATH\"\n      eval \"$(cudaenv init bash)\"\n"),
+        err.contains(&format!("==> added to ~/.bashrc:\n      export PATH=\"$HOME/.cargo/bin:$PATH\"\n      eval \"$(cudaenv init bash)\"\n{}", completions.replace("eval", "      eval"))),
         "{err}"
     );
     let rc = std::fs::read_to_string(t.home.join(".bashrc")).unwrap();
     assert!(
-        rc.ends_with("\n# added by cudaenv (scripts/install.sh)\nexport PATH=\"$HOME/.cargo/bin:$PATH\"\neval \"$(cudaenv init bash)\"\n"),
+        rc.ends_with(&format!("\n# added by cudaenv (scripts/install.sh)\nexport PATH=\"$HOME/.cargo/bin:$PATH\"\neval \"$(cudaenv init bash)\"\n{completions}")),
         "{rc}"
     );
+    // Without bash-completion, TAB completes `cudaenv` in a new interactive
+    // shell all the same (with it, bash-completion loads the file at TAB).
+    if completions.is_empty() {
+        assert!(
+            t.home
+                .join(".local/share/bash-completion/completions/cudaenv")
+                .is_file()
+        );
+    } else {
+        let registered = login_shell_finds(&t, "bash", "complete -p cudaenv");
+        assert!(
+            registered.ends_with("-F _clap_complete_cudaenv cudaenv"),
+            "{registered}"
+        );
+    }
     // A new login shell now finds the binary, with the integration loaded.
     let cudaenv = t.home.join(".cargo/bin/cudaenv").display().to_string();
     assert_eq!(login_shell_finds(&t, "bash", "type -P cudaenv"), cudaenv);

@@ -4,7 +4,7 @@
 //! layers: a module imports from its own folder and from folders below its
 //! own, never from above. `error` stands beside the layers: every
 //! capability returns it, so it may import only the vocabulary below all of
-//! them (`spec`, `context::env_vars`). And no import circle joins more than
+//! them (`i18n`, `spec`, `context::env_vars`). And no import circle joins more than
 //! two files: a circle of three or more is a knot no reader can start from.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,6 +15,7 @@ use super::suite::{code_only, rust_files};
 /// The capabilities, bottom first.
 const LAYERS: &[&str] = &[
     "os",
+    "i18n",
     "spec",
     "context",
     "registry",
@@ -28,7 +29,7 @@ const LAYERS: &[&str] = &[
 
 /// What `error` may import: module paths (prefixes) below every layer that
 /// returns it.
-const ERROR_MAY_IMPORT: &[&str] = &["spec", "context::env_vars"];
+const ERROR_MAY_IMPORT: &[&str] = &["i18n", "spec", "context::env_vars"];
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

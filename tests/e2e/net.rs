@@ -398,3 +398,33 @@ fn mirror_credentials_never_reach_output() {
     );
     assert_secret_nowhere(&env, &[&dry, &failed]);
 }
+
+/// A 12.x devel install on a machine that cannot reach NVIDIA's server
+/// (here: a mirror whose name never resolves) names what would serve the
+/// tools instead: PyPI's nvcc from CUDA 13, Debian's own toolkit package,
+/// or the rest of 12.x from PyPI without them. cudart comes from the live
+/// PyPI (~1 MB); nothing is installed.
+#[test]
+fn a_devel_install_without_nvidia_names_the_sources_that_would_serve_it() {
+    let env = TestEnv::new();
+    let o = env
+        .cmd()
+        .env("CUDAENV_NVIDIA_MIRROR", "https://nvidia.invalid")
+        .args([
+            "install",
+            "12.4.1",
+            crate::pypi::ONLY_CUDART,
+            "--with",
+            "nvcc",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let hint = err
+        .lines()
+        .find(|l| l.starts_with("hint: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    insta::assert_snapshot!(hint, @"hint: the host name `nvidia.invalid` did not resolve: check its spelling (CUDAENV_NVIDIA_MIRROR, `nvidia-mirror` in config.toml), the DNS settings, or the proxy (HTTPS_PROXY); run again to resume. Without NVIDIA's server, no other source of cudaenv has CUDA 12.4.131's `nvcc` (PyPI's 12.x nvcc is ptxas and NVVM only; Debian's packages give the runtime libraries): PyPI has a complete nvcc from CUDA 13 (`cudaenv install 13 --profile devel`), Debian's own `nvidia-cuda-toolkit` package has nvcc 12.4 system-wide (apt, as root), and `--without nvcc,cuobjdump,nvdisasm,nvprune` installs the rest of 12.x from PyPI");
+    assert!(!env.root.join("versions/12.4.1").exists());
+}

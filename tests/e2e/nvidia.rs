@@ -180,7 +180,7 @@ impl Mirror {
         std::fs::write(p, bytes).unwrap();
     }
 
-    fn requested(&self, rel: &str) -> bool {
+    pub(crate) fn requested(&self, rel: &str) -> bool {
         let want = format!("/{rel}");
         self.requests.lock().unwrap().contains(&want)
     }
@@ -207,6 +207,9 @@ fn serve(
     let path = dir.join(rel);
     let (status, body) = if rel.split('/').any(|p| p == "..") {
         ("400 Bad Request", Vec::new())
+    } else if path.is_dir() && path.join("index.html").is_file() {
+        // A directory's page, as a PyPI mirror's Simple API serves one.
+        ("200 OK", std::fs::read(path.join("index.html"))?)
     } else if path.is_dir() {
         // An Apache-style listing, as NVIDIA's redist directories have.
         let mut names: Vec<String> = std::fs::read_dir(&path)?

@@ -156,6 +156,8 @@ pub(crate) enum Mode {
     Stall,
     /// Always answers 200 with the whole body.
     IgnoreRange,
+    /// Sends half the body, waits this many seconds, then sends the rest.
+    Pause(u64),
     /// Holds back the answer to a range that covers this offset until
     /// `GATE` opens.
     Gate(usize),
@@ -246,9 +248,17 @@ fn handle(
             range = Some(v.trim().to_string());
         }
     }
-    if path == "/simple/nvidia-cuda-runtime-cu12/" {
+    // A project's page lists the wheels whose names start with its
+    // normalized name (`nvidia_cudnn_cu12-…` for `nvidia-cudnn-cu12`).
+    if let Some(project) = path
+        .strip_prefix("/simple/")
+        .and_then(|p| p.strip_suffix('/'))
+        .filter(|p| !p.is_empty() && !p.contains('/'))
+    {
+        let prefix = format!("{}-", project.replace('-', "_"));
         let files: Vec<_> = wheels
             .iter()
+            .filter(|(name, _, _)| name.starts_with(&prefix))
             .map(|(name, body, sha)| {
                 serde_json::json!({
                     "filename": name,
@@ -258,9 +268,16 @@ fn handle(
                 })
             })
             .collect();
+        if files.is_empty() {
+            write!(
+                s,
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )?;
+            return Ok(());
+        }
         let json = serde_json::json!({
             "meta": {"api-version": "1.1"},
-            "name": "nvidia-cuda-runtime-cu12",
+            "name": project,
             "files": files,
         })
         .to_string();
@@ -346,6 +363,12 @@ fn handle(
             s.write_all(&part[..half])?;
             s.flush()?;
             std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+        Mode::Pause(secs) => {
+            s.write_all(&part[..half])?;
+            s.flush()?;
+            std::thread::sleep(std::time::Duration::from_secs(secs));
+            s.write_all(&part[half..])?;
         }
         _ => s.write_all(part)?,
     }
@@ -532,6 +555,44 @@ fn loopback_install_works_and_reuses_the_cache() {
     env.ok(&["cache", "clean"]);
     assert!(!env.root.join("cache/pkgs").exists());
     assert_eq!(std::fs::read(&lib).unwrap().len(), 300_000);
+}
+
+/// Off a terminal (a log, CI, a pipe) an install is not silent: a line for
+/// each artifact when it is done, and the bytes so far every few seconds
+/// while a download is under way (here one that pauses for 6 s halfway).
+/// `--quiet` prints neither.
+#[test]
+fn installs_print_progress_lines_off_a_terminal() {
+    let w = good_wheel();
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Pause(6));
+    let env = TestEnv::new();
+    let o = install_from(&env, &srv, &[]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let progress: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("downloading: ") || l.starts_with("cudart "))
+        .collect();
+    assert!(progress.len() >= 2, "{err}");
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\(\d+%, [\d.]+ [KMG]?B/s\)", "([PCT]%, [RATE]/s)");
+    settings.add_filter(r"[\d.]+ [KMG]?B of", "[BYTES] of");
+    settings.bind(|| {
+        insta::assert_snapshot!(progress.join("\n"), @r"
+        downloading: [BYTES] of 301 KB ([PCT]%, [RATE]/s), 1 of 1 files to go
+        cudart 12.4.127: downloaded (301 KB) and unpacked
+        ");
+    });
+
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let quiet = TestEnv::new();
+    let o = install_from(&quiet, &srv, &["--quiet"]);
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !err.contains("downloading: ") && !err.contains("and unpacked"),
+        "{err}"
+    );
 }
 
 /// `install` without a spec installs what `.cuda-version` pins.

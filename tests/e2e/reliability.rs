@@ -9,6 +9,7 @@
 
 mod bad_tool_versions;
 mod bad_version_file;
+mod bounds;
 mod crash_points;
 mod disk;
 mod hook;
@@ -17,8 +18,12 @@ mod hostile_tar;
 mod hostile_zip;
 mod install_faults;
 mod install_hostile;
+mod loopback;
 mod quoting;
 mod regressions;
 pub mod support;
 mod tarbuild;
+mod team;
+mod trace_faults;
+mod trust;
 mod zipbuild;

@@ -325,3 +325,68 @@ fn trace_keeps_a_signal_death_and_reports_a_missing_command() {
     let err = assert_code(&out, 127, "trace of a missing command");
     assert!(err.contains("no-such-command-here"), "{err}");
 }
+
+/// A library of the active stack whose file name is only its soname
+/// (`libcudart.so.12`, as PyPI's wheels ship it) is reported with the
+/// version the stack records for its component, not `-`; and the command
+/// is echoed with its quoting, so it can be copied back into a shell (live
+/// PyPI, the ~1 MB cudart wheel; the real loader, no GPU needed).
+#[test]
+fn trace_shows_the_recorded_version_and_the_command_as_typed() {
+    let env = TestEnv::new();
+    let o = env.run(&["install", "12.4.1", crate::pypi::ONLY_CUDART]);
+    assert!(o.status.success(), "{}", text(&o));
+    let script = "import ctypes; ctypes.CDLL('libcudart.so.12'); print('a b')";
+    let o = env.run(&[
+        "trace",
+        "--version",
+        "12.4.1",
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("  libcudart.so.12  12.4.127  active version 12.4.1"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            r#"trace: `python3 -c 'import ctypes; ctypes.CDLL('\''libcudart.so.12'\''); print('\''a b'\'')'` exited 0"#
+        ),
+        "{err}"
+    );
+    let o = env.run(&[
+        "trace",
+        "--version",
+        "12.4.1",
+        "--json",
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let report: serde_json::Value = serde_json::from_str(
+        out.lines()
+            .skip_while(|l| *l != "{")
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_str(),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {out}"));
+    let libs: Vec<&serde_json::Value> = report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["libraries"].as_array().unwrap())
+        .collect();
+    let cudart = libs
+        .iter()
+        .find(|l| l["name"] == "libcudart.so.12")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(cudart["version"], "12.4.127", "{cudart}");
+}

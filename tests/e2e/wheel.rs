@@ -14,8 +14,15 @@ use std::process::Command;
 use crate::common::*;
 
 /// maturin, uv and pipx in a virtual environment kept between runs (they
-/// come from PyPI); returns its `bin` directory.
+/// come from PyPI); returns its `bin` directory. Made once per run: tests
+/// that ask at the same time wait for the first (two making one venv at
+/// once see each other's half-made directory).
 fn tools() -> PathBuf {
+    static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(make_tools).clone()
+}
+
+fn make_tools() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wheel-tools-venv");
     let bin = venv.join("bin");
     if !["maturin", "uv", "pipx"]
@@ -143,4 +150,121 @@ fn wheel_installs_a_working_cudaenv_with_pip() {
         .output()
         .unwrap();
     assert_eq!(stdout(&o), version);
+}
+
+/// The README's ways to run maturin (pipx, uvx, a virtual environment) each
+/// work on a Debian whose pip refuses to install system-wide, and each asks
+/// cargo for the `dist` profile pyproject.toml names (not `release`, which
+/// `--release` would force). cargo is replaced by a recorder that fails
+/// the build, so nothing is compiled; maturin itself comes from PyPI.
+#[test]
+fn readme_wheel_commands_build_the_pyproject_profile() {
+    let t = TestEnv::new();
+    let tools = tools();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let block = readme
+        .split_once("<!-- wheel-commands:")
+        .and_then(|(_, rest)| rest.split_once("```sh\n"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("README has the wheel-commands block");
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 3, "{block}");
+
+    // A clone's top directory, by links (maturin reads the manifests and
+    // asks cargo for metadata; the build itself goes to the recorder).
+    let clone = t.tmp.path().join("clone");
+    std::fs::create_dir(&clone).unwrap();
+    for name in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "pyproject.toml",
+        "README.md",
+        "build.rs",
+        "src",
+        "shims",
+        "registry",
+    ] {
+        std::os::unix::fs::symlink(repo.join(name), clone.join(name)).unwrap();
+    }
+    let fake = t.tmp.path().join("fake-cargo");
+    std::fs::create_dir(&fake).unwrap();
+    let log = t.tmp.path().join("cargo.log");
+    // cargo test names the toolchain's own cargo, whose directory has rustc
+    // (maturin checks for it); the real HOME's cargo and rustup homes stay.
+    let real_cargo = PathBuf::from(std::env::var("CARGO").expect("run by cargo"));
+    let toolchain = real_cargo.parent().unwrap().to_path_buf();
+    let real_home = PathBuf::from(std::env::var("HOME").unwrap());
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| real_home.join(".cargo"));
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| real_home.join(".rustup"));
+    write_executable(
+        &fake.join("cargo"),
+        &format!(
+            "#!/bin/sh\ncase \"$1\" in metadata|locate-project|-V|--version|version) exec '{}' \"$@\";; esac\n\
+             echo \"$*\" >> '{}'\nexit 3\n",
+            real_cargo.display(),
+            log.display()
+        ),
+    );
+    for line in lines {
+        let command = line.split(" #").next().unwrap().trim();
+        let _ = std::fs::remove_file(&log);
+        // cargo test's own `CARGO` (which maturin would run) is replaced by
+        // the recorder; the rest of the environment stays (a CA bundle
+        // named by SSL_CERT_FILE, a proxy).
+        let o = Command::new("bash")
+            .args(["-c", command])
+            .current_dir(&clone)
+            .env("CARGO", fake.join("cargo"))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}:{}:/usr/bin:/bin",
+                    fake.display(),
+                    tools.display(),
+                    toolchain.display()
+                ),
+            )
+            .env("HOME", &t.home)
+            .env("CARGO_HOME", &cargo_home)
+            .env("RUSTUP_HOME", &rustup_home)
+            .env("PIPX_HOME", t.tmp.path().join("pipx-home"))
+            .env("UV_CACHE_DIR", t.tmp.path().join("uv-cache"))
+            .env("UV_TOOL_DIR", t.tmp.path().join("uv-tools"))
+            .env("CARGO_TARGET_DIR", t.tmp.path().join("target"))
+            .output()
+            .unwrap();
+        let asked = std::fs::read_to_string(&log)
+            .unwrap_or_else(|_| panic!("`{command}` never asked cargo to build: {}", text(&o)));
+        assert!(
+            asked.contains("rustc --profile dist ") && !asked.contains("release"),
+            "`{command}` asked cargo for: {asked}"
+        );
+    }
+    // What the README warns about: `--release` replaces the profile.
+    let _ = std::fs::remove_file(&log);
+    Command::new(tools.join("maturin"))
+        .args(["build", "--release"])
+        .current_dir(&clone)
+        .env("HOME", &t.home)
+        .env("CARGO", fake.join("cargo"))
+        .env(
+            "PATH",
+            format!("{}:{}:/usr/bin:/bin", fake.display(), toolchain.display()),
+        )
+        .env("CARGO_HOME", &cargo_home)
+        .env("RUSTUP_HOME", &rustup_home)
+        .env("CARGO_TARGET_DIR", t.tmp.path().join("target"))
+        .output()
+        .unwrap();
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("rustc --profile release ")
+    );
 }

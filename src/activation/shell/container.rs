@@ -42,13 +42,11 @@ fn text<'a>(name: &'static str, value: &'a OsStr, why: &'static str) -> Result<&
 /// Inside a Dockerfile's double quotes, `\`, `"` and `$` are special.
 fn docker_quote(name: &'static str, value: &OsStr) -> Result<String> {
     let s = text(name, value, "a Dockerfile is text, and this is not UTF-8")?;
-    if s.contains(['\n', '\r']) {
-        return Err(Error::UnrepresentablePath {
-            path: PathBuf::from(value),
-            variable: name,
-            reason: "it contains a line break, which an ENV line cannot hold",
-        });
-    }
+    crate::activation::single_line(
+        name,
+        value,
+        "it contains a line break, which an ENV line cannot hold",
+    )?;
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -26,6 +26,14 @@
 //! learns nothing is final: the hash is only known at the end, and a download
 //! that restarts from zero or fails makes its reads fail.
 //!
+//! Every download has an upper bound: the size its index or manifest
+//! announces, or, where none is announced (a PEP 503 HTML page, a mirror's
+//! page, a `file://` source), a ceiling (`MAX_DOWNLOAD`, or
+//! `CUDAENV_MAX_DOWNLOAD`): a server streaming without end is cut off there.
+//! A `file://` artifact must be a regular file (a FIFO or a link to a device
+//! is refused before a byte is read). Before a download of known size
+//! starts, the cache's file system must have room for it.
+//!
 //! Connection errors, truncated bodies and 5xx answers are retried with
 //! exponential backoff; a server that stalls or trickles is given up on
 //! after one retry, and then by the whole command (`timeouts`); a hash
@@ -51,6 +59,10 @@ use crate::install::sources::Artifact;
 use crate::os::hash::{self, Hasher};
 use slots::{Slots, Urgency};
 use timeouts::{Breaker, Paced, STALL_ATTEMPTS, Timeouts};
+
+/// The most bytes a download whose size nobody announced may have (the
+/// largest CUDA files, runfiles, are about 5 GB).
+pub const MAX_DOWNLOAD: u64 = 16 << 30;
 
 /// Files at least this large are fetched as parallel ranges (default).
 pub const PARALLEL_MIN: u64 = 48 << 20;
@@ -212,6 +224,8 @@ pub struct Fetcher {
     parallel_min: u64,
     /// When a server counts as stalled.
     timeouts: Timeouts,
+    /// The bound of a download whose size is not announced.
+    max_unannounced: u64,
 }
 
 /// Builds the HTTP client every source uses: rustls, HTTP/2 when offered,
@@ -570,6 +584,7 @@ impl Fetcher {
             progress,
             backoff: Duration::from_millis(500),
             parallel_min: PARALLEL_MIN,
+            max_unannounced: MAX_DOWNLOAD,
             timeouts: Timeouts::default(),
         }
     }
@@ -578,6 +593,33 @@ impl Fetcher {
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Fetcher {
         self.timeouts = timeouts;
         self
+    }
+
+    /// Sets the bound of a download whose size is not announced.
+    pub fn with_max_download(mut self, bytes: u64) -> Fetcher {
+        self.max_unannounced = bytes;
+        self
+    }
+
+    /// The most bytes `a` may have: its announced size, else the ceiling.
+    fn bound(&self, a: &Artifact) -> u64 {
+        a.size.unwrap_or(self.max_unannounced)
+    }
+
+    /// The error for a download that passed its bound.
+    fn past_bound(&self, a: &Artifact, what: &str) -> Error {
+        Error::SizeMismatch {
+            url: a.url.to_string(),
+            reason: match a.size {
+                Some(s) => format!("{what} more than the {s} bytes the index announced"),
+                None => format!(
+                    "no size was announced, and {what} more than the {} ceiling for such downloads ({} sets it)",
+                    crate::spec::human_bytes(self.max_unannounced),
+                    crate::context::env_vars::CUDAENV_MAX_DOWNLOAD
+                ),
+            },
+            from: Some(a.source),
+        }
     }
 
     /// Sets the size from which files are fetched as parallel ranges (0: never).
@@ -635,6 +677,20 @@ impl Fetcher {
             return Ok(dest);
         }
         let part = PathBuf::from(format!("{}.part", dest.display()));
+        if let Some(size) = a.size {
+            let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
+            let needed = size.saturating_sub(have);
+            if let Some(free) = crate::os::fs::free_space(&dir)
+                && free < needed
+            {
+                return Err(Error::NoSpace {
+                    dir: dir.clone(),
+                    file: a.file_name.clone(),
+                    needed,
+                    available: free,
+                });
+            }
+        }
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
         let fresh = !a.url.expose().starts_with("file://") && std::fs::metadata(&part).is_err();
@@ -722,7 +778,16 @@ impl Fetcher {
             reason: format!("cannot read the mirror's file: {e}"),
             from: Some(a.source),
         };
-        let mut from = File::open(src).map_err(unreadable)?;
+        let mut from = match crate::os::fs::open_regular(src) {
+            Ok((f, _)) => f,
+            Err(crate::os::fs::ReadError::NotRegular(what)) => {
+                return Err(Error::NotRegularArtifact {
+                    url: a.url.to_string(),
+                    what,
+                });
+            }
+            Err(e) => return Err(unreadable(e.into())),
+        };
         let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
         self.progress.reset(line);
         let mut hasher = Hasher::new();
@@ -734,17 +799,10 @@ impl Fetcher {
                 break;
             }
             got += n as u64;
-            if a.size.is_some_and(|s| got > s) {
+            if got > self.bound(a) {
                 drop(to);
                 remove_part(part);
-                return Err(Error::SizeMismatch {
-                    url: a.url.to_string(),
-                    reason: format!(
-                        "the file is larger than the {} bytes the index announced",
-                        a.size.unwrap_or(0)
-                    ),
-                    from: Some(a.source),
-                });
+                return Err(self.past_bound(a, "the file holds"));
             }
             hasher.update(&buf[..n]);
             std::io::Write::write_all(&mut to, &buf[..n])
@@ -879,18 +937,12 @@ impl Fetcher {
                 flush(&mut block, &mut file, got).map_err(io)?;
             }
             self.progress.advance(line, chunk.len() as u64);
-            if a.size.is_some_and(|s| got > s) {
+            if got > self.bound(a) {
                 remove_part(part);
-                // More bytes than announced is not a flaky connection but a
-                // different file: an integrity failure, never retried.
-                return Err(Attempt::Fail(Error::SizeMismatch {
-                    url: a.url.to_string(),
-                    reason: format!(
-                        "the server sent more than the {} bytes the index announced",
-                        a.size.unwrap_or(0)
-                    ),
-                    from: Some(a.source),
-                }));
+                // More bytes than announced (or than any such file has) is
+                // not a flaky connection but a different file: an
+                // integrity failure, never retried.
+                return Err(Attempt::Fail(self.past_bound(a, "the server sent")));
             }
         }
         flush(&mut block, &mut file, got).map_err(io)?;
@@ -1234,7 +1286,7 @@ fn finished_ranges(part: &Path, size: u64) -> Option<Vec<bool>> {
     if std::fs::metadata(part).ok()?.len() != size {
         return None;
     }
-    let text = std::fs::read_to_string(ranges_file(part)).ok()?;
+    let text = crate::os::fs::read_bounded_text(&ranges_file(part), crate::os::fs::SMALL).ok()?;
     let mut lines = text.lines();
     if lines.next()? != format!("{RECORD_HEADER} {size}") {
         return None;

@@ -5,8 +5,15 @@
 //! cache's link frees nothing; a downloaded archive (`downloads/`) is only
 //! ever the cache's. Sizes are therefore counted per inode: `bytes` is what
 //! the files take, `freeable` what deleting them would give back (files no
-//! installed tree links to). Counted in bytes of file data (`st_size`), the
-//! figure `du --apparent-size` prints.
+//! installed tree links to: what `cache clean` frees), `prunable` what
+//! `cache prune` frees. Both commands and `cache size` compute from the same
+//! `prunable` list, so what one says the other does. Counted in bytes of
+//! file data (`st_size`), the figure `du --apparent-size` prints.
+//!
+//! Downloads are archives that were unpacked into the package store; an
+//! install deletes its own once the version is committed, and `prune`
+//! deletes any that are left, unless `keep-downloads` asks to keep those of
+//! installed versions.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,9 +25,12 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Usage {
     pub bytes: u64,
-    /// What deleting it would free (files with no other link).
+    /// What deleting it would free (files with no other link): what
+    /// `cache clean` frees.
     pub freeable: u64,
     pub files: u64,
+    /// What `cache prune` frees.
+    pub prunable: u64,
 }
 
 impl std::ops::AddAssign for Usage {
@@ -28,6 +38,26 @@ impl std::ops::AddAssign for Usage {
         self.bytes += o.bytes;
         self.freeable += o.freeable;
         self.files += o.files;
+        self.prunable += o.prunable;
+    }
+}
+
+/// What `cache prune` keeps: the packages installed versions were installed
+/// from and, with `keep-downloads`, their downloads.
+#[derive(Debug, Clone, Default)]
+pub struct Keep {
+    pub keys: BTreeSet<String>,
+    pub downloads: bool,
+}
+
+impl Keep {
+    /// What the installed versions of `store` use; `downloads`: the
+    /// `keep-downloads` setting.
+    pub fn installed(store: &crate::store::Store, downloads: bool) -> Result<Keep> {
+        Ok(Keep {
+            keys: installed_keys(store)?,
+            downloads,
+        })
     }
 }
 
@@ -69,12 +99,21 @@ pub struct CacheUsage {
 }
 
 impl CacheUsage {
-    pub fn of(cache: &Cache) -> CacheUsage {
-        CacheUsage {
+    /// The cache's parts, with what `prune` would free of each under `keep`.
+    pub fn of(cache: &Cache, keep: &Keep) -> CacheUsage {
+        let mut u = CacheUsage {
             downloads: usage(&cache.downloads()),
             pkgs: usage(&cache.pkgs()),
             index: usage(&cache.dir().join("index")),
+        };
+        for (p, pu) in prunable(cache, keep) {
+            if p.starts_with(cache.downloads()) {
+                u.downloads.prunable += pu.bytes;
+            } else {
+                u.pkgs.prunable += pu.bytes;
+            }
         }
+        u
     }
 
     pub fn total(&self) -> Usage {
@@ -85,17 +124,22 @@ impl CacheUsage {
     }
 }
 
-/// The downloads and unpacked packages whose key is not in `keep` (the keys
-/// of what installed versions were installed from), with their sizes: what
-/// `prune` deletes. Index pages and the release catalogue are not listed:
-/// they are small and let `--offline` keep working. A package a tree still
-/// links to is never listed, whatever its key, so no installed version can
-/// lose a file.
-pub fn prunable(cache: &Cache, keep: &BTreeSet<String>) -> Vec<(PathBuf, Usage)> {
+/// What `prune` deletes, with sizes: every download (they are unpacked in
+/// the package store) but, with `keep.downloads`, those of installed
+/// versions; and the unpacked packages whose key is not in `keep.keys` (the
+/// keys of what installed versions were installed from). Index pages and
+/// the release catalogue are not listed: they are small and let `--offline`
+/// keep working. A package a tree still links to is never listed, whatever
+/// its key, so no installed version can lose a file.
+pub fn prunable(cache: &Cache, keep: &Keep) -> Vec<(PathBuf, Usage)> {
     let mut out = Vec::new();
-    for (dir, key_of) in [
-        (cache.downloads(), download_key as fn(&str) -> Option<&str>),
-        (cache.pkgs(), pkg_key),
+    for (dir, key_of, keep_keys) in [
+        (
+            cache.downloads(),
+            download_key as fn(&str) -> Option<&str>,
+            keep.downloads,
+        ),
+        (cache.pkgs(), pkg_key, true),
     ] {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -105,7 +149,7 @@ pub fn prunable(cache: &Cache, keep: &BTreeSet<String>) -> Vec<(PathBuf, Usage)>
             let Some(key) = name.to_str().and_then(key_of) else {
                 continue;
             };
-            if keep.contains(key) {
+            if keep_keys && keep.keys.contains(key) {
                 continue;
             }
             let u = usage_of(&e.path());
@@ -118,7 +162,7 @@ pub fn prunable(cache: &Cache, keep: &BTreeSet<String>) -> Vec<(PathBuf, Usage)>
 }
 
 /// Deletes what `prunable` lists; returns what that freed.
-pub fn prune(cache: &Cache, keep: &BTreeSet<String>) -> Result<Usage> {
+pub fn prune(cache: &Cache, keep: &Keep) -> Result<Usage> {
     let mut freed = Usage::default();
     for (p, u) in prunable(cache, keep) {
         let res = if p.is_dir() {
@@ -153,6 +197,7 @@ fn usage_of(p: &Path) -> Usage {
                 0
             },
             files: 1,
+            prunable: 0,
         },
         Err(_) => Usage::default(),
     }
@@ -191,27 +236,44 @@ mod tests {
         std::fs::create_dir_all(&tree).unwrap();
         std::fs::hard_link(pkg.join("lib64/libx.so.1"), tree.join("libx.so.1")).unwrap();
 
-        let u = CacheUsage::of(&cache);
+        // Keep what version 1 uses (aaa), and its download.
+        let keep = Keep {
+            keys: BTreeSet::from(["aaa".to_string()]),
+            downloads: true,
+        };
+        let u = CacheUsage::of(&cache, &keep);
         assert_eq!(
             u.pkgs,
             Usage {
                 bytes: 1300,
                 freeable: 300,
-                files: 2
+                files: 2,
+                prunable: 300,
             }
         );
-        assert_eq!(u.downloads.freeable, 700);
+        assert_eq!((u.downloads.freeable, u.downloads.prunable), (700, 200));
 
-        // Keep what version 1 uses (aaa): bbb's package and download go.
-        let freed = prune(&cache, &BTreeSet::from(["aaa".to_string()])).unwrap();
+        // bbb's package and download go; what `of` said is what was freed.
+        let freed = prune(&cache, &keep).unwrap();
+        assert_eq!(freed.bytes, u.total().prunable);
         assert_eq!(freed.bytes, 500);
         assert!(
             pkg.join("lib64/libx.so.1").exists() && cache.downloads().join("aaa-x.whl").exists()
         );
         assert!(!cache.pkgs().join("bbb").exists());
+        // Without keep-downloads, the kept version's download goes too, but
+        // never its package.
+        let keep = Keep {
+            downloads: false,
+            ..keep
+        };
+        assert_eq!(CacheUsage::of(&cache, &keep).total().prunable, 500);
+        assert_eq!(prune(&cache, &keep).unwrap().bytes, 500);
+        assert!(pkg.join("lib64/libx.so.1").exists());
+        assert!(!cache.downloads().join("aaa-x.whl").exists());
         // Keeping nothing still spares a package a tree links to.
-        let freed = prune(&cache, &BTreeSet::new()).unwrap();
-        assert_eq!(freed.bytes, 500, "only the download");
+        let freed = prune(&cache, &Keep::default()).unwrap();
+        assert_eq!(freed.bytes, 0);
         assert!(pkg.join("lib64/libx.so.1").exists());
     }
 }

@@ -219,6 +219,7 @@ mod tests {
                 cuda: "12.4.1".parse().unwrap(),
                 cudnn: None,
                 profile: crate::install::sources::Profile::Runtime,
+                libraries: Default::default(),
                 with: vec![],
                 without: vec![],
                 source: "auto".into(),

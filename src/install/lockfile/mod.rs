@@ -40,7 +40,7 @@ use crate::install::sources::{
     ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind,
 };
 use crate::spec::safe_url::DisplaySafeUrl;
-use crate::spec::{Spec, StackSpec, Version, VersionName};
+use crate::spec::{Libraries, Spec, StackSpec, Version, VersionName};
 
 /// The lock's file name, beside `.cuda-version`.
 pub const FILE_NAME: &str = "cuda.lock";
@@ -79,6 +79,9 @@ pub struct Stack {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cudnn: Option<Version>,
     pub profile: Profile,
+    /// NCCL, TensorRT, cuSPARSELt, cuTENSOR, at full versions (`nccl = "2.21.5"`).
+    #[serde(default, skip_serializing_if = "Libraries::is_empty")]
+    pub libraries: Libraries,
     #[serde(default)]
     pub with: Vec<String>,
     #[serde(default)]
@@ -144,6 +147,7 @@ impl Lock {
                 cuda: first.cuda.clone(),
                 cudnn: first.cudnn.clone(),
                 profile: first.profile,
+                libraries: first.libs.clone(),
                 with: sorted(with),
                 without: sorted(without),
                 source: choice_name(choice).to_string(),
@@ -165,11 +169,16 @@ impl Lock {
         StackSpec {
             cuda: self.stack.cuda.clone(),
             cudnn: self.stack.cudnn.clone(),
+            libs: self.stack.libraries.clone(),
         }
     }
 
     pub fn name(&self) -> VersionName {
-        VersionName::for_stack(&self.stack.cuda, self.stack.cudnn.as_ref())
+        VersionName::for_stack_with(
+            &self.stack.cuda,
+            self.stack.cudnn.as_ref(),
+            &self.stack.libraries,
+        )
     }
 
     pub fn choice(&self) -> SourceChoice {
@@ -218,16 +227,20 @@ pub fn beside(version_file: &Path) -> PathBuf {
 /// Reads and checks the lock at `path` (a FIFO, a device or a huge file is
 /// refused before anything is parsed).
 pub fn read(path: &Path) -> Result<Lock> {
-    let bytes = crate::activation::version_file::read_small_regular(path, MAX_BYTES, |n| {
-        format!(
-            "it is {n} bytes; a lock is a few KB (at most {} KiB)",
-            MAX_BYTES >> 10
-        )
-    })
-    .map_err(|reason| Error::InvalidLock {
-        path: path.to_path_buf(),
-        reason,
-    })?;
+    let bytes = crate::activation::version_file::read_small_regular(
+        path,
+        MAX_BYTES,
+        |n| {
+            format!(
+                "it is {n} bytes; a lock is a few KB (at most {} KiB)",
+                MAX_BYTES >> 10
+            )
+        },
+        |reason| Error::InvalidLock {
+            path: path.to_path_buf(),
+            reason,
+        },
+    )?;
     parse(&bytes, path)
 }
 
@@ -277,7 +290,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
         _ => return Err(format!("`spec` {:?} is not a CUDA spec", lock.spec)),
     };
     let st = &lock.stack;
-    if !spec.matches(&st.cuda, st.cudnn.as_ref()) {
+    if !spec.matches_libs(&st.cuda, st.cudnn.as_ref(), &st.libraries) {
         return Err(format!(
             "the locked stack {} does not satisfy its spec {}",
             lock.name(),
@@ -287,9 +300,8 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
     if <SourceChoice as clap::ValueEnum>::from_str(&st.source, false).is_err() {
         return Err(format!("unknown source {:?}", st.source));
     }
-    let releases = crate::registry::cuda_releases();
     for c in st.with.iter().chain(&st.without) {
-        if !(releases.is_component(c) || c == "cudnn") {
+        if !crate::registry::is_stack_component(c) {
             return Err(format!("unknown component {c:?}"));
         }
     }
@@ -305,7 +317,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
     let mut seen = BTreeSet::new();
     for a in &lock.artifacts {
         let at = format!("artifact {} ({})", a.component, a.platform.name());
-        if !(releases.is_component(&a.component) || a.component == "cudnn") {
+        if !crate::registry::is_stack_component(&a.component) {
             return Err(format!("unknown component {:?}", a.component));
         }
         if !seen.insert((a.platform, a.component.clone())) {
@@ -320,7 +332,7 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
         {
             return Err(format!("{at}: version {:?} is not a version", a.version));
         }
-        if !is_plain_file_name(&a.file) {
+        if !crate::install::sources::is_plain_file_name(&a.file) {
             return Err(format!(
                 "{at}: file {:?} is not a plain file name (no paths)",
                 a.file
@@ -352,17 +364,23 @@ fn check(lock: &Lock) -> std::result::Result<(), String> {
             return Err(format!("{at}: url carries credentials"));
         }
     }
+    // Every locked library has its file on every platform, of that version.
+    for (lib, v) in st.libraries.iter() {
+        for p in lock.platforms() {
+            let want = v.to_string();
+            if !lock.for_platform(p).any(|a| {
+                a.component == lib.component()
+                    && (a.version == want || a.version.starts_with(&format!("{want}.")))
+            }) {
+                return Err(format!(
+                    "the stack locks {} {v} but {} has no artifact of it",
+                    lib.title(),
+                    p.name()
+                ));
+            }
+        }
+    }
     Ok(())
-}
-
-/// One path component, as sources name their files: no separators, no
-/// `..`, no hidden or control characters.
-fn is_plain_file_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 200
-        && !s.starts_with('.')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
 }
 
 /// Where the user's configuration lets bytes come from: the package index's
@@ -388,9 +406,14 @@ impl Origins {
                 pypi.push("https://files.pythonhosted.org".into());
             }
         }
+        // TensorRT's wheels are on NVIDIA's package index.
+        let nvidia_index = settings.pypi_nvidia_base()?;
+        if let Ok(u) = reqwest::Url::parse(&nvidia_index) {
+            pypi.push(u.origin().ascii_serialization());
+        }
         let nvidia = settings.nvidia_base()?;
         let debian = settings.debian_base()?;
-        let configured = [&index, &nvidia, &debian]
+        let configured = [&index, &nvidia_index, &nvidia, &debian]
             .into_iter()
             .map(|u| DisplaySafeUrl::new(u.as_str()))
             .collect();
@@ -510,6 +533,47 @@ pub fn differences(lock: &Lock, platform: Platform, plan: &Plan) -> Vec<String> 
     out
 }
 
+/// The differences between a lock's artifacts for `platform` and what an
+/// installed version of the locked name recorded of its components (empty:
+/// it holds the locked files). A component the version lacks is not a
+/// difference (an install adds it); one it holds at another version, from
+/// another source or with other bytes is.
+pub fn differences_installed(
+    lock: &Lock,
+    platform: Platform,
+    installed: &[crate::store::Component],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in lock.for_platform(platform) {
+        let Some(c) = installed.iter().find(|c| c.name == l.component) else {
+            continue;
+        };
+        if c.version != l.version {
+            out.push(format!(
+                "{} {} is locked, {} is installed",
+                l.component, l.version, c.version
+            ));
+        } else if let Some(sha) = &c.sha256
+            && !sha.eq_ignore_ascii_case(&l.sha256)
+        {
+            out.push(format!(
+                "{}: the locked sha256 {} differs from the installed file's {}",
+                l.component,
+                short(&l.sha256),
+                short(sha)
+            ));
+        } else if c.source != l.source.name() {
+            out.push(format!(
+                "{} is locked from {}, installed from {}",
+                l.component,
+                l.source.name(),
+                c.source
+            ));
+        }
+    }
+    out
+}
+
 fn short(h: &str) -> &str {
     &h[..h.len().min(12)]
 }
@@ -594,6 +658,7 @@ pub fn frozen_plan(
         name: lock.name(),
         cuda: lock.stack.cuda.clone(),
         cudnn: lock.stack.cudnn.clone(),
+        libs: lock.stack.libraries.clone(),
         profile: lock.stack.profile,
         artifacts,
         notes: Vec::new(),

@@ -127,7 +127,7 @@ impl Catalogue {
     /// Reads a stored catalogue; `None` when there is none or it is unreadable
     /// (a cache: a broken one is refetched, never trusted).
     pub fn load(path: &Path) -> Option<Catalogue> {
-        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+        serde_json::from_slice(&crate::os::fs::read_bounded(path, crate::os::fs::SMALL).ok()?).ok()
     }
 
     /// Stores it atomically (a temporary file renamed over the old one).
@@ -292,7 +292,7 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
     );
     let key = crate::os::hash::sha256(id.as_bytes());
     let cached = dir.join(format!("{key}.metadata"));
-    if let Ok(text) = std::fs::read_to_string(&cached) {
+    if let Ok(text) = crate::os::fs::read_bounded_text(&cached, crate::os::fs::SMALL) {
         return Ok(Some(text));
     }
     let mut text = None;

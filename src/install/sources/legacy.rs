@@ -185,10 +185,10 @@ impl LegacyRegistry {
         let dir = root.join("registry");
         let read = |name: &str| -> Result<Option<(std::path::PathBuf, String)>> {
             let path = dir.join(name);
-            match std::fs::read_to_string(&path) {
+            match crate::os::fs::read_bounded_text(&path, crate::os::fs::SMALL) {
                 Ok(t) => Ok(Some((path, t))),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(Error::io("cannot read", &path)(e)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(Error::io("cannot read", &path)(e.into())),
             }
         };
         let bad = |path: &std::path::Path, e: toml::de::Error| Error::Config {

@@ -11,7 +11,21 @@ pub mod pypi;
 
 use crate::spec::safe_url::DisplaySafeUrl;
 pub use crate::spec::source::{Profile, SourceKind};
-use crate::spec::{Version, VersionName};
+use crate::spec::{Libraries, Version, VersionName};
+
+/// One path component, as sources name their files: no separators, no
+/// `..`, no hidden or control characters (Debian's `~` and `%3a` are file
+/// name characters). Every artifact a resolution
+/// returns has such a name (`remote::Remote::plan`), and so has every file a
+/// lock names: the name becomes part of a path in the download cache and in
+/// a mirror.
+pub fn is_plain_file_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '~' | '%'))
+}
 
 pub mod catalogue;
 pub mod debian;
@@ -96,6 +110,10 @@ pub struct Plan {
     pub name: VersionName,
     pub cuda: Version,
     pub cudnn: Option<Version>,
+    /// The libraries beside the toolkit it carries (NCCL, TensorRT, …), at
+    /// full versions.
+    #[serde(skip_serializing_if = "Libraries::is_empty", default)]
+    pub libs: Libraries,
     pub profile: Profile,
     pub artifacts: Vec<Artifact>,
     /// Things the user should know (e.g. "PyPI has no nvcc for 12.x").

@@ -438,7 +438,7 @@ impl Catalog {
                     continue;
                 }
                 let path = dir.join(&name);
-                match std::fs::read_to_string(&path)
+                match crate::os::fs::read_bounded_text(&path, crate::os::fs::SMALL)
                     .map_err(|e| e.to_string())
                     .and_then(|t| parse_manifest(&name, &t, product))
                 {

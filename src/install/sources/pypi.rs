@@ -24,72 +24,20 @@ use serde::Deserialize;
 
 use super::catalogue::Catalogue;
 use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
-use crate::context::Context;
-use crate::context::env_vars;
 use crate::error::{Error, Result};
 use crate::install::fetch::timeouts::{self, Timeouts};
 use crate::install::fetch::{Attempt, retrying};
 use crate::registry::{self, Release};
 use crate::spec::safe_url::DisplaySafeUrl;
-use crate::spec::{StackSpec, Version, VersionName};
+use crate::spec::{Library, StackSpec, Version, VersionName};
 
-pub const DEFAULT_INDEX: &str = "https://pypi.org/simple";
+/// NVIDIA's package index: the libraries whose wheels pypi.org does not
+/// carry (TensorRT: pypi.org has only stubs that download from here).
+pub const NVIDIA_INDEX: &str = "https://pypi.nvidia.com";
 
 /// The largest project page read (PyPI's largest CUDA pages are a few MiB
 /// of JSON): a hostile index cannot make us hold more.
 const MAX_PAGE: usize = 64 << 20;
-
-/// Where the index is, and why (for messages).
-pub fn index_url(ctx: &Context) -> (String, String) {
-    if let Some(v) = ctx.var(env_vars::CUDAENV_PYPI_INDEX) {
-        return (v.to_string(), env_vars::CUDAENV_PYPI_INDEX.into());
-    }
-    if let Some(v) = ctx.var(env_vars::PIP_INDEX_URL) {
-        return (v.to_string(), env_vars::PIP_INDEX_URL.into());
-    }
-    let mut files: Vec<PathBuf> = Vec::new();
-    if let Some(f) = ctx.var(env_vars::PIP_CONFIG_FILE) {
-        files.push(f.into());
-    }
-    if let Some(h) = ctx.home() {
-        files.push(h.join(".config/pip/pip.conf"));
-        files.push(h.join(".pip/pip.conf"));
-    }
-    files.push("/etc/pip.conf".into());
-    for f in files {
-        if let Ok(text) = std::fs::read_to_string(&f)
-            && let Some(url) = pip_conf_index(&text)
-        {
-            return (url, f.display().to_string());
-        }
-    }
-    (DEFAULT_INDEX.into(), "the default".into())
-}
-
-/// `[global] index-url = …` from a pip configuration file (INI).
-fn pip_conf_index(text: &str) -> Option<String> {
-    let mut section = String::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('#') || l.starts_with(';') || l.is_empty() {
-            continue;
-        }
-        if let Some(s) = l.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-            section = s.trim().to_ascii_lowercase();
-            continue;
-        }
-        if section != "global" && section != "install" {
-            continue;
-        }
-        if let Some((k, v)) = l.split_once(['=', ':']) {
-            let k = k.trim().to_ascii_lowercase().replace('_', "-");
-            if k == "index-url" && !v.trim().is_empty() {
-                return Some(v.trim().to_string());
-            }
-        }
-    }
-    None
-}
 
 /// A PyPI release version: numeric parts and an optional `.postN`.
 /// Pre-releases and dev releases are not represented (they are never picked).
@@ -283,9 +231,11 @@ impl Index {
                 file: format!("the index page of {project}"),
                 url: self.base.to_string(),
             })?;
-            let text = std::fs::read(&p).map_err(|_| Error::Offline {
-                file: format!("the index page of {project} ({})", p.display()),
-                url: format!("{}/{}/", self.base, normalize(project)),
+            let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| {
+                Error::Offline {
+                    file: format!("the index page of {project} ({})", p.display()),
+                    url: format!("{}/{}/", self.base, normalize(project)),
+                }
             })?;
             let files: Vec<CachedFile> =
                 serde_json::from_slice(&text).map_err(|e| Error::CorruptCache {
@@ -519,20 +469,11 @@ fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<
     let path = file
         .to_file_path()
         .map_err(|()| unreadable("not a local path".into()))?;
-    let f = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", path.display()))),
-    };
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(f, max as u64 + 1), &mut bytes)
-        .map_err(|e| unreadable(format!("cannot read {}: {e}", path.display())))?;
-    if bytes.len() > max {
-        return Err(unreadable(format!(
-            "larger than the {max} bytes such a file may have"
-        )));
+    match crate::os::fs::read_bounded(&path, max as u64) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(unreadable(format!("cannot read {}: {e}", path.display()))),
     }
-    Ok(Some(bytes))
 }
 
 /// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as
@@ -548,9 +489,9 @@ fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFil
         .to_file_path()
         .map_err(|()| unreadable("not a local path".into()))?;
     let file = dir.join("index.html");
-    match std::fs::read(&file) {
+    match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
         Ok(bytes) => Ok(Some(parse_html(&String::from_utf8_lossy(&bytes), page))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => Ok(None),
+        Err(e) if e.is_not_found() && !dir.exists() => Ok(None),
         Err(e) => Err(unreadable(format!("cannot read {}: {e}", file.display()))),
     }
 }
@@ -629,6 +570,32 @@ pub struct Request {
     pub without: Vec<String>,
 }
 
+impl Request {
+    /// The libraries beside the toolkit it asks for, with the spec's version
+    /// prefix (`None`: `--with nccl`, the newest): the spec's and `--with`'s,
+    /// less `--without`'s.
+    pub fn libraries(&self) -> Vec<(Library, Option<Version>)> {
+        Library::ALL
+            .into_iter()
+            .filter(|l| !self.without.iter().any(|c| c == l.component()))
+            .filter_map(|l| match self.spec.libs.get(l) {
+                Some(v) => Some((l, Some(v.clone()))),
+                None => self
+                    .with
+                    .iter()
+                    .any(|c| c == l.component())
+                    .then_some((l, None)),
+            })
+            .collect()
+    }
+}
+
+/// Is this component one of the toolkit's (not cuDNN, not a library beside
+/// it), the kind a CUDA release names a version of?
+pub fn is_toolkit_component(name: &str) -> bool {
+    name != "cudnn" && Library::from_component(name).is_none()
+}
+
 /// What a component without a wheel does to a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Missing {
@@ -680,9 +647,9 @@ pub fn pick_component<'a>(
     None
 }
 
-/// Picks the newest cuDNN wheel matching a spec prefix; a full four-part
-/// spec prefers the exact upload over its `.postN`.
-pub fn pick_cudnn<'a>(wheels: &'a [Wheel], spec: &Version) -> Option<&'a Wheel> {
+/// Picks the newest wheel matching a version prefix (cuDNN, NCCL, …); a
+/// full four-part prefix prefers the exact upload over its `.postN`.
+pub fn pick_prefix<'a>(wheels: &'a [Wheel], spec: &Version) -> Option<&'a Wheel> {
     let live = || {
         wheels
             .iter()
@@ -701,6 +668,8 @@ pub struct PypiSource {
     index: Index,
     /// Whose wheels are taken (the machine's, or `--platform`'s).
     wheels_for: Platform,
+    /// NVIDIA's package index, for the libraries only it has (TensorRT).
+    nvidia_index: Option<Index>,
     /// The live catalogue (`cuda-toolkit`'s releases), when one was read.
     catalogue: Option<Catalogue>,
     platform: Option<Platform>,
@@ -723,6 +692,7 @@ impl PypiSource {
         PypiSource {
             index,
             wheels_for: Platform::current().unwrap_or(Platform::LinuxX86_64),
+            nvidia_index: None,
             catalogue: None,
             platform: super::Platform::current(),
         }
@@ -732,6 +702,12 @@ impl PypiSource {
     /// components the registry lacks).
     pub fn with_catalogue(mut self, catalogue: Option<Catalogue>) -> PypiSource {
         self.catalogue = catalogue;
+        self
+    }
+
+    /// Where the libraries whose registry entry names NVIDIA's index are read.
+    pub fn with_nvidia_index(mut self, index: Index) -> PypiSource {
+        self.nvidia_index = Some(index);
         self
     }
 
@@ -800,14 +776,129 @@ impl PypiSource {
     }
 
     async fn wheels(&self, project: &str) -> Result<Vec<Wheel>> {
-        let files = self
-            .index
+        self.wheels_in(&self.index, project).await
+    }
+
+    /// The index that serves a library's wheels: NVIDIA's for those the
+    /// registry puts there, else the configured one.
+    fn index_for(&self, lib: Library) -> &Index {
+        match (registry::pypi().library_index(lib), &self.nvidia_index) {
+            (Some(_), Some(nv)) => nv,
+            _ => &self.index,
+        }
+    }
+
+    /// The builds of a library PyPI has for a CUDA major, oldest first.
+    pub async fn library_versions(&self, lib: Library, major: u32) -> Result<Vec<String>> {
+        let Some(project) = registry::pypi().library_project(lib, major) else {
+            return Ok(Vec::new());
+        };
+        let wheels = self.wheels_in(self.index_for(lib), project).await?;
+        let mut v: Vec<PyVersion> = wheels
+            .into_iter()
+            .filter(|w| !w.file.yanked)
+            .map(|w| w.version)
+            .collect();
+        v.sort();
+        v.dedup_by(|a, b| a.nums == b.nums);
+        Ok(v.into_iter().map(|v| v.version().to_string()).collect())
+    }
+
+    /// The wheels of the libraries beside the toolkit a request names, for
+    /// a CUDA release: per library the newest build matching its prefix
+    /// (any build for `None`). A library PyPI has no project or no matching
+    /// build of for this CUDA major is an error naming what there is.
+    pub async fn libraries(
+        &self,
+        cuda: &Version,
+        wanted: &[(Library, Option<Version>)],
+    ) -> Result<Vec<(Library, Version, Artifact)>> {
+        let pypi = registry::pypi();
+        let major = cuda.major();
+        let mut projects = Vec::new();
+        for (lib, _) in wanted {
+            let project = pypi.library_project(*lib, major).ok_or_else(|| {
+                let majors: Vec<String> = pypi
+                    .library_majors(*lib)
+                    .iter()
+                    .map(|m| format!("CUDA {m}"))
+                    .collect();
+                Error::NotAvailable {
+                    what: format!("{} for CUDA {major}", lib.title()),
+                    source_name: Some("PyPI".into()),
+                    hint: Some(format!(
+                        "PyPI has {} builds for {}; `--without {}` installs the rest",
+                        lib.title(),
+                        majors.join(", "),
+                        lib.component()
+                    )),
+                }
+            })?;
+            projects.push((*lib, project, self.index_for(*lib)));
+        }
+        let pages = futures_util::future::join_all(
+            projects
+                .iter()
+                .map(|(_, project, index)| self.wheels_in(index, project)),
+        )
+        .await;
+        let mut out = Vec::new();
+        for (((lib, want), (_, project, index)), page) in wanted.iter().zip(&projects).zip(pages) {
+            let wheels = page?;
+            let any = Version::from_parts(&[]);
+            let prefix = want.as_ref().unwrap_or(&any);
+            let w = pick_prefix(&wheels, prefix).ok_or_else(|| {
+                let mut have: Vec<&PyVersion> = wheels
+                    .iter()
+                    .filter(|w| !w.file.yanked)
+                    .map(|w| &w.version)
+                    .collect();
+                have.sort();
+                have.dedup_by(|a, b| a.nums == b.nums);
+                Error::NotAvailable {
+                    what: match want {
+                        Some(v) => format!(
+                            "{} {v} for CUDA {major} on {}",
+                            lib.title(),
+                            self.wheels_for.name()
+                        ),
+                        None => format!(
+                            "{} for CUDA {major} on {}",
+                            lib.title(),
+                            self.wheels_for.name()
+                        ),
+                    },
+                    source_name: Some(format!("{project} on {}", index.base())),
+                    hint: Some(if have.is_empty() {
+                        format!("the project has no wheel for {}", self.wheels_for.name())
+                    } else {
+                        format!(
+                            "available: {}",
+                            have.iter()
+                                .map(|v| v.text.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }),
+                }
+            })?;
+            out.push((*lib, w.version.version(), artifact(lib.component(), w)));
+        }
+        Ok(out)
+    }
+
+    async fn wheels_in(&self, index: &Index, project: &str) -> Result<Vec<Wheel>> {
+        let files = index
             .files(project)
             .await?
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("the project `{project}`"),
-                source_name: Some(self.index.base().to_string()),
-                hint: Some("check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)".into()),
+                source_name: Some(index.base().to_string()),
+                hint: Some(if std::ptr::eq(index, &self.index) {
+                    "check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)".into()
+                } else {
+                    "check NVIDIA's package index (CUDAENV_PYPI_NVIDIA_INDEX)".into()
+                }),
             })?;
         Ok(files
             .iter()
@@ -855,7 +946,7 @@ impl PypiSource {
         let major = release.version.major();
         let mut names = releases.profile_components(req.profile, release);
         for c in &req.with {
-            if !names.contains(c) && c != "cudnn" {
+            if !names.contains(c) && is_toolkit_component(c) {
                 names.push(c.clone());
             }
         }
@@ -939,13 +1030,14 @@ impl PypiSource {
                 }
                 other => other?,
             };
-            let picked = pick_cudnn(&wheels, spec);
+            let picked = pick_prefix(&wheels, spec);
             let w = match picked {
                 None if skip => {
                     return Ok(Plan {
                         name: VersionName::for_stack(&release.version, None),
                         cuda: release.version.clone(),
                         cudnn: None,
+                        libs: Default::default(),
                         profile: req.profile,
                         artifacts,
                         notes,
@@ -981,6 +1073,7 @@ impl PypiSource {
             name: VersionName::for_stack(&release.version, cudnn_version.as_ref()),
             cuda: release.version.clone(),
             cudnn: cudnn_version,
+            libs: Default::default(),
             profile: req.profile,
             artifacts,
             notes,
@@ -1022,19 +1115,6 @@ fn artifact(component: &str, w: &Wheel) -> Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pip_conf() {
-        assert_eq!(
-            pip_conf_index("[global]\nindex-url = https://mirror.example/simple\n").as_deref(),
-            Some("https://mirror.example/simple")
-        );
-        assert_eq!(pip_conf_index("[other]\nindex-url=x\n"), None);
-        assert_eq!(
-            pip_conf_index("[global]\nindex_url: y\n").as_deref(),
-            Some("y")
-        );
-    }
 
     #[test]
     fn names_and_versions() {
@@ -1143,19 +1223,19 @@ mod tests {
         );
         let cudnn = reference("nvidia-cudnn-cu12").unwrap();
         assert_eq!(
-            pick_cudnn(&cudnn, &"9.1.0.70".parse().unwrap())
+            pick_prefix(&cudnn, &"9.1.0.70".parse().unwrap())
                 .unwrap()
                 .version
                 .text,
             "9.1.0.70"
         );
         assert_eq!(
-            pick_cudnn(&cudnn, &"9.1".parse().unwrap())
+            pick_prefix(&cudnn, &"9.1".parse().unwrap())
                 .unwrap()
                 .version
                 .text,
             "9.1.1.17"
         );
-        assert!(pick_cudnn(&cudnn, &"7".parse().unwrap()).is_none());
+        assert!(pick_prefix(&cudnn, &"7".parse().unwrap()).is_none());
     }
 }

@@ -33,7 +33,7 @@ use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::{self, Cache};
 use crate::install::settings::Settings;
 use crate::registry;
-use crate::spec::{StackSpec, Version};
+use crate::spec::{StackSpec, Version, VersionName};
 
 /// When to read the catalogue from the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -149,8 +149,21 @@ impl Remote {
             String::new()
         };
         let platform = Platform::current();
+        // NVIDIA's index (TensorRT's wheels) is read only for a library it has.
+        let nvidia_index = Index::new(
+            &if pypi_allowed {
+                settings.pypi_nvidia_base()?
+            } else {
+                settings.pypi_nvidia_index.value.clone()
+            },
+            client.clone(),
+        )
+        .with_timeouts(timeouts.clone())
+        .with_cache(cache.dir(), opts.offline);
         Ok(Remote {
-            pypi: PypiSource::new(index).with_catalogue(cat),
+            pypi: PypiSource::new(index)
+                .with_catalogue(cat)
+                .with_nvidia_index(nvidia_index),
             catalog: Catalog::load(cache.dir()),
             legacy: LegacyRegistry::load(ctx.root())?,
             debian: platform.map(|platform| DebianSource {
@@ -239,6 +252,22 @@ impl Remote {
     /// source that has it.
     pub async fn plan(&self, req: &Request) -> Result<Plan> {
         let mut plan = self.plan_sources(req).await?;
+        self.add_libraries(&mut plan, req).await?;
+        // A name from an index or manifest becomes part of a path (the
+        // download cache, a mirror, a lock): a plain file name or nothing.
+        if let Some(a) = plan
+            .artifacts
+            .iter()
+            .find(|a| !super::is_plain_file_name(&a.file_name))
+        {
+            return Err(Error::BadManifest {
+                what: a.url.to_string(),
+                reason: format!(
+                    "its file name {:?} is not a plain file name (no paths, at most 200 characters)",
+                    a.file_name
+                ),
+            });
+        }
         // A release newer than the driver tables: say which rule applies.
         if let Some(r) = crate::machine::compat::driver::requirement(
             &plan.cuda,
@@ -252,23 +281,19 @@ impl Remote {
             ));
         }
         // A cuDNN newer than the cuDNN table: its CUDA support is its
-        // family's rule, and the plan says so.
+        // family's rule. Said only when that rule disagrees with the source
+        // (which offered the build for this CUDA): where they agree, there
+        // is nothing to doubt.
         if let Some(cudnn) = &plan.cudnn
             && let Some(s) = crate::machine::compat::cudnn_support(cudnn)
             && let Some(rule) = s.rule_note()
+            && !s.supports(&plan.cuda)
         {
-            if s.supports(&plan.cuda) {
-                plan.info.push(format!(
-                    "cuDNN {cudnn} is taken as built for {} ({rule})",
-                    s.describe_cuda()
-                ));
-            } else {
-                plan.notes.push(format!(
-                    "cuDNN {cudnn} is taken as built for {}, not CUDA {} ({rule}); the source offers it for this CUDA",
-                    s.describe_cuda(),
-                    plan.cuda
-                ));
-            }
+            plan.notes.push(format!(
+                "cuDNN {cudnn} is taken as built for {}, not CUDA {} ({rule}); the source offers it for this CUDA",
+                s.describe_cuda(),
+                plan.cuda
+            ));
         }
         if req.spec.cudnn.is_none() && !req.without.iter().any(|c| c == "cudnn") {
             let major = plan.cuda.major();
@@ -283,16 +308,48 @@ impl Remote {
         Ok(plan)
     }
 
+    /// The libraries beside the toolkit (NCCL, TensorRT, …) come from PyPI
+    /// alone, whatever served the toolkit: their builds are per CUDA major,
+    /// so a CUDA 11.2 stack from the legacy runfiles takes NCCL's cu11 wheel.
+    async fn add_libraries(&self, plan: &mut Plan, req: &Request) -> Result<()> {
+        let wanted = req.libraries();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        if !self
+            .settings
+            .source_order()
+            .allows(SourceKind::Pypi, self.opts.choice)
+        {
+            let names: Vec<&str> = wanted.iter().map(|(l, _)| l.title()).collect();
+            return Err(Error::NotAvailable {
+                what: names.join(", "),
+                source_name: Some(match self.opts.choice {
+                    SourceChoice::Auto => "the configured source order (it has no `pypi`)".into(),
+                    other => format!("--source {}", <SourceChoice as clap::ValueEnum>::to_possible_value(&other).map(|v| v.get_name().to_string()).unwrap_or_default()),
+                }),
+                hint: Some(
+                    "NCCL, TensorRT, cuSPARSELt and cuTENSOR come from PyPI (TensorRT from NVIDIA's package index): use `--source auto` or `--source pypi`, or leave them out of the spec"
+                        .into(),
+                ),
+            });
+        }
+        for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &wanted).await? {
+            plan.libs.insert(lib, version);
+            plan.artifacts.push(artifact);
+        }
+        plan.name = VersionName::for_stack_with(&plan.cuda, plan.cudnn.as_ref(), &plan.libs);
+        Ok(())
+    }
+
     async fn plan_sources(&self, req: &Request) -> Result<Plan> {
         if self.opts.choice == SourceChoice::Pypi {
             return self.pypi.plan(req).await;
         }
         let platform = self.platform()?;
         let release = self.release_for(&req.spec)?;
-        let exact = StackSpec {
-            cuda: release.clone(),
-            cudnn: req.spec.cudnn.clone(),
-        };
+        // The toolkit and cuDNN; the other libraries are `add_libraries`'.
+        let exact = StackSpec::new(release.clone(), req.spec.cudnn.clone());
         let mut offer = self.offer();
         let mut notes = Vec::new();
         // PyPI's plan needs its index (network or cache): only asked for when

@@ -210,7 +210,7 @@ impl Resolver<'_> {
         for o in &self.others {
             if let Some(p) = o.planned(release) {
                 for c in p {
-                    if c != "cudnn" && !names.contains(&c) {
+                    if super::pypi::is_toolkit_component(&c) && !names.contains(&c) {
                         names.push(c);
                     }
                 }
@@ -242,7 +242,7 @@ impl Resolver<'_> {
             })?;
         let mut wanted = self.wanted(&cuda, profile);
         for c in with {
-            if c != "cudnn" && !wanted.contains(c) {
+            if super::pypi::is_toolkit_component(c) && !wanted.contains(c) {
                 wanted.push(c.clone());
             }
         }
@@ -393,6 +393,7 @@ impl Resolver<'_> {
             name: VersionName::for_stack(&cuda, cudnn.as_ref()),
             cuda,
             cudnn,
+            libs: Default::default(),
             profile,
             artifacts,
             notes,

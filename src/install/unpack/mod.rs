@@ -508,15 +508,29 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
     let parts: Vec<&str> = clean.iter().map(|p| p.to_str().unwrap_or("")).collect();
     let rest: &[&str] = match layout {
         Layout::Wheel => {
-            // nvidia/<package>/<rest…>; metadata and Python glue are skipped.
-            if parts.len() < 3 || parts[0] != "nvidia" {
-                return None;
-            }
+            // nvidia/<package>/<rest…> (NVIDIA's CUDA, cuDNN, NCCL wheels);
+            // <package>/{lib,include,bin}/… (cuTENSOR, early cuSPARSELt);
+            // tensorrt_libs/<library> (TensorRT, flat). Metadata and Python
+            // glue are skipped.
             let last = *parts.last()?;
             if last == "__init__.py" || last.ends_with(".pyc") || parts.contains(&"__pycache__") {
                 return None;
             }
-            &parts[2..]
+            match parts.as_slice() {
+                ["nvidia", _, rest @ ..] if !rest.is_empty() => rest,
+                ["tensorrt_libs", file] if file.starts_with("lib") && file.contains(".so") => {
+                    return Some(Path::new("lib64").join(file));
+                }
+                [top, dir, _, ..]
+                    if *top != "nvidia"
+                        && !top.ends_with(".dist-info")
+                        && !top.ends_with(".data")
+                        && matches!(*dir, "lib" | "include" | "bin") =>
+                {
+                    &parts[1..]
+                }
+                _ => return None,
+            }
         }
         Layout::StripTop => {
             if parts.len() < 2 {
@@ -640,6 +654,31 @@ mod tests {
             Some("include/cudnn.h".into())
         );
         assert_eq!(m("nvidia/__init__.py"), None);
+        // The libraries beside the toolkit, as their wheels lay them out.
+        assert_eq!(
+            m("nvidia/nccl/lib/libnccl.so.2"),
+            Some("lib64/libnccl.so.2".into())
+        );
+        assert_eq!(
+            m("cutensor/lib/libcutensor.so.2"),
+            Some("lib64/libcutensor.so.2".into())
+        );
+        assert_eq!(
+            m("cutensor/include/cutensor/types.h"),
+            Some("include/cutensor/types.h".into())
+        );
+        assert_eq!(
+            m("cusparselt/lib/libcusparseLt.so.0"),
+            Some("lib64/libcusparseLt.so.0".into())
+        );
+        assert_eq!(m("cusparselt/LICENSE.txt"), None);
+        assert_eq!(
+            m("tensorrt_libs/libnvinfer.so.10"),
+            Some("lib64/libnvinfer.so.10".into())
+        );
+        assert_eq!(m("tensorrt_libs/__init__.py"), None);
+        assert_eq!(m("tensorrt_libs/README"), None);
+        assert_eq!(m("x-1.0.dist-info/lib/RECORD"), None);
         assert_eq!(m("nvidia/cudnn/lib/__init__.py"), None);
         assert_eq!(m("nvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD"), None);
         assert_eq!(m("nvidia/cudnn"), None);

@@ -186,10 +186,10 @@ impl Build {
     /// (only the cuDNN major when the table gives a minimum: the newest then).
     pub fn spec(&self) -> StackSpec {
         let digits = if self.cudnn_minimum { 1 } else { 2 };
-        StackSpec {
-            cuda: self.cuda.truncate(2),
-            cudnn: self.cudnn.as_ref().map(|c| c.truncate(digits)),
-        }
+        StackSpec::new(
+            self.cuda.truncate(2),
+            self.cudnn.as_ref().map(|c| c.truncate(digits)),
+        )
     }
 }
 
@@ -671,10 +671,7 @@ mod tests {
                 .unwrap();
                 assert_eq!(
                     c.spec,
-                    StackSpec {
-                        cuda: b.cuda.truncate(2),
-                        cudnn: Some(b.cudnn.truncate(2))
-                    }
+                    StackSpec::new(b.cuda.truncate(2), Some(b.cudnn.truncate(2)))
                 );
                 assert!(
                     c.reason.contains(&format!("CUDA {}", b.cuda)),

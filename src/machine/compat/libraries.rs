@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use crate::spec::Version;
+use crate::spec::{Library, Version};
 
 use super::data;
 
@@ -39,8 +39,12 @@ pub enum Provider {
     },
     /// The driver's own library (`libcuda.so.1`, `nvcuda.dll`).
     Driver,
-    /// TensorRT (`libnvinfer`), which cudaenv does not install.
-    TensorRt,
+    /// A library beside the toolkit (NCCL, TensorRT, cuSPARSELt, cuTENSOR)
+    /// of this major version.
+    Library {
+        library: Library,
+        major: u32,
+    },
     Unknown,
 }
 
@@ -81,8 +85,11 @@ pub fn identify(file: &str) -> Option<LibraryId> {
     }
     let provider = if component == "cuda" || component == "nvcuda" {
         Provider::Driver
-    } else if component.starts_with("nvinfer") {
-        Provider::TensorRt
+    } else if let Some(library) = beside_the_toolkit(&component) {
+        match soversion.split('.').next().and_then(|m| m.parse().ok()) {
+            Some(major) => Provider::Library { library, major },
+            None => Provider::Unknown,
+        }
     } else if component == "cudnn" || component.starts_with("cudnn_") {
         match soversion.split('.').next().and_then(|m| m.parse().ok()) {
             Some(major) => Provider::Cudnn { major },
@@ -99,6 +106,21 @@ pub fn identify(file: &str) -> Option<LibraryId> {
         soversion,
         provider,
     })
+}
+
+/// The library a file of a library beside the toolkit belongs to:
+/// TensorRT's `libnvinfer*`, `libnvonnxparser`, `libnvparsers`; NCCL's
+/// `libnccl`; `libcusparseLt`; cuTENSOR's `libcutensor`, `libcutensorMg`.
+fn beside_the_toolkit(component: &str) -> Option<Library> {
+    match component {
+        c if c.starts_with("nvinfer") || c == "nvonnxparser" || c == "nvparsers" => {
+            Some(Library::Tensorrt)
+        }
+        "nccl" => Some(Library::Nccl),
+        "cusparseLt" => Some(Library::Cusparselt),
+        "cutensor" | "cutensorMg" => Some(Library::Cutensor),
+        _ => None,
+    }
 }
 
 fn cuda_provider(component: &str, soversion: &str, windows: bool) -> Provider {
@@ -172,7 +194,7 @@ impl LibraryId {
             },
             Provider::Cudnn { major } => format!("cuDNN {major}.x"),
             Provider::Driver => "the NVIDIA driver".into(),
-            Provider::TensorRt => "TensorRT (not a CUDA or cuDNN library)".into(),
+            Provider::Library { library, major } => format!("{} {major}.x", library.title()),
             Provider::Unknown => "an unknown package".into(),
         }
     }
@@ -211,9 +233,23 @@ mod tests {
             Provider::Cudnn { major: 8 }
         );
         assert_eq!(identify("libcuda.so.1").unwrap().provider, Provider::Driver);
+        let trt = |major| Provider::Library {
+            library: Library::Tensorrt,
+            major,
+        };
+        assert_eq!(identify("libnvinfer.so.7").unwrap().provider, trt(7));
+        assert_eq!(identify("libnvinfer_plugin.so.8").unwrap().provider, trt(8));
+        assert_eq!(identify("nvinfer_10.dll").unwrap().provider, trt(10));
         assert_eq!(
-            identify("libnvinfer.so.7").unwrap().provider,
-            Provider::TensorRt
+            identify("libnccl.so.2").unwrap().provider,
+            Provider::Library {
+                library: Library::Nccl,
+                major: 2
+            }
+        );
+        assert_eq!(
+            identify("libcutensor.so.2").unwrap().describe_provider(),
+            "cuTENSOR 2.x"
         );
         assert!(identify("libfoo").is_none());
         assert!(identify("libcudart.so.x").is_none());

@@ -120,13 +120,13 @@ impl Machine {
 /// (`registry/compat/cudnn.toml`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CudnnSupport {
-    /// The table row the answer comes from (`9.12`).
+    /// The table row the answer comes from (`9.28`).
     #[serde(serialize_with = "ser_display")]
     pub row: Version,
     /// CUDA prefixes it is built for (`12`, `13`; `11.2` for one minor).
     pub cuda: Vec<Version>,
     /// Set when the release is newer than every row of its major (a cuDNN
-    /// 9.28 wheel from PyPI while the table stops at 9.12): the answer is the
+    /// 9.40 wheel from PyPI while the table stops at 9.28): the answer is the
     /// rule of its family (`9.x`), the newest row of that major, not a
     /// published row of its own.
     pub family_rule: Option<String>,
@@ -152,7 +152,7 @@ impl CudnnSupport {
     }
 
     /// Where the figure comes from, for a release the table lacks:
-    /// `the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12`.
+    /// `the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28`.
     pub fn rule_note(&self) -> Option<String> {
         self.family_rule.as_ref().map(|f| {
             format!(
@@ -373,30 +373,33 @@ mod tests {
             .map(|r| r.cudnn.clone())
             .max()
             .unwrap();
-        assert_eq!(newest_9.to_string(), "9.12", "the table's newest 9.x row");
+        assert_eq!(newest_9.to_string(), "9.28", "the table's newest 9.x row");
 
-        for listed in ["9.12", "9.12.0.46", "9.1.0.70", "8.9.7.29"] {
+        for listed in ["9.12", "9.12.0.46", "9.28.0.42", "9.1.0.70", "8.9.7.29"] {
             let s = cudnn_support(&v(listed)).unwrap();
             assert_eq!(s.family_rule, None, "{listed} is in the table");
             assert_eq!(s.rule_note(), None);
         }
-        // Between two rows: the older row, a published figure.
+        // Rows from PyPI's cuDNN projects: 9.10 still had CUDA 11 builds, 9.11 not.
         let s = cudnn_support(&v("9.10.2.21")).unwrap();
-        assert_eq!(s.row, v("9.8"));
-        assert_eq!(s.family_rule, None);
+        assert_eq!(s.row, v("9.10"));
+        assert!(s.supports(&v("11.8")));
+        assert!(!cudnn_support(&v("9.11.0.98")).unwrap().supports(&v("11.8")));
+        let s = cudnn_support(&v("9.28.0.42")).unwrap();
+        assert_eq!(s.describe_cuda(), "CUDA 12.x, 13.x");
 
-        let s = cudnn_support(&v("9.28.0.1")).unwrap();
+        let s = cudnn_support(&v("9.40.0.1")).unwrap();
         assert_eq!(s.row, newest_9);
         assert_eq!(s.family_rule.as_deref(), Some("9.x"));
         assert_eq!(s.describe_cuda(), "CUDA 12.x, 13.x");
         assert_eq!(
             s.rule_note().unwrap(),
-            "the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12"
+            "the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28"
         );
         assert!(s.supports(&v("13.5.0")) && s.supports(&v("12.9")));
         assert!(!s.supports(&v("11.8")));
-        assert_eq!(cudnn_supports(&v("9.28"), &v("13.0")), Some(true));
-        assert_eq!(cudnn_supports(&v("9.28"), &v("11.8")), Some(false));
+        assert_eq!(cudnn_supports(&v("9.40"), &v("13.0")), Some(true));
+        assert_eq!(cudnn_supports(&v("9.40"), &v("11.8")), Some(false));
         // The newest 8.x row is 8.9: a later 8.x is the 8.x family's rule.
         let s = cudnn_support(&v("8.10")).unwrap();
         assert_eq!(

@@ -25,6 +25,8 @@ use super::diagnose::{Finding, Level};
 use super::facts::{Facts, cuda_libs_in};
 use crate::context::Context;
 use crate::context::env_vars;
+use crate::i18n::Msg;
+use crate::msg;
 use crate::spec::Version;
 
 /// What says this process runs in a container, and what the container
@@ -78,7 +80,7 @@ pub fn gather(ctx: &Context, root: &Path) -> ContainerFacts {
     }
 }
 
-fn finding(level: Level, code: &str, message: String, fix: Option<String>) -> Finding {
+fn finding(level: Level, code: &str, message: Msg, fix: Option<Msg>) -> Finding {
     Finding {
         level,
         code: code.into(),
@@ -89,12 +91,12 @@ fn finding(level: Level, code: &str, message: String, fix: Option<String>) -> Fi
 
 /// `NVIDIA_REQUIRE_CUDA` as a finding shows it: NVIDIA's images append dozens
 /// of `brand=…,driver…` constraints, which are counted, not listed.
-fn require_shown(v: &str) -> String {
+fn require_shown(v: &str) -> Msg {
     let mut words = v.split_whitespace();
     let first = words.next().unwrap_or("");
     match words.count() {
-        0 => first.to_string(),
-        n => format!("{first} (and {n} more constraints)"),
+        0 => Msg::verbatim(first),
+        n => msg!("doctor-require-more", first = first, more = n),
     }
 }
 
@@ -121,7 +123,7 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                 out.push(finding(
                     Level::Ok,
                     "container",
-                    format!("Apptainer/Singularity container: the host driver's libraries are bound in {SINGULARITY_LIBS} (--nv)"),
+                    msg!("doctor-apptainer-nv", libs = SINGULARITY_LIBS),
                     None,
                 ));
                 let on_path = f
@@ -133,23 +135,26 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                     out.push(finding(
                         Level::Error,
                         "container-libs",
-                        format!("{SINGULARITY_LIBS} holds the host's libcuda.so.1 but is not on LD_LIBRARY_PATH: CUDA programs here cannot load the driver"),
-                        Some(format!("keep the LD_LIBRARY_PATH Apptainer sets (activation prepends to it; an image's %environment must not replace it), or add {SINGULARITY_LIBS}")),
+                        msg!("doctor-apptainer-libs-off-path", libs = SINGULARITY_LIBS),
+                        Some(msg!(
+                            "doctor-apptainer-libs-off-path-fix",
+                            libs = SINGULARITY_LIBS
+                        )),
                     ));
                 }
             } else if !f.libcuda.loaded {
                 out.push(finding(
                     Level::Warning,
                     "container",
-                    format!("Apptainer/Singularity container without the host driver: {SINGULARITY_LIBS} has no libcuda.so.1, so the container was started without --nv"),
-                    Some("start it with `apptainer exec --nv IMAGE …` (`singularity exec --nv` for Singularity; `--nvccli` to use the NVIDIA container toolkit)".into()),
+                    msg!("doctor-apptainer-no-nv", libs = SINGULARITY_LIBS),
+                    Some(msg!("doctor-apptainer-no-nv-fix")),
                 ));
             }
         }
         Some(kind) => out.push(finding(
             Level::Ok,
             "container",
-            format!("{kind} container"),
+            msg!("doctor-container", kind = kind),
             None,
         )),
         None => {}
@@ -161,8 +166,8 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
         out.push(finding(
             Level::Warning,
             "nvidia-visible-devices",
-            format!("NVIDIA_VISIBLE_DEVICES={v:?}: the NVIDIA container runtime exposes no GPU to this container"),
-            Some("start the container with `--gpus all` (or NVIDIA_VISIBLE_DEVICES=all under the NVIDIA runtime)".into()),
+            msg!("doctor-nvidia-visible-devices", value = format!("{v:?}")),
+            Some(msg!("doctor-nvidia-visible-devices-fix")),
         ));
     }
     if let Some(v) = var(env_vars::NVIDIA_DRIVER_CAPABILITIES) {
@@ -171,8 +176,8 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
             out.push(finding(
                 Level::Warning,
                 "nvidia-capabilities",
-                format!("NVIDIA_DRIVER_CAPABILITIES={v} leaves out `compute`: the NVIDIA container runtime mounts no libcuda, so CUDA programs cannot run"),
-                Some("set NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) in the image; `cudaenv env --format dockerfile` prints the line".into()),
+                msg!("doctor-nvidia-capabilities", value = v),
+                Some(msg!("doctor-nvidia-capabilities-fix")),
             ));
         }
     }
@@ -189,14 +194,18 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                 out.push(finding(
                     Level::Warning,
                     "nvidia-require-cuda",
-                    format!("NVIDIA_REQUIRE_CUDA={shown} asks less than the active {name} (CUDA {cuda}) needs: the container runtime admits hosts whose driver cannot run it"),
-                    Some(format!("declare NVIDIA_REQUIRE_CUDA=cuda>={}.{} (`cudaenv env --format dockerfile {name}` prints it)", cuda.major(), cuda.minor().unwrap_or(0))),
+                    msg!("doctor-require-cuda-low", shown => shown, name = name, cuda = cuda),
+                    Some(msg!(
+                        "doctor-require-cuda-low-fix",
+                        cuda = format!("{}.{}", cuda.major(), cuda.minor().unwrap_or(0)),
+                        name = name
+                    )),
                 ));
             }
             (Some(_), Some((name, _))) => out.push(finding(
                 Level::Ok,
                 "nvidia-require-cuda",
-                format!("NVIDIA_REQUIRE_CUDA={shown} covers the active {name}"),
+                msg!("doctor-require-cuda-ok", shown => shown, name = name),
                 None,
             )),
             _ => {}
@@ -205,8 +214,8 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
             out.push(finding(
                 Level::Warning,
                 "nvidia-require-cuda",
-                "NVIDIA_DISABLE_REQUIRE is set: the container runtime ignores NVIDIA_REQUIRE_CUDA and starts this image on hosts whose driver is too old for it".into(),
-                Some("unset NVIDIA_DISABLE_REQUIRE unless the image brings a forward-compatibility driver".into()),
+                msg!("doctor-disable-require"),
+                Some(msg!("doctor-disable-require-fix")),
             ));
         }
     }

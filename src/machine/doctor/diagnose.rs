@@ -7,9 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Msg;
 use crate::machine::compat::{
     self, ArchSupport, ComputeCapability, DriverFit, Framework, FrameworkReq, driver,
 };
+use crate::msg;
 use crate::spec::Version;
 
 use super::facts::{Facts, LibDir};
@@ -27,30 +29,31 @@ pub enum Level {
 pub struct Finding {
     pub level: Level,
     pub code: String,
-    pub message: String,
+    /// What was found, in the user's language when shown (English in `--json`).
+    pub message: Msg,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
+    pub fix: Option<Msg>,
 }
 
 struct Out(Vec<Finding>);
 
 impl Out {
-    fn push(&mut self, level: Level, code: &str, message: impl Into<String>, fix: Option<String>) {
+    fn push(&mut self, level: Level, code: &str, message: Msg, fix: Option<Msg>) {
         self.0.push(Finding {
             level,
             code: code.into(),
-            message: message.into(),
+            message,
             fix,
         });
     }
-    fn ok(&mut self, code: &str, message: impl Into<String>) {
+    fn ok(&mut self, code: &str, message: Msg) {
         self.push(Level::Ok, code, message, None);
     }
-    fn warn(&mut self, code: &str, message: impl Into<String>, fix: impl Into<String>) {
-        self.push(Level::Warning, code, message, Some(fix.into()));
+    fn warn(&mut self, code: &str, message: Msg, fix: Msg) {
+        self.push(Level::Warning, code, message, Some(fix));
     }
-    fn error(&mut self, code: &str, message: impl Into<String>, fix: impl Into<String>) {
-        self.push(Level::Error, code, message, Some(fix.into()));
+    fn error(&mut self, code: &str, message: Msg, fix: Msg) {
+        self.push(Level::Error, code, message, Some(fix));
     }
 }
 
@@ -66,11 +69,68 @@ pub fn diagnose(f: &Facts) -> Vec<Finding> {
         None => driver_findings(f, &mut o),
     }
     active_findings(f, &mut o);
+    host_compiler_findings(f, &mut o);
     library_findings(f, &mut o);
     environment_findings(f, &mut o);
     o.0.extend(super::container::findings(f));
     framework_findings(f, &mut o);
     o.0
+}
+
+/// The host compiler the active version's nvcc would use, against the
+/// newest its release accepts (`registry/compat/host_compiler.toml`).
+fn host_compiler_findings(f: &Facts, o: &mut Out) {
+    use crate::activation::host_compiler as hc;
+    let (Some(h), Some(a)) = (&f.host_compiler, &f.active) else {
+        return;
+    };
+    let Some(cuda) = a.cuda.as_deref().and_then(|c| c.parse::<Version>().ok()) else {
+        return;
+    };
+    let Some(limits) = hc::limits(&cuda) else {
+        return;
+    };
+    let Some(c) = &h.compiler else {
+        o.warn(
+            "host-compiler",
+            msg!("doctor-host-compiler-none", from = h.from),
+            msg!("doctor-host-compiler-none-fix"),
+        );
+        return;
+    };
+    let setting = if h.by_setting {
+        msg!("doctor-host-compiler-by-setting")
+    } else {
+        Msg::verbatim("")
+    };
+    if c.accepted_by(limits) {
+        o.ok(
+            "host-compiler",
+            msg!(
+                "doctor-host-compiler-ok",
+                compiler = c.describe(),
+                from = h.from,
+                setting => setting,
+                limits = limits.describe()
+            ),
+        );
+        return;
+    }
+    let fix = match &h.accepted {
+        Some(ok) => msg!("doctor-host-compiler-fix-switch", compiler = ok.describe()),
+        None => msg!("doctor-host-compiler-fix-install", gcc = limits.gcc_max),
+    };
+    o.warn(
+        "host-compiler",
+        msg!(
+            "doctor-host-compiler-refused",
+            name = a.name,
+            compiler = c.describe(),
+            from = h.from,
+            limits = limits.describe()
+        ),
+        fix,
+    );
 }
 
 fn driver_findings(f: &Facts, o: &mut Out) {
@@ -80,8 +140,8 @@ fn driver_findings(f: &Facts, o: &mut Out) {
         if !f.platform.wsl_libcuda {
             o.error(
                 "wsl-libcuda",
-                "WSL2 without /usr/lib/wsl/lib/libcuda.so.1: the Windows NVIDIA driver does not expose the GPU to Linux",
-                "install or update the NVIDIA driver on Windows (never a Linux driver inside WSL), then `wsl --shutdown`",
+                msg!("doctor-wsl-no-libcuda"),
+                msg!("doctor-wsl-no-libcuda-fix"),
             );
         } else if let Some(p) = f
             .libcuda
@@ -91,29 +151,23 @@ fn driver_findings(f: &Facts, o: &mut Out) {
         {
             o.error(
                 "wsl-libcuda",
-                format!("WSL2 loads libcuda from {p}, not the Windows driver's /usr/lib/wsl/lib"),
-                format!("remove the Linux driver package that installed {p}; WSL2 must use /usr/lib/wsl/lib"),
+                msg!("doctor-wsl-foreign-libcuda", path = p),
+                msg!("doctor-wsl-foreign-libcuda-fix", path = p),
             );
         } else {
-            o.ok(
-                "wsl",
-                "WSL2: libcuda comes from the Windows driver (/usr/lib/wsl/lib)",
-            );
+            o.ok("wsl", msg!("doctor-wsl-ok"));
         }
     }
     match &driver {
         None if !f.libcuda.loaded => {
             o.warn(
                 "no-driver",
-                "no NVIDIA driver found (no /proc/driver/nvidia/version, /sys/module/nvidia/version or loadable libcuda.so.1): CUDA programs can be built here but not run",
-                "nothing to do on CI or build machines; elsewhere install the NVIDIA driver (in containers: run with --gpus all)",
+                msg!("doctor-no-driver"),
+                msg!("doctor-no-driver-fix"),
             );
             return;
         }
-        None => o.ok(
-            "driver",
-            "libcuda.so.1 loads, but its driver version could not be read",
-        ),
+        None => o.ok("driver", msg!("doctor-driver-version-unknown")),
         Some(d) => {
             let src = &f.driver_versions[0].source;
             let max = f
@@ -121,10 +175,13 @@ fn driver_findings(f: &Facts, o: &mut Out) {
                 .driver_api
                 .and_then(driver::cuda_from_api)
                 .or_else(|| driver::max_cuda(d, f.driver_os()));
-            let max = max
-                .map(|m| format!(", supports CUDA ≤ {m}"))
-                .unwrap_or_default();
-            o.ok("driver", format!("NVIDIA driver {d} (from {src}){max}"));
+            o.ok(
+                "driver",
+                match max {
+                    Some(m) => msg!("doctor-driver-max", driver = d, source = src, cuda = m),
+                    None => msg!("doctor-driver", driver = d, source = src),
+                },
+            );
         }
     }
     // The kernel module and the user-space library must be the same release.
@@ -146,44 +203,36 @@ fn driver_findings(f: &Facts, o: &mut Out) {
             .join(", ");
         o.error(
             "driver-mismatch",
-            format!("the kernel module and libcuda are different driver releases ({list}): CUDA fails with \"system has unsupported display driver / cuda driver combination\" or NVML \"Driver/library version mismatch\""),
-            "reboot (or reload the nvidia kernel modules) after a driver upgrade",
+            msg!("doctor-driver-mismatch", list = list),
+            msg!("doctor-driver-mismatch-fix"),
         );
     }
     if driver.is_some() && !f.libcuda.loaded && f.libcuda.load_error.is_some() {
         o.error(
             "libcuda-missing",
-            format!(
-                "the kernel driver is loaded but libcuda.so.1 cannot be: {}",
-                f.libcuda.load_error.as_deref().unwrap_or("")
+            msg!(
+                "doctor-libcuda-missing",
+                error = f.libcuda.load_error.as_deref().unwrap_or("")
             ),
-            "install the driver's user-space libraries (same version as the kernel module); in containers use the NVIDIA container toolkit",
+            msg!("doctor-libcuda-missing-fix"),
         );
     }
     if let Some(err) = &f.libcuda.init_error {
         let fix = match err.as_str() {
-            "CUDA_ERROR_NO_DEVICE" => {
-                "check that the GPU is present and bound to the nvidia driver (lspci -k)"
-            }
-            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" => {
-                "reboot after the driver upgrade, or remove a CUDA forward-compatibility libcuda from LD_LIBRARY_PATH"
-            }
-            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" => {
-                "remove the cuda-compat directory from LD_LIBRARY_PATH: forward compatibility only works on data-center GPUs"
-            }
-            _ => {
-                "check /dev/nvidia-uvm (`sudo nvidia-modprobe -u -c=0`), dmesg for NVRM errors, or reboot"
-            }
+            "CUDA_ERROR_NO_DEVICE" => msg!("doctor-cuinit-no-device-fix"),
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" => msg!("doctor-cuinit-driver-mismatch-fix"),
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE" => msg!("doctor-cuinit-compat-fix"),
+            _ => msg!("doctor-cuinit-failed-fix"),
         };
-        o.error("cuinit-failed", format!("cuInit failed: {err}"), fix);
+        o.error(
+            "cuinit-failed",
+            msg!("doctor-cuinit-failed", error = err),
+            fix,
+        );
     }
     if f.gpus.is_empty() {
         if f.libcuda.init_error.is_none() && f.libcuda.loaded {
-            o.error(
-                "no-gpu",
-                "the driver is loaded but reports no GPU",
-                "check that the GPU is visible to this machine or container",
-            );
+            o.error("no-gpu", msg!("doctor-no-gpu"), msg!("doctor-no-gpu-fix"));
         }
     } else {
         let list = f
@@ -194,24 +243,26 @@ fn driver_findings(f: &Facts, o: &mut Out) {
                     .compute_capability
                     .as_deref()
                     .and_then(|c| c.parse::<ComputeCapability>().ok());
-                let arch = cc
-                    .map(|c| {
-                        format!(
-                            "{}, {}",
-                            c.sm(),
-                            c.family().unwrap_or("unknown architecture")
-                        )
-                    })
-                    .unwrap_or_else(|| "compute capability unknown".into());
-                let mem = g
-                    .memory_mib
-                    .map(|m| format!(", {} GiB", (m + 512) / 1024))
-                    .unwrap_or_default();
-                format!("GPU {}: {} ({arch}{mem})", g.index, g.name)
+                let arch = match cc {
+                    Some(c) => match c.family() {
+                        Some(family) => msg!("doctor-gpu-arch", sm = c.sm(), family = family),
+                        None => msg!("doctor-gpu-arch-unknown-family", sm = c.sm()),
+                    },
+                    None => msg!("doctor-gpu-cc-unknown"),
+                };
+                match g.memory_mib {
+                    Some(m) => msg!(
+                        "doctor-gpu-memory",
+                        index = g.index,
+                        name = g.name,
+                        gib = (m + 512) / 1024,
+                        arch => arch
+                    ),
+                    None => msg!("doctor-gpu", index = g.index, name = g.name, arch => arch),
+                }
             })
-            .collect::<Vec<_>>()
-            .join("; ");
-        o.ok("gpus", list);
+            .collect::<Vec<_>>();
+        o.ok("gpus", Msg::Clauses(list));
     }
     let _ = gpus;
 }
@@ -223,27 +274,24 @@ fn target_findings(t: &crate::machine::compat::target::Target, o: &mut Out) {
     let max = m
         .driver
         .as_ref()
-        .and_then(|d| driver::max_cuda(d, m.driver_os))
-        .map(|m| format!(" (supports CUDA ≤ {m})"))
-        .unwrap_or_default();
-    let families: Vec<String> = t
+        .and_then(|d| driver::max_cuda(d, m.driver_os));
+    let driver = match (t.driver.as_deref(), max) {
+        (Some(d), Some(max)) => msg!("doctor-target-driver-max", driver = d, cuda = max),
+        (Some(d), None) => msg!("doctor-target-driver", driver = d),
+        (None, _) => msg!("doctor-target-driver-unknown"),
+    };
+    let families: Vec<Msg> = t
         .compute_capabilities()
         .iter()
-        .map(|c| {
-            format!(
-                "{} ({})",
-                c.sm(),
-                c.family().unwrap_or("unknown architecture")
-            )
-        })
+        .map(|c| msg!("doctor-sm-family", sm = c.sm(), family => family_of(*c)))
         .collect();
     o.ok(
         "target",
-        format!(
-            "planning for a target machine: {}{max}{}; the checks of the active version are for it, this machine's own driver and GPUs are not judged",
-            t.driver.as_deref().map(|d| format!("driver {d}")).unwrap_or_else(|| "driver unknown".into()),
-            if families.is_empty() { ", GPU architecture unknown".to_string() } else { format!(", {}", families.join(", ")) }
-        ),
+        if families.is_empty() {
+            msg!("doctor-target-arch-unknown", driver => driver)
+        } else {
+            msg!("doctor-target", driver => driver, gpus => Msg::List(families))
+        },
     );
 }
 
@@ -252,40 +300,47 @@ fn active_findings(f: &Facts, o: &mut Out) {
         if let Some(e) = &f.active_error {
             o.error(
                 "active-missing",
-                format!("no usable active version: {e}"),
-                "install it (`cudaenv install SPEC`) or select another (`cudaenv local SPEC`)",
+                msg!("doctor-active-missing", error = e),
+                msg!("doctor-active-missing-fix"),
             );
         }
         return;
     };
     if a.name == "system" {
-        o.ok(
-            "active",
-            format!(
-                "active: system (set by {}); cudaenv adds nothing to the environment",
-                a.origin
-            ),
-        );
+        o.ok("active", msg!("doctor-active-system", origin = a.origin));
         return;
     }
     let what = match (&a.cuda, &a.cudnn) {
-        (Some(c), Some(d)) => format!("CUDA {c} + cuDNN {d}"),
-        (Some(c), None) => format!("CUDA {c}, no cuDNN"),
-        _ => "versions unknown".into(),
+        (Some(c), Some(d)) => Msg::verbatim(format!("CUDA {c} + cuDNN {d}")),
+        (Some(c), None) => msg!("doctor-active-no-cudnn", cuda = c),
+        _ => msg!("doctor-active-versions-unknown"),
+    };
+    let libraries: String = a
+        .libraries
+        .iter()
+        .map(|(component, version)| {
+            let title = crate::spec::Library::from_component(component)
+                .map_or(component.as_str(), |l| l.title());
+            format!(" + {title} {version}")
+        })
+        .collect();
+    let what = if libraries.is_empty() {
+        what
+    } else {
+        Msg::verbatim(format!("{}{libraries}", what.en()))
     };
     o.ok(
         "active",
-        format!("active: {} ({what}), set by {}", a.name, a.origin),
+        msg!("doctor-active", name = a.name, origin = a.origin, what => what),
     );
     if f.env.cudaenv_active.as_deref() != Some(a.name.as_str()) {
         o.warn(
             "not-activated",
-            format!(
-                "this environment is not activated for {} (CUDAENV_ACTIVE={}): programs started from here do not get its libraries",
-                a.name,
-                f.env.cudaenv_active.as_deref().unwrap_or("unset")
-            ),
-            "enable the shell hook (`eval \"$(cudaenv init bash)\"`), or run programs through `cudaenv exec`",
+            match f.env.cudaenv_active.as_deref() {
+                Some(other) => msg!("doctor-not-activated", name = a.name, active = other),
+                None => msg!("doctor-not-activated-unset", name = a.name),
+            },
+            msg!("doctor-not-activated-fix"),
         );
     }
     let Some(cuda) = a.cuda.as_deref().and_then(v) else {
@@ -293,20 +348,28 @@ fn active_findings(f: &Facts, o: &mut Out) {
     };
     let m = f.planned_machine();
     if let Some(d) = &m.driver {
-        let driver = m.driver_named(d);
+        let driver = match m.whose {
+            compat::Whose::ThisMachine => msg!("doctor-driver-named", driver = d),
+            compat::Whose::Target => msg!("doctor-target-driver-named", driver = d),
+        };
         match driver::fit(d, &cuda, m.driver_os) {
-            DriverFit::Full => o.ok("driver-fit", format!("{driver} runs CUDA {cuda}")),
+            DriverFit::Full => o.ok(
+                "driver-fit",
+                msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda),
+            ),
             DriverFit::MinorCompat { release_min } => o.warn(
                 "driver-fit",
-                format!("{driver} runs CUDA {cuda} only through minor version compatibility: code that needs PTX JIT for this toolkit fails (\"the provided PTX was compiled with an unsupported toolchain\")"),
-                format!("upgrade the driver to ≥ {release_min}, or use the CUDA release the driver shipped with"),
+                msg!("doctor-driver-minor-compat", driver => driver.clone(), cuda = cuda),
+                msg!("doctor-driver-minor-compat-fix", need = release_min),
             ),
             DriverFit::TooOld { need } => {
-                let alt = driver::max_cuda(d, m.driver_os).map(|m| format!(", or select CUDA ≤ {m} (`cudaenv local {m}`)")).unwrap_or_default();
                 o.error(
                     "driver-too-old",
-                    format!("{driver} is too old for CUDA {cuda} (needs ≥ {need}): programs fail with \"CUDA driver version is insufficient for CUDA runtime version\""),
-                    format!("upgrade the NVIDIA driver to ≥ {need}{alt}"),
+                    msg!("doctor-driver-too-old", driver => driver.clone(), cuda = cuda, need = need),
+                    match driver::max_cuda(d, m.driver_os) {
+                        Some(max) => msg!("doctor-driver-too-old-fix-or-select", need = need, cuda = max),
+                        None => msg!("doctor-driver-too-old-fix", need = need),
+                    },
                 );
             }
             DriverFit::Unknown => {}
@@ -322,23 +385,29 @@ fn active_findings(f: &Facts, o: &mut Out) {
         match (support.supports(&cuda), &rule) {
             (false, _) => o.error(
                 "cudnn-cuda",
-                format!(
-                    "cuDNN {cudnn} is not built for CUDA {cuda}{}",
-                    rule.as_ref()
-                        .map(|r| format!(", only for {} ({r})", support.describe_cuda()))
-                        .unwrap_or_default()
-                ),
-                format!(
-                    "install a matching pair, e.g. `cudaenv install {}+cudnn{}`",
-                    cuda.truncate(2),
-                    cudnn.truncate(2)
+                match &rule {
+                    Some(r) => msg!(
+                        "doctor-cudnn-cuda-by-rule",
+                        cudnn = cudnn,
+                        cuda = cuda,
+                        built_for = support.describe_cuda(),
+                        rule = r
+                    ),
+                    None => msg!("doctor-cudnn-cuda", cudnn = cudnn, cuda = cuda),
+                },
+                msg!(
+                    "doctor-cudnn-cuda-fix",
+                    spec = format!("{}+cudnn{}", cuda.truncate(2), cudnn.truncate(2))
                 ),
             ),
             (true, Some(r)) => o.ok(
                 "cudnn-cuda",
-                format!(
-                    "cuDNN {cudnn} goes with CUDA {cuda}: built for {} ({r})",
-                    support.describe_cuda()
+                msg!(
+                    "doctor-cudnn-cuda-ok-by-rule",
+                    cudnn = cudnn,
+                    cuda = cuda,
+                    built_for = support.describe_cuda(),
+                    rule = r
                 ),
             ),
             (true, None) => {}
@@ -353,50 +422,62 @@ fn active_findings(f: &Facts, o: &mut Out) {
 /// 11.2 on an sm_89/sm_90/Blackwell GPU): no native code, only PTX that the
 /// driver JIT-compiles at each library's first use, if the library has PTX.
 fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
-    let this_gpu = machine.gpu_named();
+    let this_gpu = match machine.whose {
+        compat::Whose::ThisMachine => msg!("doctor-this-gpu"),
+        compat::Whose::Target => msg!("doctor-target-gpu"),
+    };
     for &gpu in &machine.gpus {
         let sm = gpu.sm();
-        let family = gpu.family().unwrap_or("unknown architecture");
+        let family = family_of(gpu);
         match compat::arch::support(cuda, gpu) {
-            ArchSupport::Native => o.ok("arch", format!("CUDA {cuda} supports {sm}")),
+            ArchSupport::Native => o.ok("arch", msg!("doctor-arch-native", cuda = cuda, sm = sm)),
             ArchSupport::Compatible { via } => o.ok(
                 "arch",
-                format!("CUDA {cuda} runs on {sm} through its {} machine code (same architecture family)", via.sm()),
+                msg!("doctor-arch-compatible", cuda = cuda, sm = sm, via = via.sm()),
             ),
             ArchSupport::Deprecated { since } => o.warn(
                 "arch-deprecated",
-                format!("{sm} is deprecated since CUDA {since}; a future release drops it"),
-                format!("stay on CUDA < {} for this GPU", compat::arch::removed_in(gpu).map(|r| r.to_string()).unwrap_or_else(|| "the release that removes it".into())),
+                msg!("doctor-arch-deprecated", sm = sm, since = since),
+                match compat::arch::removed_in(gpu) {
+                    Some(r) => msg!("doctor-arch-deprecated-fix", removed = r),
+                    None => msg!("doctor-arch-deprecated-fix-unknown"),
+                },
             ),
             ArchSupport::Removed { since } => o.error(
                 "arch-unsupported",
-                format!("CUDA {cuda} does not support {this_gpu} ({sm}, {family}): support ended in CUDA {since}; expect \"no kernel image is available for execution on the device\""),
-                format!("select a CUDA release before {since} (e.g. `cudaenv local 12.9`)"),
+                msg!("doctor-arch-removed", cuda = cuda, gpu => this_gpu.clone(), sm = sm, family => family, since = since),
+                msg!("doctor-arch-removed-fix", since = since),
             ),
             ArchSupport::TooNew { first } => {
-                let need = first
-                    .as_ref()
-                    .map(|f| format!("{sm} needs CUDA ≥ {f}"))
-                    .unwrap_or_else(|| format!("{sm} is newer than any CUDA cudaenv knows"));
+                let need = match &first {
+                    Some(f) => msg!("doctor-arch-needs", sm = sm, first = f),
+                    None => msg!("doctor-arch-newer-than-known", sm = sm),
+                };
                 let frameworks = compat::first_frameworks_for(gpu);
                 o.error(
                     "arch-too-new",
-                    format!("CUDA {cuda} predates {this_gpu} ({sm}, {family}): {need}. The stack has no native code for it, only PTX that the driver JIT-compiles at each library's first use (minutes for cuBLAS, again whenever the compute cache, CUDA_CACHE_MAXSIZE, overflows); libraries without PTX fail with \"no kernel image is available\""),
+                    msg!("doctor-arch-too-new", cuda = cuda, gpu => this_gpu.clone(), sm = sm, family => family, need => need),
                     match first {
-                        Some(fv) => format!(
-                            "use CUDA ≥ {fv} (`cudaenv install {fv}`, then `cudaenv local {fv}`){}",
-                            if frameworks.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" with a framework built for it: {}", frameworks.join(", "))
-                            }
+                        Some(fv) if frameworks.is_empty() => msg!("doctor-arch-too-new-fix", first = fv),
+                        Some(fv) => msg!(
+                            "doctor-arch-too-new-fix-frameworks",
+                            first = fv,
+                            frameworks = frameworks.join(", ")
                         ),
-                        None => "use the newest CUDA release".into(),
+                        None => msg!("doctor-arch-too-new-fix-newest"),
                     },
                 );
             }
             ArchSupport::Unknown => {}
         }
+    }
+}
+
+/// An architecture's family name (`Hopper`), or "unknown architecture".
+fn family_of(gpu: ComputeCapability) -> Msg {
+    match gpu.family() {
+        Some(f) => Msg::verbatim(f),
+        None => msg!("doctor-unknown-architecture"),
     }
 }
 
@@ -432,14 +513,14 @@ fn library_findings(f: &Facts, o: &mut Out) {
             if d.dir.contains("/stubs") {
                 o.error(
                     "libcuda-stub",
-                    format!("{} on LD_LIBRARY_PATH holds the link-time stub libcuda.so: programs load it instead of the driver and fail with \"CUDA driver version is insufficient\"", d.dir),
-                    format!("remove {} from LD_LIBRARY_PATH (stubs are for linking only: use -L, not the loader path)", d.dir),
+                    msg!("doctor-libcuda-stub", dir = d.dir),
+                    msg!("doctor-libcuda-stub-fix", dir = d.dir),
                 );
             } else if is_foreign_libcuda(d, driver_dir.as_deref(), f.driver().as_ref()) {
                 o.warn(
                     "libcuda-compat",
-                    format!("{} on LD_LIBRARY_PATH holds its own libcuda (a CUDA forward-compatibility package?): it replaces the installed driver's", d.dir),
-                    "keep it only on data-center GPUs with a supported driver branch; otherwise remove it from LD_LIBRARY_PATH",
+                    msg!("doctor-libcuda-compat", dir = d.dir),
+                    msg!("doctor-libcuda-compat-fix"),
                 );
             }
         }
@@ -473,14 +554,14 @@ fn library_findings(f: &Facts, o: &mut Out) {
         if before && !shadowed.is_empty() {
             o.error(
                 "ld-shadow",
-                format!("{} on LD_LIBRARY_PATH comes before {}'s libraries and shadows them ({})", d.dir, a.name, list(&shadowed)),
-                format!("remove {} from LD_LIBRARY_PATH (e.g. in ~/.bashrc); cudaenv puts the active version's directories there itself", d.dir),
+                msg!("doctor-ld-shadow", dir = d.dir, name = a.name, libs => list(&shadowed)),
+                msg!("doctor-ld-shadow-fix", dir = d.dir),
             );
         } else if !extra.is_empty() {
             o.warn(
                 "ld-extra",
-                format!("{} on LD_LIBRARY_PATH provides libraries {} lacks ({}); programs asking for them mix two CUDA installs", d.dir, a.name, list(&extra)),
-                format!("remove {} from LD_LIBRARY_PATH, or install a version that has them", d.dir),
+                msg!("doctor-ld-extra", dir = d.dir, name = a.name, libs => list(&extra)),
+                msg!("doctor-ld-extra-fix", dir = d.dir),
             );
         }
     }
@@ -493,16 +574,13 @@ fn library_findings(f: &Facts, o: &mut Out) {
         if with_cudart.len() > 1 {
             o.warn(
                 "ld-copies",
-                format!("LD_LIBRARY_PATH holds several CUDA runtimes ({}); the first one wins for each library", dirs.join(", ")),
-                "keep one CUDA on LD_LIBRARY_PATH, or let cudaenv manage it (`cudaenv local VERSION`)",
+                msg!("doctor-ld-copies", dirs = dirs.join(", ")),
+                msg!("doctor-ld-copies-fix"),
             );
         } else {
             o.ok(
                 "ld-copies",
-                format!(
-                    "LD_LIBRARY_PATH provides CUDA libraries from {}",
-                    dirs.join(", ")
-                ),
+                msg!("doctor-ld-system", dirs = dirs.join(", ")),
             );
         }
     }
@@ -524,8 +602,8 @@ fn library_findings(f: &Facts, o: &mut Out) {
             if !extra.is_empty() {
                 o.warn(
                     "ldconfig",
-                    format!("the system library cache provides {} from {}, which {} lacks: programs asking for them load the system copy", list(&extra), d.dir, a.name),
-                    "install a version with those libraries (e.g. add cuDNN: `cudaenv install CUDA+cudnnX`), or ignore this if nothing uses them",
+                    msg!("doctor-ldconfig", libs => list(&extra), dir = d.dir, name = a.name),
+                    msg!("doctor-ldconfig-fix"),
                 );
             }
         }
@@ -539,8 +617,22 @@ fn library_findings(f: &Facts, o: &mut Out) {
             {
                 o.warn(
                     "cuda-home",
-                    format!("{var}={val}, but the active version is {} ({}): build tools (nvcc, CMake, torch extensions) use {val}", a.name, home.unwrap_or("no toolkit tree")),
-                    format!("unset {var} or activate {} (`eval \"$(cudaenv env)\"`)", a.name),
+                    match home {
+                        Some(h) => msg!(
+                            "doctor-cuda-home",
+                            var = var,
+                            value = val,
+                            name = a.name,
+                            home = h
+                        ),
+                        None => msg!(
+                            "doctor-cuda-home-no-tree",
+                            var = var,
+                            value = val,
+                            name = a.name
+                        ),
+                    },
+                    msg!("doctor-cuda-home-fix", var = var, name = a.name),
                 );
             }
         }
@@ -575,12 +667,16 @@ fn is_foreign_libcuda(
     }
 }
 
-fn list(v: &[&str]) -> String {
+fn list(v: &[&str]) -> Msg {
     const MAX: usize = 4;
     if v.len() <= MAX {
-        v.join(", ")
+        Msg::verbatim(v.join(", "))
     } else {
-        format!("{}, … {} more", v[..MAX].join(", "), v.len() - MAX)
+        msg!(
+            "doctor-list-more",
+            first = v[..MAX].join(", "),
+            more = v.len() - MAX
+        )
     }
 }
 
@@ -588,20 +684,18 @@ fn environment_findings(f: &Facts, o: &mut Out) {
     if let Some(cvd) = &f.env.cuda_visible_devices {
         let t = cvd.trim();
         if t.is_empty() || t == "-1" {
-            let msg = format!(
-                "CUDA_VISIBLE_DEVICES={cvd:?} hides every GPU: CUDA reports \"no CUDA-capable device is detected\""
-            );
+            let msg = msg!("doctor-visible-devices-none", value = format!("{cvd:?}"));
             if f.gpus.is_empty() {
                 o.warn(
                     "visible-devices",
                     msg,
-                    "unset CUDA_VISIBLE_DEVICES to use a GPU",
+                    msg!("doctor-visible-devices-none-fix-no-gpu"),
                 );
             } else {
                 o.error(
                     "visible-devices",
                     msg,
-                    "unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use (e.g. 0)",
+                    msg!("doctor-visible-devices-none-fix"),
                 );
             }
         } else {
@@ -612,9 +706,16 @@ fn environment_findings(f: &Facts, o: &mut Out) {
                 .filter(|x| x.parse::<usize>().is_ok_and(|i| n > 0 && i >= n))
                 .collect();
             if bad.is_empty() {
-                o.ok("visible-devices", format!("CUDA_VISIBLE_DEVICES={t}"));
+                o.ok(
+                    "visible-devices",
+                    Msg::verbatim(format!("CUDA_VISIBLE_DEVICES={t}")),
+                );
             } else {
-                o.warn("visible-devices", format!("CUDA_VISIBLE_DEVICES names GPUs that do not exist ({}); CUDA ignores everything after the first invalid entry", bad.join(", ")), format!("use indices below {n}"));
+                o.warn(
+                    "visible-devices",
+                    msg!("doctor-visible-devices-bad", bad = bad.join(", ")),
+                    msg!("doctor-visible-devices-bad-fix", count = n),
+                );
             }
         }
     }
@@ -623,13 +724,13 @@ fn environment_findings(f: &Facts, o: &mut Out) {
         match f.device_nodes.iter().find(|d| d.path == "/dev/dxg") {
             Some(d) if !(d.readable && d.writable) => o.error(
                 "device-nodes",
-                "/dev/dxg is not readable and writable by this user",
-                "check the WSL distribution's permissions on /dev/dxg",
+                msg!("doctor-dxg-denied"),
+                msg!("doctor-dxg-denied-fix"),
             ),
             None if f.platform.wsl_libcuda => o.error(
                 "device-nodes",
-                "/dev/dxg is missing: WSL2 GPU paravirtualisation is off",
-                "update WSL (`wsl --update`) and the Windows driver",
+                msg!("doctor-dxg-missing"),
+                msg!("doctor-dxg-missing-fix"),
             ),
             _ => {}
         }
@@ -647,8 +748,8 @@ fn environment_findings(f: &Facts, o: &mut Out) {
     if !denied.is_empty() {
         o.error(
             "device-nodes",
-            format!("no read/write access to {}", denied.join(", ")),
-            "add the user to the group owning them (often `video`: `sudo usermod -aG video $USER`, then log in again), or fix the container's device mapping",
+            msg!("doctor-device-nodes-denied", nodes = denied.join(", ")),
+            msg!("doctor-device-nodes-denied-fix"),
         );
     }
     let has = |p: &str| f.device_nodes.iter().any(|d| d.path == p);
@@ -660,22 +761,19 @@ fn environment_findings(f: &Facts, o: &mut Out) {
     if !has("/dev/nvidiactl") || !has_gpu_node {
         o.error(
             "device-nodes",
-            "the driver is loaded but /dev/nvidiactl or /dev/nvidiaN is missing",
-            "run `sudo nvidia-modprobe -c=0` (or `nvidia-smi` once as root); in containers pass the devices (--gpus all)",
+            msg!("doctor-device-nodes-missing"),
+            msg!("doctor-device-nodes-missing-fix"),
         );
     } else if !has("/dev/nvidia-uvm") {
         o.warn(
             "device-nodes",
-            "/dev/nvidia-uvm is missing: CUDA creates it on first use only where nvidia-modprobe may; otherwise cuInit fails with CUDA_ERROR_UNKNOWN",
-            "run `sudo nvidia-modprobe -u -c=0`",
+            msg!("doctor-uvm-missing"),
+            msg!("doctor-uvm-missing-fix"),
         );
     } else if denied.is_empty() {
         o.ok(
             "device-nodes",
-            format!(
-                "{} device nodes, all readable and writable",
-                f.device_nodes.len()
-            ),
+            msg!("doctor-device-nodes-ok", count = f.device_nodes.len()),
         );
     }
 }
@@ -690,29 +788,35 @@ fn framework_findings(f: &Facts, o: &mut Out) {
             .as_ref()
             .and_then(|a| a.cuda.as_ref().map(|c| (a, c)))
         {
-            Some((a, c)) => format!("the active toolkit is {} (CUDA {c})", a.name),
-            None => "it says nothing about which toolkit is installed or active".into(),
+            Some((a, c)) => msg!("doctor-nvidia-smi-active", name = a.name, cuda = c),
+            None => msg!("doctor-nvidia-smi-no-active"),
         };
-        o.ok("nvidia-smi", format!("nvidia-smi's \"CUDA Version: {cv}\" is the newest CUDA this driver supports, not an installed toolkit; {active}"));
+        o.ok(
+            "nvidia-smi",
+            msg!("doctor-nvidia-smi", cuda = cv, active => active),
+        );
     }
     let Some(py) = &f.python else {
         return;
     };
     let fws = if py.frameworks.is_empty() {
-        "no torch, tensorflow, jax, cupy, cuda-python or numba-cuda".to_string()
+        msg!("doctor-python-no-frameworks")
     } else {
-        py.frameworks
-            .iter()
-            .map(|fw| format!("{} {}", fw.package, fw.version))
-            .collect::<Vec<_>>()
-            .join(", ")
+        Msg::verbatim(
+            py.frameworks
+                .iter()
+                .map(|fw| format!("{} {}", fw.package, fw.version))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
     };
     o.ok(
         "python",
-        format!(
-            "Python {} at {}: {fws}",
-            py.version.as_deref().unwrap_or("?"),
-            py.executable
+        msg!(
+            "doctor-python",
+            version = py.version.as_deref().unwrap_or("?"),
+            executable = py.executable,
+            frameworks => fws
         ),
     );
     let active = f.active.as_ref().filter(|a| a.name != "system");
@@ -752,14 +856,15 @@ fn framework_findings(f: &Facts, o: &mut Out) {
         };
         o.error(
             "wheel-overlap",
-            format!(
-                "{} are installed together and both own {}: the one installed last overwrote the other's file, so a framework that needs the other gets the wrong library",
-                names.join(" and "),
-                ov.file
+            msg!(
+                "doctor-wheel-overlap",
+                packages => Msg::And(names.into_iter().map(Msg::Verbatim).collect()),
+                file = ov.file
             ),
-            format!(
-                "keep one CUDA major per Python environment (a second venv for the other framework); to restore this file: `pip install --force-reinstall --no-deps {}=={}`",
-                last.name, last.version
+            msg!(
+                "doctor-wheel-overlap-fix",
+                package = last.name,
+                version = last.version
             ),
         );
     }
@@ -834,66 +939,58 @@ impl Wheels {
         })
     }
 
-    fn describe(&self, major: u32) -> String {
-        let mut parts = vec![match &self.cudart {
-            Some(c) => format!("CUDA runtime {c}"),
-            None => format!("CUDA {major}"),
-        }];
-        if let Some(d) = &self.cudnn {
-            parts.push(format!("cuDNN {d}"));
+    fn describe(&self, major: u32) -> Msg {
+        let cuda = match &self.cudart {
+            Some(c) => msg!("doctor-wheels-cuda-runtime", version = c),
+            None => Msg::verbatim(format!("CUDA {major}")),
+        };
+        match &self.cudnn {
+            Some(d) => msg!("doctor-wheels-with-cudnn", cuda => cuda, cudnn = d),
+            None => cuda,
         }
-        parts.join(" + ")
     }
 }
 
 /// How a framework finds its NVIDIA wheels, and what to install to use a stack instead.
-fn wheel_mechanism(
-    fw: &InstalledFramework,
-    major: u32,
-    pathfinder: bool,
-) -> (&'static str, String) {
-    let pathfinder_note = "cuda-pathfinder searches site-packages before LD_LIBRARY_PATH and before CUDA_PATH/CUDA_HOME";
+fn wheel_mechanism(fw: &InstalledFramework, major: u32, pathfinder: bool) -> (Msg, Msg) {
+    let pathfinder_note = msg!("doctor-how-pathfinder");
     match fw.framework {
-        Framework::Torch => (
-            "torch preloads them by path and its libraries carry an RPATH into site-packages/nvidia",
-            "PyPI's CUDA builds of torch always use their wheels; a stack serves extensions you compile against it (`CUDA_HOME`, nvcc)".into(),
-        ),
+        Framework::Torch => (msg!("doctor-how-torch"), msg!("doctor-instead-torch")),
         Framework::Tensorflow => (
-            "TensorFlow's libraries carry an RPATH into site-packages/nvidia",
-            format!(
-                "install plain `tensorflow=={}` (not `[and-cuda]`) and remove the nvidia-*-cu{major} wheels",
-                fw.version
+            msg!("doctor-how-tensorflow"),
+            msg!(
+                "doctor-instead-tensorflow",
+                version = fw.version,
+                major = major
             ),
         ),
         Framework::Jax => (
-            "the plugin opens the wheels' libraries by path from site-packages",
-            format!(
-                "install `jax[cuda{major}-local]` (the plugin without NVIDIA's wheels) and remove the nvidia-* wheels"
-            ),
+            msg!("doctor-how-jax"),
+            msg!("doctor-instead-jax", major = major),
         ),
         Framework::Cupy => (
             if pathfinder {
                 pathfinder_note
             } else {
-                "CuPy looks in site-packages/nvidia before CUDA_PATH"
+                msg!("doctor-how-cupy")
             },
-            format!(
-                "install `{}` without its `[ctk]` extra and remove the nvidia-* wheels (and `cuda-toolkit`)",
-                fw.package
-            ),
+            msg!("doctor-instead-cupy", package = fw.package),
         ),
         Framework::CudaPython | Framework::NumbaCuda => (
             pathfinder_note,
-            format!(
-                "install `{}` without its `cu{major}` extra and remove the nvidia-* wheels",
-                fw.package
+            msg!(
+                "doctor-instead-cuda-python",
+                package = fw.package,
+                major = major
             ),
         ),
     }
 }
 
 /// The setting that keeps a version off LD_LIBRARY_PATH next to same-major wheels.
-const KEEP_OFF_FIX: &str = "set `CUDAENV_BUNDLED_CUDA=wheels` (or `bundled-cuda = \"wheels\"` in $CUDAENV_ROOT/config.toml): activation then leaves the version's libraries off LD_LIBRARY_PATH next to these wheels";
+fn keep_off_fix() -> Msg {
+    msg!("doctor-keep-off-fix")
+}
 
 fn framework_vs_active(
     fw: &InstalledFramework,
@@ -905,7 +1002,11 @@ fn framework_vs_active(
 ) {
     let name = format!("{} {}", fw.package, fw.version);
     if fw.framework == Framework::Torch && fw.cuda.is_none() {
-        o.warn("framework-cpu", format!("{name} is a CPU-only build: it never uses a GPU, whatever the CUDA stack"), "reinstall a CUDA build: `pip install torch --index-url https://download.pytorch.org/whl/cu121` (pick the cuXYZ `cudaenv compat torch` suggests)");
+        o.warn(
+            "framework-cpu",
+            msg!("doctor-framework-cpu", name = name),
+            msg!("doctor-framework-cpu-fix"),
+        );
         return;
     }
     // What it was built with: its own record, else the table.
@@ -926,7 +1027,14 @@ fn framework_vs_active(
         .or_else(|| table.as_ref().map(|r| r.builds[0].cuda.clone()));
     let Some(cuda_want) = cuda_want else {
         if fw.framework == Framework::CudaPython || fw.framework == Framework::Cupy {
-            o.ok("framework-stack", format!("{name} finds CUDA at run time ({}, then the loader path); it has no CUDA major of its own", if pathfinder { "cuda-pathfinder: site-packages first" } else { "CUDA_PATH" }));
+            o.ok(
+                "framework-stack",
+                if pathfinder {
+                    msg!("doctor-framework-finds-cuda-pathfinder", name = name)
+                } else {
+                    msg!("doctor-framework-finds-cuda-path", name = name)
+                },
+            );
         }
         return;
     };
@@ -951,16 +1059,11 @@ fn framework_vs_active(
             w.cudnn = None;
         }
         let (how, instead) = wheel_mechanism(fw, major, pathfinder);
-        let uses = format!(
-            "{name} loads {} from its NVIDIA wheels ({how})",
-            w.describe(major)
-        );
+        let uses = msg!("doctor-framework-uses-wheels", name = name, what => w.describe(major), how => how);
         let Some(a) = active else {
             o.ok(
                 "framework-bundled",
-                format!(
-                    "{uses}; it needs no cudaenv version. To use a cudaenv stack instead: {instead}"
-                ),
+                msg!("doctor-framework-bundled-no-active", uses => uses, instead => instead),
             );
             return;
         };
@@ -968,16 +1071,20 @@ fn framework_vs_active(
         if a_cuda.as_ref().is_some_and(|c| c.major() != major) {
             o.ok(
                 "framework-bundled",
-                format!(
-                    "{uses}; the active {} (CUDA {}) has other sonames and does not interfere",
-                    a.name,
-                    a_cuda.map(|c| c.to_string()).unwrap_or_default()
+                msg!(
+                    "doctor-framework-bundled-other-major",
+                    uses => uses,
+                    name = a.name,
+                    cuda = a_cuda.map(|c| c.to_string()).unwrap_or_default()
                 ),
             );
             return;
         }
         if f.bundled_cuda.as_deref() == Some("wheels") {
-            o.ok("framework-bundled", format!("{uses}; activation keeps the active {} off LD_LIBRARY_PATH next to these wheels (bundled-cuda = wheels)", a.name));
+            o.ok(
+                "framework-bundled",
+                msg!("doctor-framework-bundled-kept-off", uses => uses, name = a.name),
+            );
             return;
         }
         // Same major, stack first on LD_LIBRARY_PATH: whatever the framework opens by
@@ -989,21 +1096,26 @@ fn framework_vs_active(
             && have.truncate(3) != want.truncate(3)
         {
             let (an, cm) = (&a.name, have.major());
-            let msg = format!(
-                "{uses}, but the active {an} puts cuDNN {have} first on LD_LIBRARY_PATH: cuDNN's sub-libraries (libcudnn_graph.so.{cm}, libcudnn_cnn.so.{cm} …), opened by soname, come from there and do not match the wheel's {want}"
+            let mixed = msg!(
+                "doctor-framework-cudnn-mixed",
+                uses => uses,
+                name = an,
+                have = have,
+                major = cm,
+                want = want
             );
             if fw.framework == Framework::Jax {
                 // Measured: jax loads the mix too, but its matmuls still ran.
                 o.warn(
                     "framework-bundled",
-                    format!("{msg}; its cuDNN operations (convolutions) may fail"),
-                    KEEP_OFF_FIX,
+                    msg!("doctor-framework-cudnn-mixed-jax", mixed => mixed),
+                    keep_off_fix(),
                 );
             } else {
                 o.error(
                     "framework-bundled",
-                    format!("{msg} (\"cuDNN version incompatibility\")"),
-                    KEEP_OFF_FIX,
+                    msg!("doctor-framework-cudnn-mixed-error", mixed => mixed),
+                    keep_off_fix(),
                 );
             }
             return;
@@ -1013,13 +1125,13 @@ fn framework_vs_active(
             // so both copies of libcublasLt.so.13 were mapped.
             o.warn(
                 "framework-bundled",
-                format!("{uses}, and the active {} puts CUDA {major} libraries with the same sonames first on LD_LIBRARY_PATH: what it opens by soname comes from the stack, what it opens by path from the wheels, so two copies of one library load into one process (`cudaenv trace -- python …` lists them)", a.name),
-                KEEP_OFF_FIX,
+                msg!("doctor-framework-jax-two-copies", uses => uses, name = a.name, major = major),
+                keep_off_fix(),
             );
         } else {
             o.ok(
                 "framework-bundled",
-                format!("{uses}, not from the active {}: the stack serves what you compile, not this framework. To use the stack instead: {instead}", a.name),
+                msg!("doctor-framework-bundled-not-stack", uses => uses, name = a.name, instead => instead),
             );
         }
         return;
@@ -1031,11 +1143,11 @@ fn framework_vs_active(
             .find(|b| b.cuda.truncate(2) == cuda_want.truncate(2))
             .and_then(|b| b.cudnn.clone())
     });
-    let fix_for = if has_table(fw) {
+    let fix_for = Msg::verbatim(if has_table(fw) {
         format!("cudaenv local --for {}", for_arg(fw))
     } else {
         format!("cudaenv install {major} && cudaenv local {major}")
-    };
+    });
     let Some(a) = active else {
         // A system CUDA in the loader's cache serves it just as well.
         let soname = if major == 11 {
@@ -1050,13 +1162,28 @@ fn framework_vs_active(
         {
             o.ok(
                 "framework-stack",
-                format!("{name} loads CUDA {major} from the loader path: {soname} in {} ({}); no cudaenv version is active", d.dir, d.origin),
+                msg!(
+                    "doctor-framework-system-cuda",
+                    name = name,
+                    major = major,
+                    soname = soname,
+                    dir = d.dir,
+                    origin = d.origin
+                ),
             );
             return;
         }
         o.warn(
             "framework-stack",
-            format!("{name} needs CUDA {cuda_want}{} on the library path, and no cudaenv version is active nor a {soname} on the loader path", cudnn_want.as_ref().map(|d| format!(" + cuDNN {d}")).unwrap_or_default()),
+            msg!(
+                "doctor-framework-needs-cuda",
+                name = name,
+                stack = match &cudnn_want {
+                    Some(d) => format!("CUDA {cuda_want} + cuDNN {d}"),
+                    None => format!("CUDA {cuda_want}"),
+                },
+                soname = soname
+            ),
             fix_for,
         );
         return;
@@ -1065,46 +1192,55 @@ fn framework_vs_active(
     let a_cudnn = a.cudnn.as_deref().and_then(v);
     let mut problems = Vec::new();
     match &a_cuda {
-        Some(c) if c.major() != cuda_want.major() => problems.push(format!(
-            "it needs CUDA {}.x (libcudart.so.{}), the active version has CUDA {c}",
-            cuda_want.major(),
-            if cuda_want.major() == 11 {
+        Some(c) if c.major() != cuda_want.major() => problems.push(msg!(
+            "doctor-framework-needs-major",
+            major = cuda_want.major(),
+            soname_major = if cuda_want.major() == 11 {
                 "11.0".to_string()
             } else {
                 cuda_want.major().to_string()
-            }
+            },
+            cuda = c
         )),
         Some(c) if c.truncate(2) < cuda_want.truncate(2) && cuda_want.parts().len() >= 2 => {
-            problems.push(format!(
-                "it was built with CUDA {cuda_want}, newer than the active {c}"
+            problems.push(msg!(
+                "doctor-framework-built-with-newer-cuda",
+                want = cuda_want,
+                cuda = c
             ))
         }
-        None => problems.push("the active version's CUDA is unknown".into()),
+        None => problems.push(msg!("doctor-framework-active-cuda-unknown")),
         _ => {}
     }
     if let Some(want) = &cudnn_want {
         match &a_cudnn {
-            None => problems.push(format!("it needs cuDNN {want}, the active version has none")),
-            Some(have) if have.major() != want.major() => problems.push(format!("it needs cuDNN {}.x, the active version has {have}", want.major())),
-            Some(have) if have.truncate(2) < want.truncate(2) => problems.push(format!("it was built with cuDNN {want}, newer than the active {have} (\"Loaded runtime CuDNN library … but source was compiled with …\")")),
+            None => problems.push(msg!("doctor-framework-needs-cudnn", want = want)),
+            Some(have) if have.major() != want.major() => problems.push(msg!(
+                "doctor-framework-needs-cudnn-major",
+                major = want.major(),
+                have = have
+            )),
+            Some(have) if have.truncate(2) < want.truncate(2) => problems.push(msg!(
+                "doctor-framework-built-with-newer-cudnn",
+                want = want,
+                have = have
+            )),
             _ => {}
         }
     }
     if problems.is_empty() {
         o.ok(
             "framework-stack",
-            format!(
-                "{name} loads CUDA from the active {}, which matches it",
-                a.name
-            ),
+            msg!("doctor-framework-matches", name = name, active = a.name),
         );
     } else {
         o.error(
             "framework-stack",
-            format!(
-                "{name} does not match the active {}: {}",
-                a.name,
-                problems.join("; ")
+            msg!(
+                "doctor-framework-mismatch",
+                name = name,
+                active = a.name,
+                problems => Msg::Clauses(problems)
             ),
             fix_for,
         );
@@ -1166,6 +1302,7 @@ mod tests {
                 origin_kind: "local".into(),
                 cuda: Some("13.0.0".into()),
                 cudnn: None,
+                libraries: Default::default(),
                 prefix: Some("/usr/local/cuda-13.0".into()),
                 cuda_home: Some("/usr/local/cuda-13.0".into()),
                 lib_dirs: vec![CUDA13.into()],
@@ -1203,6 +1340,7 @@ mod tests {
             target: None,
             container: Default::default(),
             bundled_cuda: None,
+            host_compiler: None,
         }
     }
 
@@ -1286,7 +1424,8 @@ mod tests {
             );
         }
         assert!(
-            found[0].message.contains("580.159.04") && found[0].message.contains("CUDA ≤ 13.0")
+            found[0].message.en().contains("580.159.04")
+                && found[0].message.en().contains("CUDA ≤ 13.0")
         );
     }
 
@@ -1464,14 +1603,14 @@ mod tests {
                     f,
                     "x",
                     "13.0.0",
-                    Some("9.28.0.1"),
+                    Some("9.40.0.1"),
                     CUDA13,
                     &["libcudart.so.13"],
                 )
             },
             "cudnn-cuda",
             Level::Ok,
-            "cuDNN 9.28.0.1 goes with CUDA 13.0.0: built for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
+            "cuDNN 9.40.0.1 goes with CUDA 13.0.0: built for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28)",
         ),
         (
             "cuDNN newer than the table, on a CUDA its family does not support",
@@ -1480,14 +1619,14 @@ mod tests {
                     f,
                     "x",
                     "11.8.0",
-                    Some("9.28.0.1"),
+                    Some("9.40.0.1"),
                     CUDA13,
                     &["libcudart.so.11.0"],
                 )
             },
             "cudnn-cuda",
             Level::Error,
-            "cuDNN 9.28.0.1 is not built for CUDA 11.8.0, only for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.12)",
+            "cuDNN 9.40.0.1 is not built for CUDA 11.8.0, only for CUDA 12.x, 13.x (the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28)",
         ),
         (
             "stray CUDA before the active one",
@@ -2110,7 +2249,11 @@ mod tests {
             let Some(hit) = hit else {
                 panic!("{name}: no {level:?} {code} in {found:#?}");
             };
-            let text = format!("{} {}", hit.message, hit.fix.as_deref().unwrap_or(""));
+            let text = format!(
+                "{} {}",
+                hit.message,
+                hit.fix.as_ref().map(Msg::en).unwrap_or_default()
+            );
             assert!(text.contains(needle), "{name}: {text:?} lacks {needle:?}");
             if *level != Level::Ok {
                 assert!(hit.fix.is_some(), "{name}: a problem needs a fix");
@@ -2208,11 +2351,11 @@ mod tests {
         let f = &o.0[0];
         assert_eq!((f.level, f.code.as_str()), (Level::Error, "arch-too-new"));
         assert!(
-            f.message.contains("sm_90 needs CUDA ≥ 11.8"),
+            f.message.en().contains("sm_90 needs CUDA ≥ 11.8"),
             "{}",
             f.message
         );
-        let fix = f.fix.as_deref().unwrap();
+        let fix = f.fix.as_ref().unwrap().en();
         assert!(
             fix.starts_with("use CUDA ≥ 11.8 (`cudaenv install 11.8`"),
             "{fix}"

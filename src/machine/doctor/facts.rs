@@ -51,6 +51,23 @@ pub struct Facts {
     /// The `bundled-cuda` setting (`stack` or `wheels`) activation applies.
     #[serde(default)]
     pub bundled_cuda: Option<String>,
+    /// The host compiler the active version's nvcc would use (only for a
+    /// version that has nvcc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_compiler: Option<HostCompilerFacts>,
+}
+
+/// Which host compiler nvcc would use under activation, and which installed
+/// ones the active CUDA accepts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostCompilerFacts {
+    pub compiler: Option<crate::activation::host_compiler::Compiler>,
+    /// `-ccbin in NVCC_PREPEND_FLAGS`, `NVCC_CCBIN` or `g++ on PATH`.
+    pub from: String,
+    /// Activation set it (the `host-compiler` setting).
+    pub by_setting: bool,
+    /// An installed compiler the active CUDA accepts, if any.
+    pub accepted: Option<crate::activation::host_compiler::Compiler>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +105,9 @@ pub struct ActiveFacts {
     pub origin_kind: String,
     pub cuda: Option<String>,
     pub cudnn: Option<String>,
+    /// The libraries beside the toolkit it carries: `{"nccl": "2.21.5"}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub libraries: std::collections::BTreeMap<String, String>,
     pub prefix: Option<String>,
     pub cuda_home: Option<String>,
     pub lib_dirs: Vec<String>,
@@ -180,6 +200,9 @@ const LIB_PREFIXES: &[&str] = &[
     "libcupti.so",
     "libcuda.so",
     "libnccl.so",
+    "libnvinfer.so",
+    "libcusparseLt.so",
+    "libcutensor.so",
 ];
 
 pub fn is_cuda_lib(file: &str) -> bool {
@@ -230,6 +253,7 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
         nvidia_smi(ctx, &mut f);
     }
     active(ctx, &mut f);
+    f.host_compiler = host_compiler(ctx);
     f.env = EnvFacts {
         ld_library_path: split_path_var(ctx, env_vars::LD_LIBRARY_PATH),
         cuda_home: ctx.var(env_vars::CUDA_HOME).map(str::to_string),
@@ -455,6 +479,14 @@ fn active(ctx: &Context, f: &mut Facts) {
                 origin_kind: sel.origin.kind().into(),
                 cuda: v.and_then(|v| v.cuda()).map(|c| c.to_string()),
                 cudnn: v.and_then(|v| v.cudnn()).map(|c| c.to_string()),
+                libraries: v
+                    .map(|v| {
+                        v.libs()
+                            .iter()
+                            .map(|(l, lv)| (l.component().to_string(), lv.to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 prefix: v.map(|v| v.prefix().display().to_string()),
                 cuda_home: v
                     .and_then(|v| v.cuda_home())
@@ -471,6 +503,61 @@ fn active(ctx: &Context, f: &mut Facts) {
             f.active_error = Some(msg);
         }
     }
+}
+
+/// What nvcc would take as its host compiler once the active version is
+/// activated (`cudaenv exec` would run it so): the activation's
+/// NVCC_PREPEND_FLAGS/NVCC_CCBIN if it sets them, else the environment's,
+/// else `g++` on PATH.
+fn host_compiler(ctx: &Context) -> Option<HostCompilerFacts> {
+    use crate::activation::host_compiler as hc;
+    let (_, active) = select::active(ctx).ok()?;
+    let v = active.installed()?;
+    if !v.bin_dirs().iter().any(|d| d.join("nvcc").is_file()) {
+        return None;
+    }
+    let store = crate::store::Store::configured(ctx).ok()?;
+    let delta = crate::activation::plan(ctx, &store, &active).ok()?;
+    let set = |name: &str| {
+        delta
+            .changes
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v.as_ref())
+            .map(|v| v.to_string_lossy().into_owned())
+    };
+    let by_setting = set(env_vars::NVCC_CCBIN).is_some();
+    let flags = set(env_vars::NVCC_PREPEND_FLAGS)
+        .or_else(|| ctx.var(env_vars::NVCC_PREPEND_FLAGS).map(str::to_string))
+        .unwrap_or_default();
+    let ccbin =
+        set(env_vars::NVCC_CCBIN).or_else(|| ctx.var(env_vars::NVCC_CCBIN).map(str::to_string));
+    let path_dirs: Vec<PathBuf> =
+        crate::os::path_list::dirs(ctx.var_os(env_vars::PATH).unwrap_or_default())
+            .map(Path::to_path_buf)
+            .collect();
+    let lookup = |name: &str| {
+        if name.contains('/') {
+            Some(PathBuf::from(name))
+        } else {
+            crate::os::path_list::find(name.as_ref(), path_dirs.iter().map(PathBuf::as_path))
+        }
+    };
+    let (path, from) = match (hc::ccbin_in(&flags), ccbin) {
+        (Some(c), _) => (lookup(c), "-ccbin in NVCC_PREPEND_FLAGS"),
+        (None, Some(c)) => (lookup(&c), "NVCC_CCBIN"),
+        (None, None) => (lookup("g++"), "g++ on PATH"),
+    };
+    let accepted = v
+        .cuda()
+        .and_then(hc::limits)
+        .and_then(|l| hc::choose(l, &path_dirs));
+    Some(HostCompilerFacts {
+        compiler: path.as_deref().and_then(hc::probe),
+        from: from.into(),
+        by_setting,
+        accepted,
+    })
 }
 
 fn split_path_var(ctx: &Context, name: &str) -> Vec<String> {

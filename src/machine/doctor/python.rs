@@ -283,7 +283,9 @@ fn overlaps(records: &[(PathBuf, PathBuf, String, String)]) -> Vec<WheelOverlap>
     let mut by_file: std::collections::BTreeMap<(PathBuf, String), Vec<Package>> =
         std::collections::BTreeMap::new();
     for (site, dist_info, name, version) in records {
-        let Ok(text) = std::fs::read_to_string(dist_info.join("RECORD")) else {
+        let Ok(text) =
+            crate::os::fs::read_bounded_text(&dist_info.join("RECORD"), crate::os::fs::LARGE)
+        else {
             continue;
         };
         for line in text.lines() {
@@ -314,7 +316,7 @@ struct Metadata {
 
 fn read_metadata(path: &Path) -> Option<Metadata> {
     // METADATA headers end at the first blank line; never read a whole long description.
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL).ok()?;
     let mut name = None;
     let mut version = None;
     let mut requires = Vec::new();
@@ -375,7 +377,7 @@ fn quoted(s: &str) -> Option<String> {
 
 /// `cuda = '12.1'` or `cuda: Optional[str] = '12.1'` (None → None).
 fn read_assignment(path: &Path, name: &str) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL).ok()?;
     text.lines().find_map(|l| {
         let rest = l.strip_prefix(name)?;
         if !rest.starts_with([' ', ':', '=']) {
@@ -388,7 +390,7 @@ fn read_assignment(path: &Path, name: &str) -> Option<String> {
 
 /// `'cuda_version': '12.3',` inside a dict literal.
 fn read_dict_entry(path: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL).ok()?;
     let needle_sq = format!("'{key}'");
     let needle_dq = format!("\"{key}\"");
     text.lines().find_map(|l| {

@@ -179,7 +179,9 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
         let recorded = match lib.name.as_str() {
             "cudart" => expected.cuda.as_ref().map(|v| v.truncate(2)),
             "cudnn" => expected.cudnn.as_ref().map(|v| v.truncate(3)),
-            _ => None,
+            other => crate::spec::Library::from_component(other)
+                .and_then(|l| expected.libs.get(l))
+                .map(|v| v.truncate(3)),
         };
         if let (Some(recorded), Some(loaded)) = (
             recorded,
@@ -234,6 +236,11 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
             Outcome::Passed | Outcome::Skipped => {}
         }
     }
+
+    d.problems.extend(super::libraries::problems(
+        probe.nccl.as_ref(),
+        probe.tensorrt.as_ref(),
+    ));
 
     d.problems.sort_by_key(rank);
     d
@@ -490,6 +497,7 @@ mod tests {
             name: "sys13".into(),
             cuda: Some(v("13.0.2")),
             cudnn: Some(v("9.13.0.50")),
+            libs: Default::default(),
             dirs: vec!["/opt/cuda/lib64".into()],
         }
     }
@@ -586,6 +594,7 @@ mod tests {
             name: "12.2".into(),
             cuda: Some(v("12.2.140")),
             cudnn: None,
+            libs: Default::default(),
             dirs: vec!["/opt/cuda/lib64".into()],
         };
         let d = diagnose(&e, &p);

@@ -18,12 +18,14 @@
 //! `Verification`, which carries the same facts.
 //!
 //! Modules: `ffi` (dlopen'd tables of entry points), `probe` (the child),
+//! `libraries` (the NCCL and TensorRT checks),
 //! `gemm` and `conv` (host-side data, references, error bounds, CPU GEMM),
 //! `diagnose`, `render`.
 
 pub mod diagnose;
 pub mod ffi;
 pub mod gemm;
+pub mod libraries;
 pub mod probe;
 pub mod render;
 
@@ -151,6 +153,9 @@ pub struct Expected {
     pub name: String,
     pub cuda: Option<Version>,
     pub cudnn: Option<Version>,
+    /// NCCL, TensorRT, … it carries: their checks run when it does.
+    #[serde(default)]
+    pub libs: crate::spec::Libraries,
     /// Directories that belong to the version; a library loaded from anywhere
     /// else is flagged. Empty for `system`, where nothing can be judged.
     pub dirs: Vec<PathBuf>,
@@ -332,6 +337,12 @@ pub struct Probe {
     pub devices: Vec<DeviceFacts>,
     pub gemm: Vec<GemmResult>,
     pub cudnn_conv: Vec<ConvResult>,
+    /// NCCL's version and all-reduce, when the version carries NCCL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nccl: Option<libraries::NcclResult>,
+    /// TensorRT's version and builder, when the version carries TensorRT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensorrt: Option<libraries::TensorrtResult>,
     pub cpu_gemm: Option<CpuGemm>,
     /// `--device K` named a GPU that is not there.
     pub missing_device: Option<u32>,

@@ -25,12 +25,14 @@ use std::path::{Path, PathBuf};
 
 use super::ffi::{self, Cublas, CublasLt, Cudnn, Driver, Nvml, Runtime};
 use super::gemm::{self, HostMatrix};
+use super::libraries::{Nccl, Tensorrt};
 use super::{
     ApiError, CpuGemm, DeviceFacts, Devices, DriverFacts, Dtype, Expected, GemmResult,
     LibraryFacts, Origin, Outcome, Probe, Request,
 };
 use crate::context::Context;
 use crate::context::env_vars;
+use crate::spec::Library;
 use crate::spec::Version;
 
 pub const STAGE_PREFIX: &str = "cudaenv-verify-stage: ";
@@ -423,7 +425,40 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         facts.version = Some(cudnn_version(unsafe { (d.cudnnGetVersion)() }).to_string());
     }
     probe.libraries.push(facts);
+
+    // The libraries beside the toolkit the version carries.
+    let nccl = expected.libs.get(Library::Nccl).map(|_| {
+        stage("loading libnccl.so.2");
+        let tried = vec!["libnccl.so.2".to_string()];
+        let l = ffi::open_first(&tried, "ncclGetVersion");
+        let mut facts = library_facts("nccl", tried, &l, expected);
+        let n = l.ok().and_then(|l| match Nccl::bind(l) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                facts.error = Some(e);
+                None
+            }
+        });
+        probe.libraries.push(facts);
+        n
+    });
+    let tensorrt = expected.libs.get(Library::Tensorrt).map(|v| {
+        stage("loading libnvinfer");
+        let tried = vec![Library::Tensorrt.soname(v)];
+        let l = ffi::open_first(&tried, "getInferLibVersion");
+        let mut facts = library_facts("tensorrt", tried, &l, expected);
+        let t = l.ok().and_then(|l| match Tensorrt::bind(l) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                facts.error = Some(e);
+                None
+            }
+        });
+        probe.libraries.push(facts);
+        t
+    });
     report(&mut probe);
+    let mut ran_on: Vec<u32> = Vec::new();
 
     // --- checks on the GPU -------------------------------------------------------
     let count = probe.runtime.device_count.unwrap_or(0);
@@ -438,6 +473,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         };
         let corrupt = Corrupt::from(ctx);
         let mut inputs: Option<(HostMatrix, HostMatrix)> = None;
+        ran_on = selected.clone();
         for dev in selected {
             let cc = probe
                 .devices
@@ -495,6 +531,28 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
             stage("CPU GEMM");
             probe.cpu_gemm = Some(cpu_gemm());
         }
+    }
+    // NCCL and TensorRT: their version calls always, the GPU steps on the
+    // GPUs the GEMMs ran on.
+    if let Some(Some(n)) = &nccl {
+        let plan = super::libraries::nccl_plan(&expected.libs, &ran_on);
+        stage(match &plan {
+            super::libraries::NcclPlan::AllReduce { devices, .. } => {
+                format!("NCCL all-reduce over GPUs {devices:?}")
+            }
+            _ => "ncclGetVersion".into(),
+        });
+        probe.nccl = Some(super::libraries::run_nccl(runtime.as_ref(), n, &plan));
+        report(&mut probe);
+    }
+    if let Some(Some(t)) = &tensorrt {
+        stage("TensorRT builder");
+        probe.tensorrt = Some(super::libraries::run_tensorrt(
+            runtime.as_ref(),
+            t,
+            ran_on.first().copied(),
+        ));
+        report(&mut probe);
     }
     probe.seconds = started.elapsed().as_secs_f64();
     probe

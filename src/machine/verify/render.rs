@@ -94,6 +94,10 @@ pub fn render(v: &Verification) -> String {
     let runtime = match (&p.runtime.version, p.runtime.device_count, &p.runtime.error) {
         (None, _, _) => "not loaded".to_string(),
         (Some(r), Some(n), _) => format!("CUDA {r}, {n} GPU{}", if n == 1 { "" } else { "s" }),
+        // No driver: the runtime's own complaint (cudaErrorInsufficientDriver,
+        // "driver version is insufficient") would say it a second time, and
+        // wrongly suggest a driver too old rather than none.
+        (Some(r), None, Some(_)) if p.driver.load_error.is_some() => format!("CUDA {r}"),
         (Some(r), None, Some(e)) => format!("CUDA {r}, {}", e),
         (Some(r), None, None) => format!("CUDA {r}"),
     };
@@ -169,6 +173,32 @@ pub fn render(v: &Verification) -> String {
             "cuDNN convolution {} on GPU {}: {line}",
             c.shape, c.device
         );
+    }
+    if let Some(n) = &p.nccl {
+        let v = n.version.as_deref().unwrap_or("?");
+        let line = match (&n.error, n.devices.is_empty()) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, true) => "version only (no GPU to run on)".into(),
+            (None, false) if n.wrong > 0 => {
+                format!("WRONG RESULT: {} of {} elements", n.wrong, n.checked)
+            }
+            (None, false) => format!(
+                "all-reduce over GPUs {:?}, {} elements exact, {:.1} ms  ok",
+                n.devices,
+                n.checked,
+                n.milliseconds.unwrap_or(0.0)
+            ),
+        };
+        let _ = writeln!(out, "NCCL {v}: {line}");
+    }
+    if let Some(t) = &p.tensorrt {
+        let v = t.version.as_deref().unwrap_or("?");
+        let line = match (&t.error, t.device) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, Some(d)) => format!("builder created on GPU {d}  ok"),
+            (None, None) => "version only (no GPU to run on)".into(),
+        };
+        let _ = writeln!(out, "TensorRT {v}: {line}");
     }
     if let Some(cpu) = &p.cpu_gemm {
         let best = |dtype: super::Dtype| {
@@ -303,6 +333,20 @@ mod tests {
                     error: None,
                     note: None,
                 }],
+                nccl: Some(super::super::libraries::NcclResult {
+                    version: Some("2.21.5".into()),
+                    devices: vec![0],
+                    wrong: 0,
+                    checked: 1 << 20,
+                    error: None,
+                    milliseconds: Some(0.4),
+                }),
+                tensorrt: Some(super::super::libraries::TensorrtResult {
+                    version: Some("10.1.0".into()),
+                    device: Some(0),
+                    builder: Some(true),
+                    error: None,
+                }),
                 cpu_gemm: Some(CpuGemm {
                     size: 1024,
                     threads: 16,

@@ -158,6 +158,9 @@ fn corrupt_cached_download_is_not_trusted() {
     let good = good_wheel();
     let srv = Server::start(good.clone(), sha256(&good), Mode::Normal);
     let env = TestEnv::new();
+    // Installs delete their archives once unpacked unless asked to keep them.
+    std::fs::create_dir_all(&env.root).unwrap();
+    std::fs::write(env.root.join("config.toml"), "keep-downloads = true\n").unwrap();
     let o = install_from(&env, &srv, &[]);
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     let o = env

@@ -10,7 +10,7 @@ if (-not (($env:PATH -split $__cudaenvSep) -contains $__cudaenvShims)) {
 function global:cudaenv {
     if ($args.Count -ge 2 -and $args[0] -eq 'shell' -and $args[1] -notin '-h', '--help') {
         $rest = $args[1..($args.Count - 1)]
-        $code = & @CUDAENV@ shell --shell pwsh @rest
+        $code = & @CUDAENV@ shell --integrated --shell pwsh @rest
         if ($LASTEXITCODE -eq 0) { Invoke-Expression ($code -join "`n") }
     } else {
         & @CUDAENV@ @args

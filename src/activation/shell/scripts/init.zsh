@@ -9,7 +9,7 @@ cudaenv() {
   if [ "$#" -ge 2 ] && [ "$1" = shell ] && [ "$2" != -h ] && [ "$2" != --help ]; then
     shift
     local __cudaenv_code
-    __cudaenv_code=$(command @CUDAENV@ shell --shell zsh "$@") || return
+    __cudaenv_code=$(command @CUDAENV@ shell --integrated --shell zsh "$@") || return
     eval "$__cudaenv_code"
   else
     command @CUDAENV@ "$@"

@@ -1,0 +1,480 @@
+//! Other tools' settings that cudaenv honours, so that what a user set up
+//! for them just works: pip's package index (`PIP_INDEX_URL`, pip.conf) and
+//! apt's Debian mirror (`/etc/apt/sources.list`, `sources.list.d`). `/etc`
+//! is the context's (`Context::etc`), so tests read a directory of their own.
+//!
+//! Both are read as the tool itself reads them — pip's files in pip's order
+//! with pip's precedence, apt's one-line and deb822 formats — and only the
+//! one value cudaenv needs is taken. cudaenv's own settings
+//! (`CUDAENV_PYPI_INDEX`, `pypi-index`, `CUDAENV_DEBIAN_MIRROR`,
+//! `debian-mirror`) win over them; `config::Settings` decides. Files that
+//! cannot be read (absent, not a regular file, larger than a configuration
+//! file can reasonably be) are skipped, as the tools skip them.
+
+use std::path::{Path, PathBuf};
+
+use crate::context::Context;
+use crate::context::env_vars;
+
+/// PyPI's own index, when nothing else is configured.
+pub const DEFAULT_PYPI_INDEX: &str = "https://pypi.org/simple";
+
+/// A configuration file's text: a regular file of at most `max` bytes
+/// (`os::fs::read_bounded_text`: a FIFO or device is refused, not opened).
+fn read_small(path: &Path, max: u64) -> Option<String> {
+    crate::os::fs::read_bounded_text(path, max).ok()
+}
+
+// --- pip ---------------------------------------------------------------------
+
+/// Where the index is, and why (for messages): `CUDAENV_PYPI_INDEX`, else
+/// pip's own setting as pip itself would read it (`PIP_INDEX_URL`, then its
+/// configuration files), else PyPI.
+pub fn index_url(ctx: &Context) -> (String, String) {
+    for var in [env_vars::CUDAENV_PYPI_INDEX, env_vars::PIP_INDEX_URL] {
+        if let Some(v) = ctx.var(var).filter(|v| !v.trim().is_empty()) {
+            return (v.trim().to_string(), var.into());
+        }
+    }
+    match pip_config_index(ctx) {
+        Some((url, file)) => (url, file.display().to_string()),
+        None => (DEFAULT_PYPI_INDEX.into(), "the default".into()),
+    }
+}
+
+/// pip's configuration files, in the order pip reads them (pip's
+/// `configuration.py`, "Configuration" in its documentation): the global
+/// ones (`$XDG_CONFIG_DIRS/pip/pip.conf`, default `/etc/xdg`, then
+/// `/etc/pip.conf`), the user's (`~/.pip/pip.conf`, then
+/// `$XDG_CONFIG_HOME/pip/pip.conf`, default `~/.config`), the site's (the
+/// active environment's `pip.conf`), then `PIP_CONFIG_FILE`. A later file's
+/// value wins. As in pip, an existing `PIP_CONFIG_FILE` replaces the user's
+/// files, and `PIP_CONFIG_FILE=/dev/null` turns every file off.
+pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
+    let env_file = ctx
+        .var(env_vars::PIP_CONFIG_FILE)
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from);
+    if env_file.as_deref() == Some(std::path::Path::new("/dev/null")) {
+        return Vec::new();
+    }
+    let mut files: Vec<PathBuf> = Vec::new();
+    match ctx.var(env_vars::XDG_CONFIG_DIRS).filter(|d| !d.is_empty()) {
+        Some(dirs) => {
+            for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+                files.push(PathBuf::from(dir).join("pip/pip.conf"));
+            }
+        }
+        None => files.push(ctx.etc().join("xdg/pip/pip.conf")),
+    }
+    files.push(ctx.etc().join("pip.conf"));
+    if !env_file.as_ref().is_some_and(|f| f.is_file()) {
+        if let Some(h) = ctx.home() {
+            files.push(h.join(".pip/pip.conf"));
+        }
+        let config_home = ctx
+            .var(env_vars::XDG_CONFIG_HOME)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| ctx.home().map(|h| h.join(".config")));
+        if let Some(c) = config_home {
+            files.push(c.join("pip/pip.conf"));
+        }
+    }
+    // pip's "site" file is in its interpreter's prefix: the active environment.
+    if let Some(prefix) = [env_vars::VIRTUAL_ENV, env_vars::CONDA_PREFIX]
+        .into_iter()
+        .find_map(|v| ctx.var(v).filter(|p| !p.is_empty()))
+    {
+        files.push(PathBuf::from(prefix).join("pip.conf"));
+    }
+    files.extend(env_file);
+    files
+}
+
+/// The largest pip configuration file read: a few lines in practice.
+const MAX_PIP_CONF: u64 = 1 << 20;
+
+/// The `index-url` pip's configuration gives `pip install`, and the file it
+/// comes from: `[install]` wins over `[global]` whichever file each is in,
+/// and within a section the last file read wins. A file that cannot be read
+/// (absent, not a regular file, too large) is skipped, as pip skips it.
+fn pip_config_index(ctx: &Context) -> Option<(String, PathBuf)> {
+    let mut global = None;
+    let mut install = None;
+    for file in pip_config_files(ctx) {
+        let Some(text) = read_small(&file, MAX_PIP_CONF) else {
+            continue;
+        };
+        let found = pip_conf_index(&text);
+        if let Some(url) = found.global {
+            global = Some((url, file.clone()));
+        }
+        if let Some(url) = found.install {
+            install = Some((url, file.clone()));
+        }
+    }
+    install.or(global)
+}
+
+/// The `index-url` of a pip configuration file's `[global]` and `[install]`
+/// sections (INI as Python's configparser reads it: `=` or `:`, comments
+/// on their own lines, names in any case with `_` or `-`).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct PipConfIndex {
+    global: Option<String>,
+    install: Option<String>,
+}
+
+fn pip_conf_index(text: &str) -> PipConfIndex {
+    let mut found = PipConfIndex::default();
+    let mut section = String::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with('#') || l.starts_with(';') || l.is_empty() {
+            continue;
+        }
+        if let Some(s) = l.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            section = s.trim().to_string();
+            continue;
+        }
+        if let Some((k, v)) = l.split_once(['=', ':']) {
+            let k = k.trim().to_ascii_lowercase().replace('_', "-");
+            let v = v.trim();
+            if k != "index-url" || v.is_empty() {
+                continue;
+            }
+            match section.as_str() {
+                "global" => found.global = Some(v.to_string()),
+                "install" => found.install = Some(v.to_string()),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+// --- apt ---------------------------------------------------------------------
+
+/// The largest sources file read.
+const MAX_SOURCES: u64 = 1 << 20;
+
+/// The Debian archive apt is configured with, and the file that says so:
+/// the first `deb` source of a Debian suite (`bookworm`, `trixie-updates`,
+/// `stable`…, never `…-security`, whose archive is another) in
+/// `sources.list`, then the files of `sources.list.d` in name order (those
+/// apt reads: `*.list` and deb822 `*.sources`, `Enabled: no` skipped). Only
+/// `http(s)://` and `file:` URIs are taken. An Ubuntu machine has none: its
+/// archive does not carry Debian's packages.
+pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
+    let etc_apt = ctx.etc().join("apt");
+    let mut files = vec![etc_apt.join("sources.list")];
+    if let Ok(rd) = std::fs::read_dir(etc_apt.join("sources.list.d")) {
+        let mut parts: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(apt_reads)
+            })
+            .collect();
+        parts.sort();
+        files.extend(parts);
+    }
+    for file in files {
+        let Some(text) = read_small(&file, MAX_SOURCES) else {
+            continue;
+        };
+        let deb822 = file.extension().is_some_and(|e| e == "sources");
+        let found = if deb822 {
+            deb822_debian_uri(&text)
+        } else {
+            one_line_debian_uri(&text)
+        };
+        if let Some(uri) = found {
+            return Some((uri, file));
+        }
+    }
+    None
+}
+
+/// The names apt reads in `sources.list.d` (apt ignores the rest, such as
+/// `*.save` or `*.disabled`).
+fn apt_reads(name: &str) -> bool {
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(ext, "list" | "sources")
+        && !stem.is_empty()
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Debian's code names and aliases; a suite is one of them with an optional
+/// `-updates`, `-backports`, `-proposed-updates` or `-backports-sloppy`.
+fn is_debian_suite(suite: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "stretch",
+        "buster",
+        "bullseye",
+        "bookworm",
+        "trixie",
+        "forky",
+        "duke",
+        "sid",
+        "oldoldstable",
+        "oldstable",
+        "stable",
+        "testing",
+        "unstable",
+        "experimental",
+    ];
+    let base = [
+        "-backports-sloppy",
+        "-proposed-updates",
+        "-backports",
+        "-updates",
+    ]
+    .iter()
+    .find_map(|s| suite.strip_suffix(s))
+    .unwrap_or(suite);
+    NAMES.contains(&base.trim_end_matches('/'))
+}
+
+/// An apt URI cudaenv can download from, as a base URL (`file:/srv/debian`
+/// becomes `file:///srv/debian`); `None` for other schemes (`cdrom:`,
+/// `mirror+…`, `tor+…`).
+fn usable_uri(uri: &str) -> Option<String> {
+    let uri = uri.trim().trim_end_matches('/');
+    if uri.starts_with("http://") || uri.starts_with("https://") || uri.starts_with("file:///") {
+        return Some(uri.to_string());
+    }
+    uri.strip_prefix("file:/")
+        .filter(|p| !p.starts_with('/'))
+        .map(|p| format!("file:///{p}"))
+}
+
+/// `deb [options] URI SUITE [COMPONENT…]` lines.
+fn one_line_debian_uri(text: &str) -> Option<String> {
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let Some(rest) = line
+            .strip_prefix("deb")
+            .filter(|r| r.starts_with([' ', '\t']))
+        else {
+            continue;
+        };
+        let mut rest = rest.trim_start();
+        if let Some(opts) = rest.strip_prefix('[') {
+            let Some(end) = opts.find(']') else { continue };
+            rest = opts[end + 1..].trim_start();
+        }
+        let mut words = rest.split_whitespace();
+        let (Some(uri), Some(suite)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if is_debian_suite(suite)
+            && let Some(u) = usable_uri(uri)
+        {
+            return Some(u);
+        }
+    }
+    None
+}
+
+/// deb822 stanzas (`Types:`, `URIs:`, `Suites:`, `Enabled:`).
+fn deb822_debian_uri(text: &str) -> Option<String> {
+    let mut stanza: Vec<(String, String)> = Vec::new();
+    let mut lines = text.lines().peekable();
+    loop {
+        let line = lines.next();
+        let end_of_stanza = line.is_none_or(|l| l.trim().is_empty());
+        if end_of_stanza {
+            if let Some(u) = deb822_stanza_uri(&stanza) {
+                return Some(u);
+            }
+            stanza.clear();
+            line?;
+            continue;
+        }
+        let l = line.unwrap_or("");
+        if l.starts_with('#') {
+            continue;
+        }
+        if l.starts_with([' ', '\t']) {
+            if let Some(last) = stanza.last_mut() {
+                last.1.push(' ');
+                last.1.push_str(l.trim());
+            }
+            continue;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            stanza.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+}
+
+fn deb822_stanza_uri(stanza: &[(String, String)]) -> Option<String> {
+    let field = |name: &str| {
+        stanza
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if field("enabled").is_some_and(|v| v.eq_ignore_ascii_case("no")) {
+        return None;
+    }
+    if !field("types")?.split_whitespace().any(|t| t == "deb") {
+        return None;
+    }
+    if !field("suites")?.split_whitespace().any(is_debian_suite) {
+        return None;
+    }
+    field("uris")?.split_whitespace().find_map(usable_uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pip_conf() {
+        let g = |t: &str| pip_conf_index(t).global;
+        assert_eq!(
+            g("[global]\nindex-url = https://mirror.example/simple\n").as_deref(),
+            Some("https://mirror.example/simple")
+        );
+        assert_eq!(
+            pip_conf_index("[other]\nindex-url=x\n"),
+            PipConfIndex::default()
+        );
+        assert_eq!(g("[global]\nindex_url: y\n").as_deref(), Some("y"));
+        assert_eq!(
+            g("[global]\nINDEX-URL = a\nindex-url = b\n").as_deref(),
+            Some("b")
+        );
+        assert_eq!(
+            pip_conf_index("[global]\nindex-url = a\n[install]\nindex-url = b\ntrusted-host = m\n"),
+            PipConfIndex {
+                global: Some("a".into()),
+                install: Some("b".into())
+            }
+        );
+        // Section names are case-sensitive in configparser, so in pip.
+        assert_eq!(
+            pip_conf_index("[Global]\nindex-url = a\n"),
+            PipConfIndex::default()
+        );
+    }
+
+    /// pip's order over real files: global, user, site, PIP_CONFIG_FILE;
+    /// `[install]` over `[global]`; `PIP_INDEX_URL` over every file.
+    #[test]
+    fn pip_files_in_pips_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        let write = |rel: &str, section: &str, url: &str| {
+            let p = t.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("[{section}]\nindex-url = {url}\n")).unwrap();
+        };
+        let ctx = |vars: &[(&str, &str)]| {
+            let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
+                vec![("HOME".into(), t.join("home").into())];
+            env.extend(vars.iter().map(|(k, v)| ((*k).into(), (*v).into())));
+            Context::new(env, t.to_path_buf())
+                .unwrap()
+                .with_etc(t.join("etc"))
+        };
+        let url = |vars: &[(&str, &str)]| index_url(&ctx(vars)).0;
+        assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
+        write("etc/xdg/pip/pip.conf", "global", "http://xdg/simple");
+        assert_eq!(url(&[]), "http://xdg/simple");
+        write("etc/pip.conf", "global", "http://etc/simple");
+        assert_eq!(url(&[]), "http://etc/simple");
+        write("home/.pip/pip.conf", "global", "http://legacy/simple");
+        assert_eq!(url(&[]), "http://legacy/simple");
+        write("home/.config/pip/pip.conf", "global", "http://user/simple");
+        let (u, from) = index_url(&ctx(&[]));
+        assert_eq!(u, "http://user/simple");
+        assert!(from.ends_with(".config/pip/pip.conf"), "{from}");
+        write("venv/pip.conf", "global", "http://site/simple");
+        let venv = t.join("venv");
+        let venv = venv.to_str().unwrap();
+        assert_eq!(url(&[("VIRTUAL_ENV", venv)]), "http://site/simple");
+        // [install] in an earlier file beats [global] in a later one.
+        write("etc/pip.conf", "install", "http://etc-install/simple");
+        assert_eq!(url(&[("VIRTUAL_ENV", venv)]), "http://etc-install/simple");
+        write("ci.conf", "install", "http://ci/simple");
+        let ci = t.join("ci.conf");
+        let ci = ci.to_str().unwrap();
+        assert_eq!(url(&[("PIP_CONFIG_FILE", ci)]), "http://ci/simple");
+        assert_eq!(url(&[("PIP_CONFIG_FILE", "/dev/null")]), DEFAULT_PYPI_INDEX);
+        assert_eq!(
+            url(&[
+                ("PIP_CONFIG_FILE", ci),
+                ("PIP_INDEX_URL", "http://var/simple")
+            ]),
+            "http://var/simple"
+        );
+        assert_eq!(
+            url(&[
+                ("PIP_INDEX_URL", "http://var/simple"),
+                ("CUDAENV_PYPI_INDEX", "http://own/simple")
+            ]),
+            "http://own/simple"
+        );
+        // XDG_CONFIG_HOME moves the user's file.
+        write("xdg-home/pip/pip.conf", "global", "http://xdg-home/simple");
+        let xh = t.join("xdg-home");
+        assert_eq!(
+            url(&[("XDG_CONFIG_HOME", xh.to_str().unwrap())]),
+            "http://etc-install/simple"
+        );
+        std::fs::write(t.join("etc/pip.conf"), "[global]\ncert = /x\n").unwrap();
+        assert_eq!(
+            url(&[("XDG_CONFIG_HOME", xh.to_str().unwrap())]),
+            "http://xdg-home/simple"
+        );
+    }
+
+    #[test]
+    fn apt_one_line_sources() {
+        let t = "# deb http://old/debian bookworm main\n\
+                 deb-src https://src.example/debian bookworm main\n\
+                 deb https://mirrors.tuna.tsinghua.edu.cn/debian-security bookworm-security main\n\
+                 deb [arch=amd64 signed-by=/k.gpg] https://mirrors.tuna.tsinghua.edu.cn/debian/ bookworm main contrib\n";
+        assert_eq!(
+            one_line_debian_uri(t).as_deref(),
+            Some("https://mirrors.tuna.tsinghua.edu.cn/debian")
+        );
+        assert_eq!(
+            one_line_debian_uri("deb http://mirrors.aliyun.com/ubuntu/ jammy main\n"),
+            None
+        );
+        assert_eq!(
+            one_line_debian_uri("deb file:/srv/debian trixie-updates main\n").as_deref(),
+            Some("file:///srv/debian")
+        );
+        assert_eq!(
+            one_line_debian_uri("deb cdrom:[Debian]/ bookworm main\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn apt_deb822_sources() {
+        let t = "Types: deb\nURIs: https://mirrors.ustc.edu.cn/debian-security\nSuites: bookworm-security\nComponents: main\n\n\
+                 Types: deb deb-src\nURIs: https://mirrors.aliyun.com/debian/\nSuites: bookworm bookworm-updates\nComponents: main\n";
+        assert_eq!(
+            deb822_debian_uri(t).as_deref(),
+            Some("https://mirrors.aliyun.com/debian")
+        );
+        let off = "Types: deb\nURIs: https://x/debian\nSuites: trixie\nEnabled: no\n";
+        assert_eq!(deb822_debian_uri(off), None);
+        assert!(apt_reads("debian.sources") && apt_reads("tuna.list"));
+        assert!(!apt_reads("nodesource.sources.disabled-by-x") && !apt_reads("a.list.save"));
+    }
+}

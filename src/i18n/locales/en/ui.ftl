@@ -1,0 +1,26 @@
+# cudaenv's English words around messages: the printer's prefixes and the
+# labels of `explain`'s and `doctor`'s reports (the source).
+
+ui-error = error
+ui-warning = warning
+ui-hint = hint
+ui-caused-by = caused by
+
+explain-label-meaning = meaning:
+explain-label-provided-by = provided by:
+explain-label-installed = installed:
+explain-label-fix = fix:
+explain-not-recognised = cudaenv does not recognise this message
+explain-not-recognised-hint = `cudaenv doctor` checks the whole setup; paste the first error line, not the traceback's last one
+
+doctor-level-ok = ok
+doctor-level-warning = warning
+doctor-level-error = error
+doctor-label-fix = fix:
+doctor-summary = { $errors ->
+        [one] 1 error
+       *[other] { $errors } errors
+    }, { $warnings ->
+        [one] 1 warning
+       *[other] { $warnings } warnings
+    }

@@ -1,0 +1,186 @@
+//! Messages in the user's language, end to end: `explain`, `doctor`,
+//! `verify`'s verdict and the errors' hints under `LANG=zh_CN.UTF-8` and
+//! under `LANG=C`, snapshotted side by side (`snapshots/e2e__output__i18n_*`);
+//! the settings that override the locale (`CUDAENV_LANG`, `lang` in
+//! config.toml) and what a wrong one says; and `--json`, which is the same
+//! bytes whatever the language.
+//!
+//! `doctor` reads recorded facts (`--facts`, the H200 machine of
+//! tests/fixtures/doctor), so what it finds does not depend on this machine.
+
+use std::path::Path;
+
+use crate::common::*;
+use crate::output::Session;
+
+const ZH: (&str, &str) = ("LANG", "zh_CN.UTF-8");
+const C: (&str, &str) = ("LANG", "C");
+
+const MISSING_CUDART: &str = "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory";
+const MISSING_DLL: &str =
+    "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found";
+const CUDNN_MISMATCH: &str = "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major version and equal or higher minor version.";
+const DRIVER: &str = "RuntimeError: CUDA driver version is insufficient for CUDA runtime version";
+const OOM: &str = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB";
+
+fn facts() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/doctor/h200-broken.json"
+    ))
+}
+
+/// `explain` of the guides' messages, in Chinese and in the C locale.
+#[test]
+fn explain_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    fake_installed(&t.root, "12.4.1+cudnn9.1.0", "12.4.1", Some("9.1.0"));
+    let mut s = Session::new(&t, &t.home);
+    for lang in [ZH, C] {
+        for text in [MISSING_CUDART, MISSING_DLL, CUDNN_MISMATCH, DRIVER, OOM] {
+            s.run_with(&[lang], &["explain", text]);
+        }
+        s.run_with(&[lang], &["explain", "segmentation fault in my own code"]);
+    }
+    s.snapshot("i18n_explain");
+}
+
+/// `doctor`'s findings and fixes for a broken machine's recorded facts.
+#[test]
+fn doctor_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    std::fs::copy(facts(), t.home.join("h200-broken.json")).unwrap();
+    let mut s = Session::new(&t, &t.home);
+    s.run_with(&[ZH], &["doctor", "--facts", "h200-broken.json"]);
+    s.run_with(&[C], &["doctor", "--facts", "h200-broken.json"]);
+    s.snapshot("i18n_doctor");
+}
+
+/// The errors met first, with their hints: an unknown version, a bad spec,
+/// a version that is not installed, nothing to explain, an unknown command.
+#[test]
+fn errors_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    let mut s = Session::new(&t, &t.home);
+    for lang in [ZH, C] {
+        s.run_with(&[lang], &["install", "99.9", "--offline"]);
+        s.run_with(&[lang], &["install", "12.4", "--offline"]);
+        s.run_with(&[lang], &["local", "12.4"]);
+        s.run_with(&[lang], &["prefix", "12.4"]);
+        s.run_with(&[lang], &["explain", ""]);
+        s.run_with(&[lang], &["help", "nosuchtopic"]);
+        std::fs::remove_file(t.home.join(".cuda-version")).unwrap();
+    }
+    s.snapshot("i18n_errors");
+}
+
+/// What decides the language: `LC_ALL` over `LC_MESSAGES` over `LANG`;
+/// `lang` in config.toml over the locale; `CUDAENV_LANG` over both; a
+/// locale cudaenv has no catalogue for, or a Chinese one that is not UTF-8,
+/// gives English; a wrong setting is an error naming it.
+#[test]
+fn the_setting_and_the_locale_choose_the_language() {
+    let t = TestEnv::new();
+    let hint = |vars: &[(&str, &str)]| {
+        let o = t
+            .cmd()
+            .envs(vars.iter().copied())
+            .args(["prefix", "12.4"])
+            .output()
+            .unwrap();
+        assert_code(&o, 3, "prefix of a version that is not installed");
+        let err = stderr(&o);
+        err.lines()
+            .find(|l| l.contains("cudaenv install 12.4"))
+            .unwrap_or_else(|| panic!("no hint: {err}"))
+            .to_string()
+    };
+    let chinese = "提示: 运行 `cudaenv install 12.4` 来安装它";
+    let english = "hint: run `cudaenv install 12.4` to install it";
+    assert_eq!(hint(&[ZH]), chinese);
+    assert_eq!(hint(&[C]), english);
+    assert_eq!(hint(&[]), english);
+    assert_eq!(hint(&[("LC_ALL", "zh_CN.UTF-8"), C]), chinese);
+    assert_eq!(hint(&[("LC_ALL", "C"), ZH]), english);
+    assert_eq!(
+        hint(&[("LC_ALL", ""), ("LC_MESSAGES", "zh_CN.utf8"), C]),
+        chinese
+    );
+    assert_eq!(hint(&[("LANG", "zh_TW.UTF-8")]), english);
+    assert_eq!(hint(&[("LANG", "zh_CN.GB18030")]), english);
+    assert_eq!(hint(&[("CUDAENV_LANG", "zh-CN"), C]), chinese);
+    assert_eq!(hint(&[("CUDAENV_LANG", "en"), ZH]), english);
+    std::fs::create_dir_all(&t.root).unwrap();
+    std::fs::write(t.root.join("config.toml"), "lang = \"zh-CN\"\n").unwrap();
+    assert_eq!(hint(&[C]), chinese);
+    assert_eq!(hint(&[("CUDAENV_LANG", "en")]), english);
+    std::fs::write(t.root.join("config.toml"), "lang = \"en\"\n").unwrap();
+    assert_eq!(hint(&[ZH]), english);
+
+    let o = t
+        .cmd()
+        .env("CUDAENV_LANG", "fr")
+        .args(["root"])
+        .output()
+        .unwrap();
+    let err = assert_code(&o, 2, "an unknown CUDAENV_LANG");
+    assert!(
+        err.contains("CUDAENV_LANG") && err.contains("`en` or `zh-CN`"),
+        "{err}"
+    );
+    std::fs::write(t.root.join("config.toml"), "lang = \"klingon\"\n").unwrap();
+    let o = t
+        .cmd()
+        .args(["install", "12.4", "--dry-run", "--offline"])
+        .output()
+        .unwrap();
+    let err = assert_code(&o, 2, "an unknown lang in config.toml");
+    assert!(
+        err.contains("config.toml") && err.contains("lang: `klingon`"),
+        "{err}"
+    );
+}
+
+/// `--json` is English and the same bytes in every language.
+#[test]
+fn json_is_the_same_in_every_language() {
+    let t = TestEnv::new();
+    let facts = facts().to_str().unwrap();
+    for args in [
+        vec!["explain", "--json", MISSING_DLL],
+        vec!["explain", "--json", CUDNN_MISMATCH],
+        vec!["doctor", "--json", "--facts", facts],
+    ] {
+        let run = |lang: (&str, &str)| {
+            let o = t.cmd().env(lang.0, lang.1).args(&args).output().unwrap();
+            o.stdout
+        };
+        let (zh, c) = (run(ZH), run(C));
+        assert_eq!(
+            String::from_utf8_lossy(&zh),
+            String::from_utf8_lossy(&c),
+            "{args:?}"
+        );
+        let text = String::from_utf8_lossy(&zh);
+        assert!(!text.is_empty(), "{args:?}");
+        assert!(
+            !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "Chinese in --json: {text}"
+        );
+    }
+}
+
+/// `verify`'s verdict on a machine without a driver, in Chinese: the
+/// problem's hint says what to do in the user's language.
+#[test]
+#[cfg_attr(
+    cudaenv_has_driver,
+    ignore = "this machine has an NVIDIA driver (libcuda.so.1): the test checks what happens without one"
+)]
+fn verify_without_a_driver_in_chinese() {
+    let t = TestEnv::new();
+    crate::verify::stack(&t, "stack");
+    let mut s = Session::new(&t, &t.home);
+    s.run_with(&[ZH], &["verify", "stack"]);
+    s.snapshot("i18n_verify_without_a_driver");
+}
