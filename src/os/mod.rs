@@ -48,6 +48,9 @@ use std::fs::{File, Metadata};
 use std::io::Write;
 use std::path::Path;
 
+/// Whether the loader finds shared libraries on PATH (Windows) rather than
+/// on a search path of its own.
+pub use imp::DLLS_ON_PATH;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{

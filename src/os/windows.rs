@@ -46,6 +46,10 @@ pub const PATH_SEPARATOR: u8 = b';';
 /// `CUDA_PATH_V<major>_<minor>` beside CUDA_PATH.
 pub const VERSIONED_CUDA_PATH: bool = true;
 
+/// Windows finds DLLs on PATH: a stack's `bin` is all it needs, and no
+/// loader variable (LD_LIBRARY_PATH) is set.
+pub const DLLS_ON_PATH: bool = true;
+
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     match String::from_utf8(bytes) {
         Ok(s) => s.into(),
