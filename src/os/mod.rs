@@ -56,7 +56,7 @@ pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
     executable_candidates, exit_signal, ignore_sigpipe, kill_self, os_string_from_bytes,
-    rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
+    rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name, signal_name,
 };
 #[cfg(unix)]
 pub use unix::{process_environ_c, process_environ_ptr};

@@ -42,6 +42,11 @@ pub fn command_name(argv0: &Path) -> Option<&OsStr> {
 }
 
 /// `name` as it is found in a `bin` directory.
+/// A shim is named as the tool.
+pub fn shim_file_name(tool: &OsStr) -> OsString {
+    tool.to_owned()
+}
+
 pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
     vec![name.to_owned()]
 }

@@ -86,6 +86,20 @@ pub fn command_name(argv0: &Path) -> Option<&OsStr> {
     }
 }
 
+/// A shim is a copy of cudaenv.exe, so it must be an `.exe` whatever the
+/// tool is: `nvcc.exe` for `nvcc.exe`, `setup.exe` for `setup.bat` (the
+/// shim runs the `.bat` by its command name, `setup`).
+pub fn shim_file_name(tool: &OsStr) -> OsString {
+    let stem = if has_executable_extension(Path::new(tool)) {
+        Path::new(tool).file_stem().unwrap_or(tool)
+    } else {
+        tool
+    };
+    let mut name = stem.to_owned();
+    name.push(".exe");
+    name
+}
+
 /// `nvcc` is found as `nvcc.exe` (then `.com`, `.bat`, `.cmd`); a name with
 /// one of those extensions is found as it is.
 pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
