@@ -109,9 +109,11 @@ if [[ $what == unit || $what == all ]]; then
   cargo test --locked --target "$TARGET" --lib -- --test-threads=2 --exact "${skip[@]}" || rc=1
 fi
 if [[ $what == e2e || $what == all ]]; then
-  say "building cudaenv.exe"
+  say "building cudaenv.exe (and the native cudaenv, for the locks made on Linux)"
   cargo build --locked --target "$TARGET" --bin cudaenv || exit 1
+  cargo build --locked --bin cudaenv || exit 1
   CUDAENV_EXE="$target_dir/$TARGET/debug/cudaenv.exe" HELPERS="$helpers" \
+    CUDAENV_LINUX="$target_dir/debug/cudaenv" \
     bash tests/windows/e2e.sh || rc=1
 fi
 wineserver -k 2>/dev/null || true
