@@ -1,5 +1,5 @@
 //! The host-compiler setting against a real nvcc: Debian bookworm's CUDA
-//! 11.8 (`nvidia-cuda-toolkit` and `nvidia-cuda-dev`, 37 MB from
+//! 11.8 (`nvidia-cuda-toolkit` and `nvidia-cuda-dev`, 84 MB and 774 MB from
 //! deb.debian.org, unpacked with dpkg-deb; with a CUDA 11.8 runtime from
 //! PyPI, linked as a version), whose
 //! nvcc accepts GCC up to 11. This machine's default g++ is Debian 12's
