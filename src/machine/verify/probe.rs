@@ -288,7 +288,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     let expected = &req.expected;
 
     // --- driver ---------------------------------------------------------------
-    stage("loading the driver library");
+    stage(format_args!("loading {}", crate::machine::libcuda::file_name()));
     let driver = match crate::machine::libcuda::open() {
         Ok(l) => {
             probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
@@ -306,7 +306,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         }
     };
     let nvml = driver.as_ref().and_then(|_| {
-        stage("loading NVML");
+        stage("loading libnvidia-ml.so.1");
         let n =
             Nvml::bind(ffi::open_first(&sonames("nvidia-ml", &[]), "nvmlInit_v2").ok()?).ok()?;
         // SAFETY: plain initialisation call.
@@ -423,8 +423,8 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
 
     // The libraries beside the toolkit the version carries.
     let nccl = expected.libs.get(Library::Nccl).map(|_| {
-        stage("loading NCCL");
         let tried = sonames("nccl", &[2]);
+        stage(format_args!("loading {}", tried.join(", ")));
         let l = ffi::open_first(&tried, "ncclGetVersion");
         let mut facts = library_facts("nccl", tried, &l, expected);
         let n = l.ok().and_then(|l| match Nccl::bind(l) {
