@@ -647,6 +647,7 @@ pub fn frozen_plan(
             version: l.version.clone(),
             url: origins.credentials_for(&l.url),
             sha256: Some(l.sha256.clone()),
+            md5: None,
             size: l.size,
             format,
             layout,
