@@ -819,6 +819,9 @@ impl Error {
             }
             Error::UnrepresentablePath { .. } => msg!("hint-unrepresentable-path"),
             Error::BadArchive { .. } => msg!("hint-bad-archive"),
+            Error::HashMismatch {
+                algorithm: "md5", ..
+            } => msg!("hint-md5-mismatch"),
             Error::HashMismatch { .. } => msg!("hint-hash-mismatch"),
             Error::SizeMismatch { from, .. } => {
                 let h = match from {

@@ -397,7 +397,11 @@ mod tests {
     #[test]
     fn components_merge_into_the_windows_tree() {
         let d = tempfile::tempdir().unwrap();
-        let p = write(d.path(), &installer());
+        // A signed installer carries its Authenticode certificate after the
+        // archive, at the end of the file.
+        let mut bytes = installer();
+        bytes.extend_from_slice(&[0x30; 1024]);
+        let p = write(d.path(), &bytes);
         let dest = d.path().join("out");
         std::fs::create_dir(&dest).unwrap();
         let s = unpack(
