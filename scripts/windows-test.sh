@@ -9,7 +9,7 @@
 # and exits 3: "not run", which scripts/test.sh reports as such, never as a
 # failure. Any other non-zero exit is a failure.
 #
-# Usage: scripts/windows-test.sh [unit|e2e|all]   (default: all)
+# Usage: scripts/windows-test.sh [unit|e2e|package|all]   (default: all)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -110,10 +110,50 @@ if [[ $what == unit || $what == all ]]; then
   cargo test --locked --target "$TARGET" --lib -- --test-threads=2 --exact "${skip[@]}" || rc=1
 fi
 if [[ $what == e2e || $what == all ]]; then
-  say "building cudaenv.exe"
+  say "building cudaenv.exe (and the native cudaenv, for the locks made on Linux)"
   cargo build --locked --target "$TARGET" --bin cudaenv || exit 1
+  cargo build --locked --bin cudaenv || exit 1
   CUDAENV_EXE="$target_dir/$TARGET/debug/cudaenv.exe" HELPERS="$helpers" \
+    CUDAENV_LINUX="$target_dir/debug/cudaenv" \
     bash tests/windows/e2e.sh || rc=1
+fi
+if [[ $what == package || $what == all ]]; then
+  # The zip and the win_amd64 wheel of scripts/windows-package.sh (a dev
+  # build: what is checked is the packaging), each exe run under Wine.
+  say "packaging: the zip and the win_amd64 wheel"
+  venv=$helpers/maturin-venv
+  if [[ ! -x $venv/bin/maturin ]]; then
+    { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet "maturin>=1.7,<2"; } >&2 ||
+      not_run "maturin could not be installed from PyPI"
+  fi
+  pkg=$helpers/package
+  rm -rf "$pkg"
+  if PROFILE=dev MATURIN=$venv/bin/maturin scripts/windows-package.sh "$pkg"; then
+    version=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
+    python3 - "$pkg" "$version" <<'PY' || rc=1
+import sys, zipfile
+pkg, v = sys.argv[1:]
+z = zipfile.ZipFile(f"{pkg}/cudaenv-{v}-x86_64-pc-windows-gnu.zip")
+names = z.namelist()
+assert f"cudaenv-{v}/cudaenv.exe" in names and f"cudaenv-{v}/README.md" in names, names
+z.extract(f"cudaenv-{v}/cudaenv.exe", f"{pkg}/from-zip")
+w = zipfile.ZipFile(f"{pkg}/cudaenv-{v}-py3-none-win_amd64.whl")
+script = f"cudaenv-{v}.data/scripts/cudaenv.exe"
+assert script in w.namelist(), w.namelist()
+w.extract(script, f"{pkg}/from-wheel")
+PY
+    for exe in "$pkg/from-zip/cudaenv-$version/cudaenv.exe" "$pkg/from-wheel/cudaenv-$version.data/scripts/cudaenv.exe"; do
+      got=$(wine "$exe" --version 2>&1 | tr -d '\r')
+      if [[ $got == "cudaenv $version"* ]]; then
+        printf 'ok %s runs: %s\n' "${exe#"$pkg"/}" "$got"
+      else
+        printf 'FAILED %s: %s\n' "${exe#"$pkg"/}" "$got"
+        rc=1
+      fi
+    done
+  else
+    rc=1
+  fi
 fi
 wineserver -k 2>/dev/null || true
 exit $rc

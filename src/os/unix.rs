@@ -20,6 +20,9 @@ pub const PATH_SEPARATOR: u8 = b':';
 /// Unix builds read CUDA_HOME / CUDA_PATH only.
 pub const VERSIONED_CUDA_PATH: bool = false;
 
+/// The dynamic loader has a search path of its own (LD_LIBRARY_PATH).
+pub const DLLS_ON_PATH: bool = false;
+
 /// Any bytes are a Unix file name or variable.
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)
@@ -39,6 +42,11 @@ pub fn command_name(argv0: &Path) -> Option<&OsStr> {
 }
 
 /// `name` as it is found in a `bin` directory.
+/// A shim is named as the tool.
+pub fn shim_file_name(tool: &OsStr) -> OsString {
+    tool.to_owned()
+}
+
 pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
     vec![name.to_owned()]
 }

@@ -133,7 +133,7 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 if shimmable(&name) && crate::os::is_executable_file(&entry.path()) {
-                    names.insert(name);
+                    names.insert(crate::os::shim_file_name(&name));
                 }
             }
         }
