@@ -718,6 +718,7 @@ impl Fetcher {
         {
             // Only NVIDIA's md5 pins this file: one more pass over it, in
             // the background, before it gets its name in the cache.
+            self.progress.status(line, "checking md5");
             let (file, expected) = (part.clone(), expected.clone());
             let actual = tokio::task::spawn_blocking(move || hash::md5_file(&file))
                 .await
