@@ -51,6 +51,8 @@ use std::path::Path;
 /// Whether the loader finds shared libraries on PATH (Windows) rather than
 /// on a search path of its own.
 pub use imp::DLLS_ON_PATH;
+/// Whether the dynamic loader can log what it loads (`trace`).
+pub use imp::LOADER_LOGS;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{

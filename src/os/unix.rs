@@ -23,6 +23,9 @@ pub const VERSIONED_CUDA_PATH: bool = false;
 /// The dynamic loader has a search path of its own (LD_LIBRARY_PATH).
 pub const DLLS_ON_PATH: bool = false;
 
+/// glibc's loader writes what it loads where LD_DEBUG asks (`trace` reads it).
+pub const LOADER_LOGS: bool = true;
+
 /// Any bytes are a Unix file name or variable.
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)

@@ -50,6 +50,10 @@ pub const VERSIONED_CUDA_PATH: bool = true;
 /// loader variable (LD_LIBRARY_PATH) is set.
 pub const DLLS_ON_PATH: bool = true;
 
+/// Windows' loader keeps no log a program can ask for (only a debugger's
+/// "loader snaps"), so `trace` has nothing to read.
+pub const LOADER_LOGS: bool = false;
+
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     match String::from_utf8(bytes) {
         Ok(s) => s.into(),

@@ -266,6 +266,15 @@ else
 fi
 unset CUDAENV_NVIDIA_MIRROR
 
+# --- trace: not on Windows, said clearly -----------------------------------------------------
+out=$(cd "$project" && cudaenv trace -- "$(win "$project/cudart_probe.exe")" 2>&1)
+rc=$?
+if [[ $rc == 20 && $out == *"error: trace is not available on windows-x86_64"* && $out == *"hint: "*"verify"* ]]; then
+  ok "trace_says_it_is_not_available_on_windows_and_what_to_use"
+else
+  bad "trace_says_it_is_not_available_on_windows_and_what_to_use" "exit $rc" "$out"
+fi
+
 # --- one cuda.lock for Linux and Windows ---------------------------------------------------
 # Made on Linux (the native cudaenv) for both platforms, it installs the
 # Windows files under Windows and the Linux ones on Linux; made under
