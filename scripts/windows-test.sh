@@ -4,7 +4,7 @@
 # end-to-end set of tests/windows/e2e.sh against the real cudaenv.exe.
 #
 # What it needs, it installs: the Rust target (rustup), and Debian's
-# gcc-mingw-w64-x86-64 and wine (as root, or through sudo). When the target
+# gcc-mingw-w64-x86-64, wine and p7zip-full (as root, or through sudo). When the target
 # or the packages cannot be had (no network, no rustup, no root), it says so
 # and exits 3: "not run", which scripts/test.sh reports as such, never as a
 # failure. Any other non-zero exit is a failure.
@@ -34,6 +34,7 @@ fi
 missing=()
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
 command -v wine >/dev/null 2>&1 || missing+=(wine wine64)
+command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full) # the fixture of NVIDIA's Windows installer
 if ((${#missing[@]})); then
   if [[ $(id -u) -eq 0 ]]; then
     SUDO=()

@@ -184,8 +184,10 @@ pub enum Error {
         reason: String,
     },
 
-    #[error("sha256 mismatch for {url}: expected {expected}, got {actual}")]
+    #[error("{algorithm} mismatch for {url}: expected {expected}, got {actual}")]
     HashMismatch {
+        /// `sha256`, or `md5` for the files only NVIDIA's md5 pins.
+        algorithm: &'static str,
         url: String,
         expected: String,
         actual: String,
@@ -822,6 +824,9 @@ impl Error {
             }
             Error::UnrepresentablePath { .. } => msg!("hint-unrepresentable-path"),
             Error::BadArchive { .. } => msg!("hint-bad-archive"),
+            Error::HashMismatch {
+                algorithm: "md5", ..
+            } => msg!("hint-md5-mismatch"),
             Error::HashMismatch { .. } => msg!("hint-hash-mismatch"),
             Error::SizeMismatch { from, .. } => {
                 let h = match from {

@@ -253,6 +253,7 @@ async fn fetch_verified(
             Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
                 if refetched {
                     return Err(Error::HashMismatch {
+                        algorithm: "sha256",
                         url: a.url.to_string(),
                         expected: want.clone(),
                         actual: sha256,

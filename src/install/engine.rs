@@ -213,7 +213,8 @@ fn label(a: &Artifact) -> String {
 /// unpacked for `runtime` is not the same package as for `devel`).
 fn package_key(a: &Artifact) -> String {
     match &a.layout {
-        crate::install::sources::Layout::Runfile { members, optional } => {
+        crate::install::sources::Layout::Runfile { members, optional }
+        | crate::install::sources::Layout::WindowsInstaller { members, optional } => {
             let mut h = crate::os::hash::Hasher::new();
             for m in members {
                 h.update(m.as_bytes());
@@ -371,11 +372,20 @@ async fn ensure_unpacked(
     tokio::task::spawn_blocking(move || -> Result<()> {
         // Unpack beside the final name, then rename: a half-unpacked package
         // is never mistaken for a whole one.
-        if verify && let Some(expected) = &a.sha256 {
-            let actual = crate::os::hash::sha256_file(&file)?;
+        let pinned = match (&a.sha256, &a.md5) {
+            (Some(s), _) => Some(("sha256", s)),
+            (None, Some(m)) => Some(("md5", m)),
+            (None, None) => None,
+        };
+        if verify && let Some((algorithm, expected)) = pinned {
+            let actual = match algorithm {
+                "md5" => crate::os::hash::md5_file(&file)?,
+                _ => crate::os::hash::sha256_file(&file)?,
+            };
             if !actual.eq_ignore_ascii_case(expected) {
                 let _ = std::fs::remove_file(&file);
                 return Err(Error::HashMismatch {
+                    algorithm,
                     url: file.display().to_string(),
                     expected: expected.clone(),
                     actual,
@@ -425,6 +435,13 @@ pub fn unpack_artifact(
             Limits::default(),
         ),
         ArchiveFormat::Runfile => unpack::runfile::unpack(
+            file,
+            &a.file_name,
+            a.layout.clone(),
+            dest,
+            Limits::default(),
+        ),
+        ArchiveFormat::WindowsInstaller => unpack::sevenz::unpack(
             file,
             &a.file_name,
             a.layout.clone(),

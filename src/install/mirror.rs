@@ -411,6 +411,7 @@ mod tests {
             version: "12.4.127".into(),
             url: url.into(),
             sha256: Some("ab".repeat(32)),
+            md5: None,
             size: Some(3),
             format: ArchiveFormat::Wheel,
             layout: Layout::Wheel,

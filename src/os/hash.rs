@@ -1,6 +1,8 @@
 //! sha256, the one way cudaenv hashes: bytes in memory, a reader, a file, or
 //! bytes fed as they arrive ([`Hasher`]), always written as lower-case hex
-//! (the form indexes, manifests and locks use).
+//! (the form indexes, manifests and locks use). md5 exists only to check the
+//! few files NVIDIA pins by nothing else (its Windows local installers):
+//! [`md5_file`], never a cache key or a lock's pin.
 //!
 //! Downloads are hashed while they stream (`fetch`), so a file is read again
 //! only where nothing else hashed it: a cached download checked before it is
@@ -64,6 +66,22 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(h.finish())
 }
 
+/// The md5 of a file, as lower-case hex (see the module's note).
+pub fn md5_file(path: &Path) -> Result<String> {
+    use md5::Digest as _;
+    let mut f = std::fs::File::open(path).map_err(Error::io("cannot read", path))?;
+    let mut h = md5::Md5::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return Ok(hex(&h.finalize())),
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io("cannot read", path)(e)),
+        }
+    }
+}
+
 /// Bytes as lower-case hex.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
@@ -96,6 +114,8 @@ mod tests {
         std::fs::write(&f, "abc").unwrap();
         assert_eq!(sha256_file(&f).unwrap(), abc);
         assert!(sha256_file(&dir.path().join("none")).is_err());
+        // md5("abc"), RFC 1321 appendix A.5.
+        assert_eq!(md5_file(&f).unwrap(), "900150983cd24fb0d6963f7d28e17f72");
         assert_eq!(hex(&[0, 15, 255]), "000fff");
     }
 }

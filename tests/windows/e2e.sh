@@ -3,7 +3,8 @@
 # temporary root, NVIDIA's real win_amd64 wheels from PyPI served by a
 # loopback index, the Windows loader loading cudart64_12.dll, Wine's cmd.exe.
 # Run by scripts/windows-test.sh, which sets CUDAENV_EXE, HELPERS (the
-# mingw-built helpers) and the Wine prefix. Each check prints `ok NAME` or
+# mingw-built helpers) and the Wine prefix; Debian's p7zip makes the fixture
+# of NVIDIA's Windows installer. Each check prints `ok NAME` or
 # `FAILED NAME` with what it saw; the exit status is non-zero if any failed,
 # 3 ("not run") if the wheel cannot be had from PyPI.
 set -uo pipefail
@@ -59,7 +60,9 @@ for pair in "$WHEEL $WHEEL_SHA256" "$LINUX_WHEEL $LINUX_WHEEL_SHA256"; do
 done
 
 # --- a loopback index ---------------------------------------------------------------
-python3 tests/windows/index_server.py "$wheels" >"$tmp/port" &
+nvidia=$tmp/nvidia # NVIDIA's download server (its paths), filled below
+mkdir -p "$nvidia"
+python3 tests/windows/index_server.py "$wheels" "$nvidia" >"$tmp/port" &
 server_pid=$!
 for _ in $(seq 50); do [[ -s $tmp/port ]] && break; sleep 0.1; done
 port=$(cat "$tmp/port")
@@ -164,6 +167,104 @@ if [[ $rc == 10 && $out == *"error: no NVIDIA driver"* && $out == *"nvcuda.dll"*
 else
   bad "verify_without_a_driver_reports_the_runtime_and_fails_clearly" "exit $rc" "$out"
 fi
+
+# --- 11.2+cudnn8.1 from NVIDIA's Windows installer and cuDNN zip (fixtures) ------------------
+# NVIDIA's servers cannot be reached from here, so both files are made here
+# with the real layouts and DLL names: the installer is a program (a stub)
+# with a 7z archive appended, laid out as cuda_11.2.2_461.33_win10.exe is
+# (one directory per component, each with its packages; as
+# JuliaPackaging/Yggdrasil's CUDA_full@11.2 recipe unpacks it with 7z),
+# compressed by Debian's p7zip with the BCJ2 filter that 7-Zip uses for
+# programs; the cuDNN zip holds cuda/bin, cuda/include, cuda/lib/x64 as
+# NVIDIA's does. They are served at NVIDIA's paths by the loopback server and
+# pinned as a site pins its own files ($CUDAENV_ROOT/registry/), the installer
+# by md5 as NVIDIA publishes it.
+export CUDAENV_NVIDIA_MIRROR=http://127.0.0.1:$port/nvidia
+inst=$tmp/installer
+for f in setup.exe EULA.txt cuda_documentation/Doc/EULA.txt Display.Driver/nvlddmkm.sys \
+  cuda_cudart/cudart/cudart.nvi cuda_cudart/cudart/bin/cudart64_110.dll cuda_cudart/cudart/bin/cudart32_110.dll \
+  cuda_cudart/cudart/include/cuda_runtime.h cuda_cudart/cudart/lib/x64/cudart.lib cuda_cudart/cudart/lib/Win32/cudart.lib \
+  libcublas/cublas/bin/cublas64_11.dll libcublas/cublas/bin/cublasLt64_11.dll libcublas/cublas/bin/nvblas64_11.dll \
+  libcublas/cublas_dev/include/cublas_api.h libcublas/cublas_dev/lib/x64/cublas.lib \
+  libcufft/cufft/bin/cufft64_10.dll libcufft/cufft/bin/cufftw64_10.dll libcurand/curand/bin/curand64_10.dll \
+  libcusolver/cusolver/bin/cusolver64_11.dll libcusolver/cusolver/bin/cusolverMg64_11.dll \
+  libcusparse/cusparse/bin/cusparse64_11.dll cuda_nvrtc/nvrtc/bin/nvrtc64_112_0.dll \
+  cuda_nvrtc/nvrtc/bin/nvrtc-builtins64_112.dll cuda_cupti/cupti/extras/CUPTI/lib64/cupti64_2020.3.1.dll \
+  cuda_nvcc/nvcc/bin/ptxas.exe cuda_nvcc/nvcc/include/crt/host_config.h cuda_nvcc/nvcc/lib/x64/cudadevrt.lib \
+  cuda_nvcc/nvcc/nvvm/bin/nvvm64_40_0.dll; do
+  mkdir -p "$(dirname "$inst/$f")"
+  printf 'MZ fixture %s\n' "$f" >"$inst/$f"
+done
+cp "$HELPERS/argecho.exe" "$inst/cuda_nvcc/nvcc/bin/nvcc.exe" # a real program, so BCJ2 has code to filter
+exe_rel=compute/cuda/11.2.2/local_installers/cuda_11.2.2_461.33_win10.exe
+zip_rel=compute/redist/cudnn/v8.1.0/cudnn-11.2-windows-x64-v8.1.0.77.zip
+mkdir -p "$(dirname "$nvidia/$exe_rel")" "$(dirname "$nvidia/$zip_rel")"
+(cd "$inst" && 7z a -bd -mf=BCJ2 "$tmp/payload.7z" . >/dev/null) || { echo "error: 7z could not make the fixture" >&2; exit 1; }
+# The stub: a real Windows program, then the six signature bytes once as a
+# decoy (7-Zip's own stub carries them), then the archive.
+{ cat "$HELPERS/argecho.exe"; printf '7z\274\257\047\034decoy'; cat "$tmp/payload.7z"; } >"$nvidia/$exe_rel"
+python3 - "$nvidia/$zip_rel" <<'PY'
+import sys, zipfile
+names = ["cuda/bin/cudnn64_8.dll"] + [f"cuda/bin/cudnn_{p}_{s}64_8.dll" for p in ("ops", "cnn", "adv") for s in ("infer", "train")]
+names += ["cuda/include/cudnn.h", "cuda/lib/x64/cudnn.lib", "cuda/NVIDIA_SLA_cuDNN_Support.txt"]
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    for n in names:
+        z.writestr(n, f"MZ fixture {n}\n")
+    z.writestr("cuda/include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n")
+PY
+pin() { # CUDA version, installer md5
+  mkdir -p "$root/registry"
+  printf '[[runfile]]\ncuda = "%s"\nplatform = "windows-x86_64"\npath = "%s"\nmd5 = "%s"\n' \
+    "$1" "compute/cuda/$1/local_installers/cuda_$1_461.33_win10.exe" "$2" >>"$root/registry/runfiles.toml"
+}
+pin 11.2.2 "$(md5sum "$nvidia/$exe_rel" | cut -d' ' -f1)"
+printf '[[archive]]\nversion = "8.1.0.77"\ncuda_min = "11.0"\ncuda_max = "11.2"\nplatform = "windows-x86_64"\npath = "%s"\nsha256 = "%s"\nsource = "test fixture"\n' \
+  "$zip_rel" "$(sha256sum "$nvidia/$zip_rel" | cut -d' ' -f1)" >"$root/registry/cudnn-legacy.toml"
+
+v=11.2.2+cudnn8.1.0.77
+out=$(cudaenv install 11.2+cudnn8.1 2>&1)
+rc=$?
+tree=$root/versions/$v
+want=(bin/cudart64_110.dll bin/cublas64_11.dll bin/cublasLt64_11.dll bin/cufft64_10.dll bin/curand64_10.dll
+  bin/cusolver64_11.dll bin/cusparse64_11.dll bin/nvrtc64_112_0.dll extras/CUPTI/lib64/cupti64_2020.3.1.dll
+  include/cuda_runtime.h include/cublas_api.h lib/x64/cudart.lib lib/x64/cublas.lib
+  bin/cudnn64_8.dll bin/cudnn_ops_infer64_8.dll bin/cudnn_adv_train64_8.dll include/cudnn.h lib/x64/cudnn.lib)
+absent=()
+for f in "${want[@]}"; do [[ -f $tree/$f ]] || absent+=("$f"); done
+# Not the installer's own files, 32-bit libraries, nor (runtime profile) the compiler.
+extra=$(cd "$tree" 2>/dev/null && find . \( -name setup.exe -o -name '*.nvi' -o -name Win32 -o -name nvcc.exe -o -name nvlddmkm.sys -o -name EULA.txt \) | head)
+if [[ $rc == 0 && ${#absent[@]} == 0 && -z $extra ]]; then
+  ok "install_11_2_cudnn8_1_from_the_windows_installer_and_zip"
+else
+  bad "install_11_2_cudnn8_1_from_the_windows_installer_and_zip" "exit $rc" "$out" "missing: ${absent[*]}" "extra: $extra"
+fi
+out=$(cudaenv prefix "$v" 2>&1)
+rc=$?
+if [[ $rc == 0 && $out == *"versions\\$v" && -f $(winepath -u "$out" 2>/dev/null)/bin/cudart64_110.dll && -f $(winepath -u "$out" 2>/dev/null)/bin/cudnn64_8.dll ]]; then
+  ok "prefix_of_the_stack_holds_cudart64_110_and_cudnn64_8_in_bin"
+else
+  bad "prefix_of_the_stack_holds_cudart64_110_and_cudnn64_8_in_bin" "exit $rc" "$out"
+fi
+out=$(cudaenv install --profile devel --force 11.2+cudnn8.1 2>&1 && CUDAENV_VERSION=$v cudaenv which nvcc 2>&1)
+rc=$?
+if [[ $rc == 0 && $out == *"versions\\$v\\bin\\nvcc.exe"* && -f $tree/bin/ptxas.exe && -f $tree/lib/x64/cudadevrt.lib && -f $tree/bin/cudart64_110.dll ]]; then
+  ok "the_devel_profile_adds_nvcc_and_which_finds_it"
+else
+  bad "the_devel_profile_adds_nvcc_and_which_finds_it" "exit $rc" "$out"
+fi
+# An installer that is not the one pinned: refused by its md5, nothing installed.
+bad_rel=compute/cuda/11.2.1/local_installers/cuda_11.2.1_461.33_win10.exe
+mkdir -p "$(dirname "$nvidia/$bad_rel")"
+cp "$nvidia/$exe_rel" "$nvidia/$bad_rel"
+pin 11.2.1 0123456789abcdef0123456789abcdef
+out=$(cudaenv install 11.2.1+cudnn8.1 2>&1)
+rc=$?
+if [[ $rc == 4 && $out == *"md5 mismatch"* && ! -e $root/versions/11.2.1+cudnn8.1.0.77 ]]; then
+  ok "an_installer_that_fails_its_md5_installs_nothing"
+else
+  bad "an_installer_that_fails_its_md5_installs_nothing" "exit $rc" "$out" "$(ls "$root/versions")"
+fi
+unset CUDAENV_NVIDIA_MIRROR
 
 # --- trace: not on Windows, said clearly -----------------------------------------------------
 out=$(cd "$project" && cudaenv trace -- "$(win "$project/cudart_probe.exe")" 2>&1)

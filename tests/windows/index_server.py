@@ -1,9 +1,10 @@
 """A loopback PyPI-style index for tests/windows/e2e.sh: serves the wheels in
 DIR under the Simple API's JSON form (PEP 691), one project per wheel, and
-the files themselves. Prints the port it listens on, then serves until
-killed.
+the files themselves; with NVIDIA_DIR, also that directory's files under
+/nvidia/ (NVIDIA's download server: /nvidia/compute/cuda/…). Prints the port
+it listens on, then serves until killed.
 
-Usage: python3 index_server.py DIR
+Usage: python3 index_server.py DIR [NVIDIA_DIR]
 """
 import hashlib
 import http.server
@@ -13,6 +14,7 @@ import re
 import sys
 
 WHEELS = sys.argv[1]
+NVIDIA = os.path.realpath(sys.argv[2]) if len(sys.argv) > 2 else None
 
 
 def project_of(filename):
@@ -51,6 +53,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(404, b"")
             body = json.dumps({"meta": {"api-version": "1.1"}, "name": m.group(1), "files": listed})
             return self.send(200, body.encode(), "application/vnd.pypi.simple.v1+json")
+        if NVIDIA and self.path.startswith("/nvidia/"):
+            path = os.path.realpath(os.path.join(NVIDIA, self.path[len("/nvidia/"):]))
+            if path.startswith(NVIDIA + os.sep) and os.path.isfile(path):
+                return self.send(200, open(path, "rb").read())
+            return self.send(404, b"")
         m = re.fullmatch(r"/files/([^/]+)", self.path)
         if m and m.group(1) in files:
             return self.send(200, open(os.path.join(WHEELS, m.group(1)), "rb").read())

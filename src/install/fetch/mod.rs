@@ -707,10 +707,31 @@ impl Fetcher {
         {
             remove_part(&part);
             return Err(Error::HashMismatch {
+                algorithm: "sha256",
                 url: a.url.to_string(),
                 expected: expected.clone(),
                 actual,
             });
+        }
+        if a.sha256.is_none()
+            && let Some(expected) = &a.md5
+        {
+            // Only NVIDIA's md5 pins this file: one more pass over it, in
+            // the background, before it gets its name in the cache.
+            self.progress.status(line, "checking md5");
+            let (file, expected) = (part.clone(), expected.clone());
+            let actual = tokio::task::spawn_blocking(move || hash::md5_file(&file))
+                .await
+                .map_err(Error::task("hashing"))??;
+            if !actual.eq_ignore_ascii_case(&expected) {
+                remove_part(&part);
+                return Err(Error::HashMismatch {
+                    algorithm: "md5",
+                    url: a.url.to_string(),
+                    expected,
+                    actual,
+                });
+            }
         }
         mark.finish(ArrivalEnd::Complete);
         drop(guard);

@@ -117,6 +117,22 @@ impl Lock {
         for (platform, plan) in plans {
             for a in &plan.artifacts {
                 let Some(sha256) = &a.sha256 else {
+                    if a.md5.is_some() {
+                        // NVIDIA's Windows installers: md5 is all there is,
+                        // and a lock pins by sha256.
+                        return Err(Error::NotAvailable {
+                            what: format!(
+                                "a lock of {} for {}",
+                                a.file_name,
+                                platform.manifest_key()
+                            ),
+                            source_name: Some(a.source.name().into()),
+                            hint: Some(format!(
+                                "NVIDIA publishes only an md5 for this file and a lock pins files by sha256; `cudaenv install {}` installs it, verified by that md5",
+                                spec
+                            )),
+                        });
+                    }
                     return Err(Error::Unverified {
                         url: a.url.to_string(),
                     });
@@ -647,6 +663,7 @@ pub fn frozen_plan(
             version: l.version.clone(),
             url: origins.credentials_for(&l.url),
             sha256: Some(l.sha256.clone()),
+            md5: None,
             size: l.size,
             format,
             layout,
@@ -831,5 +848,43 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             SourceKind::Nvidia,
             "https://developer.download.nvidia.com/compute/../x.tar.xz"
         ));
+    }
+
+    #[test]
+    fn an_md5_pinned_windows_installer_is_refused_with_the_way_out() {
+        use crate::install::sources::legacy::{LegacyRegistry, LegacySource};
+        let src = LegacySource {
+            registry: LegacyRegistry::default(),
+            base: "https://developer.download.nvidia.com".into(),
+            platform: Platform::WindowsX86_64,
+            allow_unverified: false,
+        };
+        let r = src.find_cuda(&"11.2".parse().unwrap()).unwrap();
+        let a = src.cuda_artifact(&r, Profile::Runtime).unwrap();
+        let Ok(crate::spec::Spec::Stack(spec)) = crate::spec::Spec::parse("11.2+cudnn8.1") else {
+            panic!()
+        };
+        let plan = Plan {
+            name: crate::spec::VersionName::for_stack(&r.cuda, None),
+            cuda: r.cuda.clone(),
+            cudnn: None,
+            libs: Default::default(),
+            profile: Profile::Runtime,
+            artifacts: vec![a],
+            notes: vec![],
+            info: vec![],
+        };
+        let e = Lock::from_plans(
+            &spec,
+            SourceChoice::Legacy,
+            &[],
+            &[],
+            &[(Platform::WindowsX86_64, plan)],
+        )
+        .unwrap_err();
+        let Error::NotAvailable { hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(hint.as_deref().unwrap().contains("md5"), "{e}");
     }
 }

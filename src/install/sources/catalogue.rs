@@ -259,6 +259,7 @@ pub async fn metapackage(index: &Index, cuda: &Version) -> Result<Option<Artifac
             version: cuda.to_string(),
             url: f.url,
             sha256: f.sha256,
+            md5: None,
             size: f.size,
             format: ArchiveFormat::Wheel,
             layout: Layout::Wheel,
@@ -331,6 +332,7 @@ fn check_sha(bytes: &[u8], expected: Option<&str>, url: &DisplaySafeUrl) -> Resu
         let actual = crate::os::hash::sha256(bytes);
         if actual != expected {
             return Err(Error::HashMismatch {
+                algorithm: "sha256",
                 url: url.to_string(),
                 expected: expected.to_string(),
                 actual,

@@ -116,6 +116,7 @@ impl DebianSource {
             version: p.version.clone(),
             url: format!("{}/{}", self.mirror, p.filename).into(),
             sha256: Some(p.sha256.clone()),
+            md5: None,
             size: Some(p.size),
             format: ArchiveFormat::Deb,
             layout: Layout::Debian {

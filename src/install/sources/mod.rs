@@ -51,6 +51,9 @@ pub enum ArchiveFormat {
     Runfile,
     /// A Debian binary package: an `ar` archive around `data.tar.{xz,zst,gz}`.
     Deb,
+    /// NVIDIA's Windows local installer (`cuda_11.2.2_461.33_win10.exe`): a
+    /// 7-Zip self-extracting archive, read as an archive, never executed.
+    WindowsInstaller,
 }
 
 /// Where an archive's files go in the version's tree.
@@ -78,6 +81,16 @@ pub enum Layout {
     /// toolkit tree itself (`bin/`, `lib64/`, `include/`, `nvvm/`, …): the
     /// inner payload is taken whole, as 10.1/10.2's `builds/cuda-toolkit` is.
     NestedRunfile { installer: String },
+    /// NVIDIA's Windows local installer: one directory per component at the
+    /// top of its 7-Zip archive (`cuda_cudart`, `libcublas`, …), each holding
+    /// one or more packages (`libcublas/cublas`, `libcublas/cublas_dev`)
+    /// whose `bin/`, `include/`, `lib/x64/` merge into the tree. Every
+    /// `members` directory must be in the archive; `optional` ones are
+    /// taken when present.
+    WindowsInstaller {
+        members: Vec<String>,
+        optional: Vec<String>,
+    },
     /// A Debian package's data: `usr/lib/<triplet>/…` → `lib64/…`,
     /// `usr/include/…` → `include/…`, `usr/bin/…` → `bin/…`; the rest
     /// (`usr/share/doc`, lintian overrides) is skipped.
@@ -94,8 +107,14 @@ pub struct Artifact {
     /// Credentials, when the index or mirror has them, included (only
     /// `expose` gives them; see `safe_url`).
     pub url: DisplaySafeUrl,
-    /// Lower-case hex. `None` only when the user accepted unverified downloads.
+    /// Lower-case hex. `None` when no sha256 is pinned: then the file is
+    /// verified by `md5`, or the user accepted unverified downloads.
     pub sha256: Option<String>,
+    /// NVIDIA's published md5 (lower-case hex), for the files it is the only
+    /// pinned checksum of (its Windows local installers); checked when
+    /// `sha256` is `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub md5: Option<String>,
     pub size: Option<u64>,
     pub format: ArchiveFormat,
     pub layout: Layout,

@@ -578,6 +578,7 @@ pub fn artifact(
         )
         .into(),
         sha256: Some(a.sha256.clone()),
+        md5: None,
         size: Some(a.size),
         format,
         layout: Layout::StripTop,

@@ -1104,6 +1104,7 @@ fn artifact(component: &str, w: &Wheel) -> Artifact {
         version: w.version.text.clone(),
         url: w.file.url.clone(),
         sha256: w.file.sha256.clone(),
+        md5: None,
         size: w.file.size,
         format: ArchiveFormat::Wheel,
         layout: Layout::Wheel,

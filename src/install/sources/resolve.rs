@@ -300,15 +300,22 @@ impl Resolver<'_> {
             && !legacy_names.is_empty()
         {
             let mut a = self.legacy().cuda_artifact(&r, profile)?;
-            if let Layout::Runfile { members, optional } = &mut a.layout {
-                let (_, _, all_names) = LegacySource::members(&cuda, Profile::Full);
+            let (_, _, all_names) = LegacySource::members(&cuda, Profile::Full);
+            let keep: BTreeSet<String> =
+                legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
+            match &mut a.layout {
                 // 10.x runfiles have one directory for everything: keep it whole.
-                if all_names != ["toolkit"] {
-                    let keep: BTreeSet<String> =
-                        legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
+                Layout::Runfile { members, optional } if all_names != ["toolkit"] => {
                     members.retain(|m| keep.contains(m));
                     optional.retain(|m| keep.contains(m));
                 }
+                Layout::WindowsInstaller { members, optional } => {
+                    let keep: BTreeSet<String> =
+                        keep.iter().map(|m| super::legacy::windows_dir(m)).collect();
+                    members.retain(|m| keep.contains(m));
+                    optional.retain(|m| keep.contains(m));
+                }
+                _ => {}
             }
             artifacts.push(a);
         }
@@ -550,6 +557,46 @@ mod tests {
             allow_unverified: false,
             others: vec![],
         }
+    }
+
+    #[test]
+    fn tensorflow_stack_on_windows_is_the_local_installer_and_the_cudnn_zip() {
+        let cat = Catalog {
+            releases: nvidia::embedded().to_vec(),
+            skipped: vec![],
+        };
+        let mut r = resolver(&cat, SourceChoice::Auto);
+        r.platform = Platform::WindowsX86_64;
+        let without = ["cufft".to_string(), "curand".to_string()];
+        let plan = r
+            .plan_with(&stack("11.2+cudnn8.1"), Profile::Runtime, &[], &without)
+            .unwrap();
+        assert_eq!(plan.name.as_str(), "11.2.2+cudnn8.1.0.77");
+        let files: Vec<&str> = plan
+            .artifacts
+            .iter()
+            .map(|a| a.file_name.as_str())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "cuda_11.2.2_461.33_win10.exe",
+                "cudnn-11.2-windows-x64-v8.1.0.77.zip"
+            ]
+        );
+        let Layout::WindowsInstaller { members, .. } = &plan.artifacts[0].layout else {
+            panic!("{:?}", plan.artifacts[0].layout)
+        };
+        // `--without` takes the component's directory out of the installer's.
+        assert!(members.contains(&"cuda_cudart".to_string()));
+        assert!(members.contains(&"libcublas".to_string()));
+        assert!(!members.contains(&"libcufft".to_string()));
+        assert!(!members.contains(&"libcurand".to_string()));
+        assert!(
+            plan.artifacts
+                .iter()
+                .all(|a| a.source == SourceKind::Legacy)
+        );
     }
 
     #[test]

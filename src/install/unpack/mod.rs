@@ -1,7 +1,8 @@
 //! Unpacking archives as hostile input.
 //!
-//! Every format (wheels and zips here, tarballs and runfile payloads in their
-//! own modules) goes through one [`Extractor`], which owns the rules:
+//! Every format (wheels and zips here, tarballs, runfile payloads and
+//! NVIDIA's 7-Zip Windows installers in their own modules) goes through one
+//! [`Extractor`], which owns the rules:
 //!
 //! - **Names**: member names are relative, UTF-8, without NUL or `\`, without a
 //!   `..` component, and not absolute (a leading `/`, or a `C:`-style prefix).
@@ -29,6 +30,7 @@
 
 pub mod deb;
 pub mod runfile;
+pub mod sevenz;
 pub mod tar;
 pub mod zip;
 
@@ -545,6 +547,21 @@ pub fn map_path(layout: &Layout, clean: &Path) -> Option<PathBuf> {
             &parts[1..]
         }
         Layout::NestedRunfile { .. } => &parts[..],
+        Layout::WindowsInstaller { members, optional } => {
+            // <component>/<package>/<rest…>: the installer's own files at a
+            // package's top (`cudart.nvi`, its manifest) and 32-bit import
+            // libraries (`lib/Win32`) have no place in a 64-bit tree.
+            match parts.as_slice() {
+                [component, _, rest @ ..]
+                    if rest.len() >= 2
+                        && members.iter().chain(optional).any(|m| m == component)
+                        && rest[..2] != ["lib", "Win32"] =>
+                {
+                    rest
+                }
+                _ => return None,
+            }
+        }
         Layout::Debian { triplet } => {
             // Debian installs into the system's paths; only the library,
             // header and program directories have a place in the tree.
@@ -724,6 +741,32 @@ mod tests {
             Some("lib64/libcudart.so.11.0".into())
         );
         assert_eq!(map_path(&rf, Path::new("builds/cuda_nvcc/bin/nvcc")), None);
+        let win = Layout::WindowsInstaller {
+            members: vec!["cuda_cudart".into(), "libcublas".into()],
+            optional: vec!["cuda_cupti".into()],
+        };
+        let w = |s: &str| map_path(&win, Path::new(s));
+        assert_eq!(
+            w("cuda_cudart/cudart/bin/cudart64_110.dll"),
+            Some("bin/cudart64_110.dll".into())
+        );
+        assert_eq!(
+            w("libcublas/cublas_dev/lib/x64/cublas.lib"),
+            Some("lib/x64/cublas.lib".into())
+        );
+        assert_eq!(
+            w("libcublas/cublas_dev/include/cublas_api.h"),
+            Some("include/cublas_api.h".into())
+        );
+        assert_eq!(
+            w("cuda_cupti/cupti/extras/CUPTI/lib64/cupti64_2020.3.0.dll"),
+            Some("extras/CUPTI/lib64/cupti64_2020.3.0.dll".into())
+        );
+        assert_eq!(w("cuda_cudart/cudart/cudart.nvi"), None);
+        assert_eq!(w("cuda_cudart/cudart/lib/Win32/cudart.lib"), None);
+        assert_eq!(w("cuda_nvcc/nvcc/bin/nvcc.exe"), None);
+        assert_eq!(w("setup.exe"), None);
+        assert_eq!(w("Display.Driver/nvlddmkm.sys"), None);
         let deb = Layout::Debian {
             triplet: "x86_64-linux-gnu".into(),
         };

@@ -17,6 +17,7 @@ hint-command-not-found = no installed version provides `{ $command }`; if it is 
 hint-unrepresentable-path = use a directory whose path has no `:` (for CUDAENV_ROOT, or the path given to `link`)
 hint-bad-archive = the archive was rejected as unsafe or corrupt and nothing was installed; if it comes from a mirror, check the mirror
 hint-hash-mismatch = the download does not match the index's sha256 and was discarded; nothing was installed. A mirror or proxy may be serving altered files
+hint-md5-mismatch = the download does not match NVIDIA's published md5 (the only checksum NVIDIA gives for this file) and was discarded; nothing was installed. A mirror or proxy may be serving altered files, or a site pin in $CUDAENV_ROOT/registry/ names the wrong md5
 hint-size-mismatch-manifest = the file is not the one the manifest announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file
 hint-size-mismatch-index = the file is not the one the index announced and was discarded; nothing was installed. A mirror or proxy may be serving a different file
 hint-check-where = { $hint } (check { $place })

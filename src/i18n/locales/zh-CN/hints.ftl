@@ -17,6 +17,7 @@ hint-command-not-found = 没有任何已安装的版本提供 `{ $command }`；�
 hint-unrepresentable-path = 请使用路径里不含 `:` 的目录（用于 CUDAENV_ROOT，或传给 `link` 的路径）
 hint-bad-archive = 这个压缩包被判定为不安全或已损坏，没有安装任何东西；如果它来自镜像站，请检查镜像站
 hint-hash-mismatch = 下载的文件和索引给出的 sha256 不符，已丢弃，没有安装任何东西。可能是镜像站或代理提供了被改动过的文件
+hint-md5-mismatch = 下载的文件和 NVIDIA 公布的 md5（NVIDIA 为这个文件给出的唯一校验值）不符，已丢弃，没有安装任何东西。可能是镜像站或代理提供了被改动过的文件，或者 $CUDAENV_ROOT/registry/ 里的站点固定写错了 md5
 hint-size-mismatch-manifest = 这个文件不是清单（manifest）里声明的那个，已丢弃，没有安装任何东西。可能是镜像站或代理提供了别的文件
 hint-size-mismatch-index = 这个文件不是索引里声明的那个，已丢弃，没有安装任何东西。可能是镜像站或代理提供了别的文件
 hint-check-where = { $hint }（请检查 { $place }）
