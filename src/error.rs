@@ -360,7 +360,9 @@ pub enum Error {
     /// A framework release without GPU builds for native Windows
     /// (TensorFlow ≥ 2.11): where it does have them, and the last release
     /// that has them on Windows.
-    #[error("{framework} {version} has no GPU support on native Windows: its Windows GPU builds end with {last}")]
+    #[error(
+        "{framework} {version} has no GPU support on native Windows: its Windows GPU builds end with {last}"
+    )]
     NoNativeWindowsGpu {
         framework: String,
         version: String,

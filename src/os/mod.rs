@@ -52,8 +52,9 @@ use std::path::Path;
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
-    executable_candidates, exit_signal, ignore_sigpipe, kill_self, os_string_from_bytes,
-    rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
+    executable_candidates, exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs,
+    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
+    system_dll_dir,
 };
 #[cfg(unix)]
 pub use unix::{process_environ_c, process_environ_ptr};

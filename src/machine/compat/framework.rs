@@ -730,9 +730,16 @@ mod tests {
             else {
                 panic!("{v}: {e:?}");
             };
-            assert_eq!((last.as_str(), last_spec.as_str()), ("2.10", "11.2+cudnn8.1"));
+            assert_eq!(
+                (last.as_str(), last_spec.as_str()),
+                ("2.10", "11.2+cudnn8.1")
+            );
             let linux = stack_for(&tf(v), None).unwrap().spec;
-            assert_eq!(linux_spec.as_deref(), Some(linux.to_string().as_str()), "{v}");
+            assert_eq!(
+                linux_spec.as_deref(),
+                Some(linux.to_string().as_str()),
+                "{v}"
+            );
             assert_eq!(e.exit_code(), crate::error::ExitCode::NotAvailable);
             let hint = e.hint().unwrap();
             assert!(hint.starts_with("use WSL2"), "{hint}");

@@ -55,6 +55,58 @@ pub struct Facts {
     /// version that has nvcc).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_compiler: Option<HostCompilerFacts>,
+    /// What only Windows has (gathered there only): the DLL search path,
+    /// NVIDIA's installer's `CUDA_PATH_V*`, Microsoft's runtime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<WindowsFacts>,
+}
+
+/// Windows looks for a DLL in the program's directory, System32, then each
+/// directory on PATH (there is no LD_LIBRARY_PATH and no ldconfig cache),
+/// so these are the facts its findings are about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowsFacts {
+    /// System32, searched before PATH.
+    pub system_dir: Option<String>,
+    /// `System32\nvcuda.dll`, the driver's CUDA DLL, when it is there.
+    #[serde(default)]
+    pub nvcuda: Option<String>,
+    /// PATH, in order.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// The entries of PATH that hold CUDA/cuDNN DLLs (origin `PATH`,
+    /// position in `path`).
+    #[serde(default)]
+    pub dll_dirs: Vec<LibDir>,
+    /// The active version's DLL directories (its `bin`), and their CUDA/cuDNN DLLs.
+    #[serde(default)]
+    pub active_bin_dirs: Vec<String>,
+    #[serde(default)]
+    pub active_dlls: Vec<String>,
+    /// `CUDA_PATH_V<major>_<minor>` variables, as set.
+    #[serde(default)]
+    pub cuda_path_versions: Vec<VersionedCudaPath>,
+    /// The Visual C++ runtime DLLs TensorFlow's import needs, and where each was found.
+    #[serde(default)]
+    pub vc_runtime: Vec<RuntimeDll>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionedCudaPath {
+    /// `CUDA_PATH_V11_8`.
+    pub name: String,
+    pub value: String,
+    /// The value is a directory.
+    pub exists: bool,
+    /// The CUDA release of the tree there (`version.json`, …), if it is one.
+    pub cuda: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeDll {
+    pub name: String,
+    /// The directory it was found in (System32 first, then PATH).
+    pub found: Option<String>,
 }
 
 /// Which host compiler nvcc would use under activation, and which installed
@@ -151,7 +203,7 @@ impl Facts {
     }
 
     pub fn driver_os(&self) -> DriverOs {
-        if self.platform.wsl {
+        if self.platform.wsl || self.platform.os == "windows" || self.windows.is_some() {
             DriverOs::Windows
         } else {
             DriverOs::Linux
@@ -209,6 +261,45 @@ pub fn is_cuda_lib(file: &str) -> bool {
     LIB_PREFIXES.iter().any(|p| file.starts_with(p)) && file.contains(".so")
 }
 
+/// A DLL of CUDA, cuDNN or a library beside them (`cudart64_110.dll`,
+/// `cudnn64_8.dll`, `nccl64_2.dll`), by the names `explain` knows; not the
+/// driver's `nvcuda.dll`, not Microsoft's runtime.
+pub fn is_cuda_dll(file: &str) -> bool {
+    use crate::machine::compat::libraries::{Provider, identify};
+    let lower = file.to_ascii_lowercase();
+    lower.ends_with(".dll")
+        && identify(file).is_some_and(|id| {
+            matches!(
+                id.provider,
+                Provider::Cuda { .. } | Provider::Cudnn { .. } | Provider::Library { .. }
+            )
+        })
+}
+
+/// The CUDA/cuDNN DLLs in `dir`, sorted.
+fn cuda_dlls_in(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| is_cuda_dll(n))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The Visual C++ runtime DLLs TensorFlow's Windows builds need (its
+/// `self_check.py` checks msvcp140.dll and msvcp140_1.dll) and the
+/// vcruntime DLLs they link.
+pub const VC_RUNTIME_DLLS: [&str; 4] = [
+    "msvcp140.dll",
+    "msvcp140_1.dll",
+    "vcruntime140.dll",
+    "vcruntime140_1.dll",
+];
+
 pub(super) fn cuda_libs_in(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -253,6 +344,7 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
         nvidia_smi(ctx, &mut f);
     }
     active(ctx, &mut f);
+    f.windows = windows(ctx);
     f.host_compiler = host_compiler(ctx);
     f.env = EnvFacts {
         ld_library_path: split_path_var(ctx, env_vars::LD_LIBRARY_PATH),
@@ -382,7 +474,11 @@ fn probe_child(ctx: &Context, exe: &Path) -> libcuda::Probe {
 }
 
 fn nvidia_smi(ctx: &Context, f: &mut Facts) {
-    let Some(smi) = command::which(ctx, "nvidia-smi", &["/usr/lib/wsl/lib", "/usr/bin"]) else {
+    let extra = crate::os::nvidia_smi_dirs(
+        ctx.var_os(env_vars::SYSTEM_ROOT),
+        ctx.var_os(env_vars::PROGRAM_FILES),
+    );
+    let Some(smi) = command::which_in(ctx, "nvidia-smi", &extra) else {
         return;
     };
     let mut info = NvidiaSmi {
@@ -557,6 +653,85 @@ fn host_compiler(ctx: &Context) -> Option<HostCompilerFacts> {
         from: from.into(),
         by_setting,
         accepted,
+    })
+}
+
+/// The Windows facts, on Windows only (where the platform layer names a
+/// System32): PATH and the DLLs on it, the active version's DLLs, the
+/// `CUDA_PATH_V*` variables and the trees they name, Microsoft's runtime.
+fn windows(ctx: &Context) -> Option<WindowsFacts> {
+    let system = crate::os::system_dll_dir(ctx.var_os(env_vars::SYSTEM_ROOT))?;
+    let path = split_path_var(ctx, env_vars::PATH);
+    let dll_dirs = path
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| !d.is_empty())
+        .filter_map(|(i, d)| {
+            let libs = cuda_dlls_in(Path::new(d));
+            (!libs.is_empty()).then(|| LibDir {
+                dir: d.clone(),
+                origin: env_vars::PATH.into(),
+                position: Some(i),
+                libs,
+            })
+        })
+        .collect();
+    let active_bin_dirs: Vec<PathBuf> = select::active(ctx)
+        .ok()
+        .and_then(|(_, a)| a.installed().map(|v| v.bin_dirs()))
+        .unwrap_or_default();
+    let mut active_dlls = BTreeSet::new();
+    for d in &active_bin_dirs {
+        active_dlls.extend(cuda_dlls_in(d));
+    }
+    let mut cuda_path_versions: Vec<VersionedCudaPath> = ctx
+        .vars()
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.to_str()?.to_ascii_uppercase();
+            name.strip_prefix("CUDA_PATH_V")?;
+            let value = value.to_string_lossy().into_owned();
+            let exists = Path::new(&value).is_dir();
+            let cuda = exists
+                .then(|| crate::store::toolkit::inspect(Path::new(&value)).ok())
+                .flatten()
+                .and_then(|t| t.cuda)
+                .map(|c| c.version.to_string());
+            Some(VersionedCudaPath {
+                name,
+                value,
+                exists,
+                cuda,
+            })
+        })
+        .collect();
+    cuda_path_versions.sort_by(|a, b| a.name.cmp(&b.name));
+    let search: Vec<PathBuf> = std::iter::once(system.clone())
+        .chain(path.iter().filter(|d| !d.is_empty()).map(PathBuf::from))
+        .collect();
+    let vc_runtime = VC_RUNTIME_DLLS
+        .iter()
+        .map(|name| RuntimeDll {
+            name: name.to_string(),
+            found: search
+                .iter()
+                .find(|d| d.join(name).is_file())
+                .map(|d| d.display().to_string()),
+        })
+        .collect();
+    let nvcuda = system.join("nvcuda.dll");
+    Some(WindowsFacts {
+        nvcuda: nvcuda.is_file().then(|| nvcuda.display().to_string()),
+        system_dir: Some(system.display().to_string()),
+        path,
+        dll_dirs,
+        active_bin_dirs: active_bin_dirs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        active_dlls: active_dlls.into_iter().collect(),
+        cuda_path_versions,
+        vc_runtime,
     })
 }
 
