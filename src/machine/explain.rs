@@ -399,7 +399,7 @@ fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                 windows => note
             );
             let in_range = |c: &Version| cuda.iter().any(|p| c.matches(p) || p.matches(c));
-            let found = input.providers(move |s| s.cuda.as_ref().is_some_and(|c| in_range(c)));
+            let found = input.providers(move |s| s.cuda.as_ref().is_some_and(in_range));
             // The releases that ship it, else its CUDA major: TensorFlow 2.10's
             // 11.2 loads cufft64_10.dll, which the table knows from 11.4 on.
             let tested = windows_tested(|b| in_range(&b.cuda))
@@ -724,7 +724,9 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                 e.fix.push(msg!("explain-doctor-lists-cudnn-copies"));
             }
         }
-        Provider::VisualCppRuntime => return visual_cpp_runtime(&[lib.file.clone()], matched),
+        Provider::VisualCppRuntime => {
+            return visual_cpp_runtime(std::slice::from_ref(&lib.file), matched);
+        }
         Provider::Unknown => {
             e.meaning = msg!("explain-missing-unknown-library", file = lib.file);
             e.fix.push(Msg::verbatim("cudaenv doctor"));

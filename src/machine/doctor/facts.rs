@@ -875,6 +875,83 @@ mod tests {
         );
     }
 
+    /// The Windows facts from a made-up Windows: System32 under `SystemRoot`,
+    /// a toolkit's bin on PATH, a CUDA_PATH_V* to nowhere. Only Windows
+    /// gathers them (under Wine in `scripts/windows-test.sh unit`); elsewhere
+    /// there are none.
+    #[test]
+    fn gathers_the_windows_facts_on_windows_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("Windows");
+        let system = root.join("System32");
+        let toolkit = dir.path().join("v11.8").join("bin");
+        std::fs::create_dir_all(&system).unwrap();
+        std::fs::create_dir_all(&toolkit).unwrap();
+        for f in [
+            "nvcuda.dll",
+            "msvcp140.dll",
+            "vcruntime140.dll",
+            "kernel32.dll",
+        ] {
+            std::fs::write(system.join(f), "").unwrap();
+        }
+        for f in [
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "vcruntime140_1.dll",
+            "nvcc.exe",
+        ] {
+            std::fs::write(toolkit.join(f), "").unwrap();
+        }
+        let path = crate::os::path_list::join([toolkit.as_os_str(), system.as_os_str()]);
+        let ctx = Context::new(
+            [
+                ("HOME".into(), dir.path().as_os_str().to_owned()),
+                (env_vars::PATH.into(), path),
+                (env_vars::SYSTEM_ROOT.into(), root.as_os_str().to_owned()),
+                (
+                    env_vars::CUDAENV_ROOT.into(),
+                    dir.path().join("root").into_os_string(),
+                ),
+                (
+                    "CUDA_PATH_V11_2".into(),
+                    dir.path().join("v11.2").into_os_string(),
+                ),
+            ],
+            dir.path().to_path_buf(),
+        )
+        .unwrap();
+        let Some(w) = windows(&ctx) else {
+            assert!(crate::os::system_dll_dir(Some(root.as_os_str())).is_none());
+            return;
+        };
+        assert_eq!(
+            w.system_dir.as_deref(),
+            Some(system.display().to_string().as_str())
+        );
+        assert!(w.nvcuda.is_some());
+        assert_eq!(w.dll_dirs.len(), 1, "{w:#?}");
+        assert_eq!(w.dll_dirs[0].position, Some(0));
+        assert_eq!(w.dll_dirs[0].libs, ["cublas64_11.dll", "cudart64_110.dll"]);
+        assert_eq!(w.cuda_path_versions.len(), 1);
+        assert_eq!(w.cuda_path_versions[0].name, "CUDA_PATH_V11_2");
+        assert!(!w.cuda_path_versions[0].exists);
+        let found: Vec<(&str, bool)> = w
+            .vc_runtime
+            .iter()
+            .map(|d| (d.name.as_str(), d.found.is_some()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("msvcp140.dll", true),
+                ("msvcp140_1.dll", false),
+                ("vcruntime140.dll", true),
+                ("vcruntime140_1.dll", true),
+            ]
+        );
+    }
+
     #[test]
     fn parses_ldconfig_and_smi() {
         let text = "1234 libs found in cache `/etc/ld.so.cache'\n\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcudart.so.12\n\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9\n\tlibcublas.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcublas.so.12\n\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
