@@ -460,6 +460,11 @@ pub enum Error {
     /// `trace` could not run the command (not a missing command: that is `CommandNotFound`).
     #[error("cannot trace `{command}`: {reason}")]
     TraceFailed { command: String, reason: String },
+    /// `trace` on a platform whose loader has no debug output to read (Windows).
+    #[error(
+        "trace is not available on {platform}: it reads the Linux loader's own log of what it loads (LD_DEBUG), and {platform}'s loader keeps none"
+    )]
+    TraceUnsupported { platform: String },
 
     #[error(
         "GPU {index} ({name}, {sm}) is newer than CUDA {cuda}: the stack has no native code for it, \
@@ -740,7 +745,7 @@ impl Error {
             Error::NotAMirror { .. } => ExitCode::Usage,
             Error::BadMirror { .. } => ExitCode::Integrity,
             Error::InvalidTarget { .. } => ExitCode::Usage,
-            Error::TraceFailed { .. } => ExitCode::TraceFailed,
+            Error::TraceFailed { .. } | Error::TraceUnsupported { .. } => ExitCode::TraceFailed,
             Error::InvalidLock { .. } | Error::LockForeignUrl { .. } => ExitCode::InvalidLock,
             Error::LockMismatch { .. }
             | Error::LockPlatform { .. }
@@ -1038,6 +1043,7 @@ impl Error {
             Error::BadMirror { .. } => msg!("hint-bad-mirror"),
             Error::InvalidTarget { .. } => msg!("hint-invalid-target"),
             Error::TraceFailed { .. } => msg!("hint-trace-failed"),
+            Error::TraceUnsupported { .. } => msg!("hint-trace-unsupported"),
             Error::NetworkStalled { default_secs, .. } => msg!(
                 "hint-network-stalled",
                 variable = crate::context::env_vars::CUDAENV_HTTP_TIMEOUT,
@@ -1151,6 +1157,7 @@ impl Error {
             | Error::BadMirror { .. }
             | Error::InvalidTarget { .. }
             | Error::TraceFailed { .. }
+            | Error::TraceUnsupported { .. }
             | Error::InvalidLock { .. }
             | Error::LockForeignUrl { .. }
             | Error::LockMismatch { .. }

@@ -149,7 +149,7 @@ const CUDNN_VARS: [&str; 1] = [env_vars::CUDNN_PATH];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activation {
     /// `:`-separated variables and the directories that go first, in order.
-    pub lists: [(&'static str, Vec<PathBuf>); 2],
+    pub lists: Vec<(&'static str, Vec<PathBuf>)>,
     /// Single-valued variables, in order: `Some` sets; `None` (the version has
     /// no such directory, or `system`) clears what cudaenv had set.
     pub values: Vec<(&'static str, Option<OsString>)>,
@@ -231,7 +231,11 @@ pub fn activation(active: &Active) -> Result<Activation> {
         version.map(|v| v.name.as_str().into()),
     ));
     Ok(Activation {
-        lists: [(env_vars::PATH, bins), (env_vars::LD_LIBRARY_PATH, libs)],
+        lists: if crate::os::DLLS_ON_PATH {
+            vec![(env_vars::PATH, bins)]
+        } else {
+            vec![(env_vars::PATH, bins), (env_vars::LD_LIBRARY_PATH, libs)]
+        },
         values,
     })
 }

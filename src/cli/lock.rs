@@ -290,14 +290,17 @@ async fn resolve(
 }
 
 fn this_platform() -> Result<Platform> {
-    Platform::current_lockable().ok_or_else(|| Error::NotAvailable {
+    Platform::current().ok_or_else(|| Error::NotAvailable {
         what: format!(
             "a lock for {}-{}",
             std::env::consts::OS,
             std::env::consts::ARCH
         ),
         source_name: None,
-        hint: Some("pass `--platform linux-x86_64` or `--platform linux-aarch64`".into()),
+        hint: Some(
+            "pass `--platform linux-x86_64`, `--platform linux-aarch64` or `--platform windows-x86_64`"
+                .into(),
+        ),
     })
 }
 
@@ -406,7 +409,7 @@ pub(super) fn for_install(
         }
         (path, lock, follow)
     };
-    let platform = Platform::current_lockable().ok_or_else(|| Error::LockPlatform {
+    let platform = Platform::current().ok_or_else(|| Error::LockPlatform {
         path: path.clone(),
         platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         locked: lock

@@ -193,6 +193,10 @@ pub const LANG: &str = "LANG";
 /// unset) and the system's (`/etc/xdg` when unset), read for pip.conf.
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 pub const XDG_CONFIG_DIRS: &str = "XDG_CONFIG_DIRS";
+/// Windows: the user's roaming application data (`%APPDATA%\pip\pip.ini`).
+pub const APPDATA: &str = "APPDATA";
+/// Windows: data for all users (`%ProgramData%\pip\pip.ini`, pip's global file).
+pub const PROGRAMDATA: &str = "ProgramData";
 
 /// Seconds a server may go without answering, or below the minimum rate,
 /// before a request counts as stalled (default 30; see `fetch::timeouts`).

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::context::Context;
 use crate::context::env_vars;
+use crate::os::platform::Platform;
 
 /// PyPI's own index, when nothing else is configured.
 pub const DEFAULT_PYPI_INDEX: &str = "https://pypi.org/simple";
@@ -31,12 +32,16 @@ fn read_small(path: &Path, max: u64) -> Option<String> {
 /// pip's own setting as pip itself would read it (`PIP_INDEX_URL`, then its
 /// configuration files), else PyPI.
 pub fn index_url(ctx: &Context) -> (String, String) {
+    index_url_for(ctx, Platform::current().unwrap_or(Platform::LinuxX86_64))
+}
+
+fn index_url_for(ctx: &Context, platform: Platform) -> (String, String) {
     for var in [env_vars::CUDAENV_PYPI_INDEX, env_vars::PIP_INDEX_URL] {
         if let Some(v) = ctx.var(var).filter(|v| !v.trim().is_empty()) {
             return (v.trim().to_string(), var.into());
         }
     }
-    match pip_config_index(ctx) {
+    match pip_config_index(ctx, platform) {
         Some((url, file)) => (url, file.display().to_string()),
         None => (DEFAULT_PYPI_INDEX.into(), "the default".into()),
     }
@@ -50,13 +55,29 @@ pub fn index_url(ctx: &Context) -> (String, String) {
 /// active environment's `pip.conf`), then `PIP_CONFIG_FILE`. A later file's
 /// value wins. As in pip, an existing `PIP_CONFIG_FILE` replaces the user's
 /// files, and `PIP_CONFIG_FILE=/dev/null` turns every file off.
+///
+/// On Windows the files are `pip.ini`: `%ProgramData%\pip\pip.ini` (global),
+/// `~\pip\pip.ini` then `%APPDATA%\pip\pip.ini` (the user's), the
+/// environment's `pip.ini`, then `PIP_CONFIG_FILE` (`nul` turns them off).
 pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
+    pip_config_files_for(ctx, Platform::current().unwrap_or(Platform::LinuxX86_64))
+}
+
+fn pip_config_files_for(ctx: &Context, platform: Platform) -> Vec<PathBuf> {
+    let windows = platform == Platform::WindowsX86_64;
     let env_file = ctx
         .var(env_vars::PIP_CONFIG_FILE)
         .filter(|f| !f.is_empty())
         .map(PathBuf::from);
-    if env_file.as_deref() == Some(std::path::Path::new("/dev/null")) {
+    let devnull = if windows { "nul" } else { "/dev/null" };
+    if env_file
+        .as_deref()
+        .is_some_and(|f| f.as_os_str().eq_ignore_ascii_case(devnull))
+    {
         return Vec::new();
+    }
+    if windows {
+        return pip_ini_files(ctx, env_file);
     }
     let mut files: Vec<PathBuf> = Vec::new();
     match ctx.var(env_vars::XDG_CONFIG_DIRS).filter(|d| !d.is_empty()) {
@@ -92,6 +113,30 @@ pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
     files
 }
 
+/// pip's files on Windows (see `pip_config_files`).
+fn pip_ini_files(ctx: &Context, env_file: Option<PathBuf>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(d) = ctx.var(env_vars::PROGRAMDATA).filter(|d| !d.is_empty()) {
+        files.push(PathBuf::from(d).join("pip").join("pip.ini"));
+    }
+    if !env_file.as_ref().is_some_and(|f| f.is_file()) {
+        if let Some(h) = ctx.home() {
+            files.push(h.join("pip").join("pip.ini"));
+        }
+        if let Some(d) = ctx.var(env_vars::APPDATA).filter(|d| !d.is_empty()) {
+            files.push(PathBuf::from(d).join("pip").join("pip.ini"));
+        }
+    }
+    if let Some(prefix) = [env_vars::VIRTUAL_ENV, env_vars::CONDA_PREFIX]
+        .into_iter()
+        .find_map(|v| ctx.var(v).filter(|p| !p.is_empty()))
+    {
+        files.push(PathBuf::from(prefix).join("pip.ini"));
+    }
+    files.extend(env_file);
+    files
+}
+
 /// The largest pip configuration file read: a few lines in practice.
 const MAX_PIP_CONF: u64 = 1 << 20;
 
@@ -99,10 +144,10 @@ const MAX_PIP_CONF: u64 = 1 << 20;
 /// comes from: `[install]` wins over `[global]` whichever file each is in,
 /// and within a section the last file read wins. A file that cannot be read
 /// (absent, not a regular file, too large) is skipped, as pip skips it.
-fn pip_config_index(ctx: &Context) -> Option<(String, PathBuf)> {
+fn pip_config_index(ctx: &Context, platform: Platform) -> Option<(String, PathBuf)> {
     let mut global = None;
     let mut install = None;
-    for file in pip_config_files(ctx) {
+    for file in pip_config_files_for(ctx, platform) {
         let Some(text) = read_small(&file, MAX_PIP_CONF) else {
             continue;
         };
@@ -388,6 +433,8 @@ mod tests {
                 .unwrap()
                 .with_etc(t.join("etc"))
         };
+        let linux = Platform::LinuxX86_64;
+        let index_url = |ctx: &Context| index_url_for(ctx, linux);
         let url = |vars: &[(&str, &str)]| index_url(&ctx(vars)).0;
         assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
         write("etc/xdg/pip/pip.conf", "global", "http://xdg/simple");
@@ -437,6 +484,56 @@ mod tests {
         assert_eq!(
             url(&[("XDG_CONFIG_HOME", xh.to_str().unwrap())]),
             "http://xdg-home/simple"
+        );
+    }
+
+    /// On Windows pip reads pip.ini: %ProgramData%, then ~\pip, then
+    /// %APPDATA%, then the environment's, then PIP_CONFIG_FILE (`nul`: none).
+    #[test]
+    fn pip_ini_files_in_pips_order_on_windows() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        let write = |rel: &str, url: &str| {
+            let p = t.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("[global]\nindex-url = {url}\n")).unwrap();
+        };
+        let ctx = |vars: &[(&str, &std::path::Path)]| {
+            let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = vec![
+                ("HOME".into(), t.join("home").into()),
+                ("ProgramData".into(), t.join("programdata").into()),
+                ("APPDATA".into(), t.join("appdata").into()),
+            ];
+            env.extend(
+                vars.iter()
+                    .map(|(k, v)| ((*k).into(), v.as_os_str().into())),
+            );
+            Context::new(env, t.to_path_buf()).unwrap()
+        };
+        let url = |vars: &[(&str, &std::path::Path)]| {
+            index_url_for(&ctx(vars), Platform::WindowsX86_64).0
+        };
+        assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
+        // A pip.conf means nothing to pip on Windows.
+        write("appdata/pip/pip.conf", "http://conf/simple");
+        assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
+        write("programdata/pip/pip.ini", "http://global/simple");
+        assert_eq!(url(&[]), "http://global/simple");
+        write("home/pip/pip.ini", "http://legacy/simple");
+        assert_eq!(url(&[]), "http://legacy/simple");
+        write(
+            "appdata/pip/pip.ini",
+            "https://pypi.tuna.tsinghua.edu.cn/simple",
+        );
+        assert_eq!(url(&[]), "https://pypi.tuna.tsinghua.edu.cn/simple");
+        write("venv/pip.ini", "http://site/simple");
+        assert_eq!(
+            url(&[("VIRTUAL_ENV", &t.join("venv"))]),
+            "http://site/simple"
+        );
+        assert_eq!(
+            url(&[("PIP_CONFIG_FILE", std::path::Path::new("NUL"))]),
+            DEFAULT_PYPI_INDEX
         );
     }
 

@@ -534,7 +534,9 @@ fn metadata(plan: &Plan, tree: &Path) -> Metadata {
     if tree.join("bin").is_dir() {
         m.bin_dirs.push("bin".into());
     }
-    m.lib_dirs.push("lib64".into());
+    if !crate::os::DLLS_ON_PATH {
+        m.lib_dirs.push("lib64".into());
+    }
     m.home = Some(".".into());
     if plan.cudnn.is_some() {
         m.cudnn_home = Some(".".into());

@@ -441,14 +441,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(system_root(&ctx).unwrap(), None);
+        // Absolute on this platform (`C:\…` on Windows), as a TOML literal string.
+        let opt = tmp.path().join("opt-cudaenv");
         std::fs::write(
             tmp.path().join(FILE_NAME),
-            "system-root = \"/opt/cudaenv\"\n",
+            format!("system-root = '{}'\n", opt.display()),
         )
         .unwrap();
-        assert_eq!(system_root(&ctx).unwrap(), Some("/opt/cudaenv".into()));
-        let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "/srv/cuda")]);
-        assert_eq!(system_root(&ctx).unwrap(), Some("/srv/cuda".into()));
+        assert_eq!(system_root(&ctx).unwrap(), Some(opt));
+        let srv = tmp.path().join("srv-cuda");
+        let ctx = ctx_with(
+            tmp.path(),
+            &[("CUDAENV_SYSTEM_ROOT", srv.to_str().unwrap())],
+        );
+        assert_eq!(system_root(&ctx).unwrap(), Some(srv));
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_SYSTEM_ROOT", "")]);
         assert_eq!(system_root(&ctx).unwrap(), None);
         // A broken file is an error even on the shim's path, never ignored.

@@ -7,8 +7,12 @@ use std::ffi::{c_char, c_int, c_uint};
 
 use crate::os::dylib::{Loaded, api, open_first};
 
-/// The driver's soname.
-pub const SONAME: &str = "libcuda.so.1";
+/// The driver's library on this platform (`libcuda.so.1`, `nvcuda.dll`).
+pub fn file_name() -> String {
+    let platform = crate::os::platform::Platform::current()
+        .unwrap_or(crate::os::platform::Platform::LinuxX86_64);
+    crate::machine::compat::libraries::file_names("cuda", &[], platform).remove(0)
+}
 
 pub type CuDevice = c_int;
 
@@ -32,7 +36,7 @@ pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
 
 /// Opens the driver library the loader finds.
 pub fn open() -> Result<Loaded, String> {
-    open_first(&[SONAME.into()], "cuInit").map_err(|e| e.join("; "))
+    open_first(&[file_name()], "cuInit").map_err(|e| e.join("; "))
 }
 
 #[cfg(test)]
@@ -47,7 +51,7 @@ mod tests {
             Ok(l) => {
                 Driver::bind(l).unwrap();
             }
-            Err(e) => assert!(e.contains(SONAME), "{e}"),
+            Err(e) => assert!(e.contains(&file_name()), "{e}"),
         }
     }
 }

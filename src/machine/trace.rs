@@ -891,6 +891,13 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
 /// (`os::process::run_foreground`): Ctrl-C stops the command, not trace,
 /// so the report is still written; a SIGTERM to trace is passed on.
 pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Report> {
+    if !crate::os::LOADER_LOGS {
+        return Err(Error::TraceUnsupported {
+            platform: crate::os::platform::Platform::current()
+                .map_or(std::env::consts::OS, |p| p.name())
+                .into(),
+        });
+    }
     let store = crate::store::Store::new(ctx.root());
     let delta = crate::activation::plan(ctx, &store, active)?;
     let mut vars = ctx.vars_map();

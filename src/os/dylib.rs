@@ -35,10 +35,28 @@ pub fn open_first(sonames: &[String], probe_symbol: &str) -> Result<Loaded, Vec<
                     path,
                 });
             }
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(describe(soname, &e)),
         }
     }
     Err(errors)
+}
+
+/// One failed load, naming the file: the Linux loader's message does
+/// (`libx.so.1: cannot open shared object file: …`); Windows' is only
+/// `LoadLibraryExW failed`, with the reason as its source.
+fn describe(name: &str, e: &libloading::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(source) = std::error::Error::source(e) {
+        let source = source.to_string();
+        if !text.contains(&source) {
+            text = format!("{text}: {source}");
+        }
+    }
+    if text.contains(name) {
+        text
+    } else {
+        format!("{name}: {text}")
+    }
 }
 
 /// The file a library was loaded from: `dladdr` on one of its symbols

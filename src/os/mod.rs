@@ -48,13 +48,18 @@ use std::fs::{File, Metadata};
 use std::io::Write;
 use std::path::Path;
 
+/// Whether the loader finds shared libraries on PATH (Windows) rather than
+/// on a search path of its own.
+pub use imp::DLLS_ON_PATH;
+/// Whether the dynamic loader can log what it loads (`trace`).
+pub use imp::LOADER_LOGS;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
     executable_candidates, exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs,
-    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, signal_name,
-    system_dll_dir,
+    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name,
+    signal_name, system_dll_dir,
 };
 #[cfg(unix)]
 pub use unix::{process_environ_c, process_environ_ptr};

@@ -8,9 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// A platform, named as NVIDIA's manifests name it.
 ///
-/// Ordered as locks list their artifacts. Windows can be a source's
-/// target, but a lock cannot hold it (cudaenv does not run there yet):
-/// it is neither a value of `--platform` nor a name in `cuda.lock`.
+/// Ordered as locks list their artifacts.
 #[derive(
     Debug,
     Clone,
@@ -33,8 +31,8 @@ pub enum Platform {
     #[value(name = "linux-aarch64", alias = "linux-sbsa")]
     #[serde(rename = "linux-aarch64")]
     LinuxSbsa,
-    #[value(skip)]
-    #[serde(skip)]
+    #[value(name = "windows-x86_64")]
+    #[serde(rename = "windows-x86_64")]
     WindowsX86_64,
 }
 
@@ -53,16 +51,6 @@ impl Platform {
             ("windows", "x86_64") => Some(Platform::WindowsX86_64),
             _ => None,
         }
-    }
-
-    /// The machine cudaenv runs on, if a lock can name it.
-    pub fn current_lockable() -> Option<Platform> {
-        Platform::current().filter(|p| p.lockable())
-    }
-
-    /// Whether `cuda.lock` can pin files for it.
-    pub fn lockable(self) -> bool {
-        self != Platform::WindowsX86_64
     }
 
     /// The key in NVIDIA's manifests (`linux-x86_64`, `linux-sbsa`).
@@ -120,23 +108,17 @@ mod tests {
 
     /// The names in `cuda.lock` are a file format: they must not change.
     #[test]
-    fn lock_names_are_stable_and_windows_is_not_one() {
+    fn lock_names_are_stable() {
         for (p, name) in [
             (Platform::LinuxX86_64, "linux-x86_64"),
             (Platform::LinuxSbsa, "linux-aarch64"),
+            (Platform::WindowsX86_64, "windows-x86_64"),
         ] {
             let text = toml::to_string(&Row { platform: p }).unwrap();
             assert_eq!(text.trim(), format!("platform = \"{name}\""));
             assert_eq!(toml::from_str::<Row>(&text).unwrap().platform, p);
             assert_eq!(p.name(), name);
         }
-        assert!(
-            toml::to_string(&Row {
-                platform: Platform::WindowsX86_64
-            })
-            .is_err()
-        );
-        assert!(toml::from_str::<Row>("platform = \"windows-x86_64\"").is_err());
         assert!(toml::from_str::<Row>("platform = \"linux-sbsa\"").is_err());
     }
 
@@ -151,13 +133,16 @@ mod tests {
             Platform::from_str("linux-aarch64", false),
             Ok(Platform::LinuxSbsa)
         );
-        assert!(Platform::from_str("windows-x86_64", false).is_err());
+        assert_eq!(
+            Platform::from_str("windows-x86_64", false),
+            Ok(Platform::WindowsX86_64)
+        );
         let shown: Vec<String> = Platform::value_variants()
             .iter()
             .filter_map(|p| p.to_possible_value())
             .map(|v| v.get_name().to_string())
             .collect();
-        assert_eq!(shown, ["linux-x86_64", "linux-aarch64"]);
+        assert_eq!(shown, ["linux-x86_64", "linux-aarch64", "windows-x86_64"]);
     }
 
     #[test]

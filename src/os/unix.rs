@@ -20,6 +20,12 @@ pub const PATH_SEPARATOR: u8 = b':';
 /// Unix builds read CUDA_HOME / CUDA_PATH only.
 pub const VERSIONED_CUDA_PATH: bool = false;
 
+/// The dynamic loader has a search path of its own (LD_LIBRARY_PATH).
+pub const DLLS_ON_PATH: bool = false;
+
+/// glibc's loader writes what it loads where LD_DEBUG asks (`trace` reads it).
+pub const LOADER_LOGS: bool = true;
+
 /// Any bytes are a Unix file name or variable.
 /// Windows' System32; Unix has none (its loader searches
 /// `LD_LIBRARY_PATH` and the ldconfig cache instead).
@@ -54,6 +60,11 @@ pub fn command_name(argv0: &Path) -> Option<&OsStr> {
 }
 
 /// `name` as it is found in a `bin` directory.
+/// A shim is named as the tool.
+pub fn shim_file_name(tool: &OsStr) -> OsString {
+    tool.to_owned()
+}
+
 pub fn executable_candidates(name: &OsStr) -> Vec<OsString> {
     vec![name.to_owned()]
 }

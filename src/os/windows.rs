@@ -70,6 +70,14 @@ pub fn nvidia_smi_dirs(system_root: Option<&OsStr>, program_files: Option<&OsStr
         .collect()
 }
 
+/// Windows finds DLLs on PATH: a stack's `bin` is all it needs, and no
+/// loader variable (LD_LIBRARY_PATH) is set.
+pub const DLLS_ON_PATH: bool = true;
+
+/// Windows' loader keeps no log a program can ask for (only a debugger's
+/// "loader snaps"), so `trace` has nothing to read.
+pub const LOADER_LOGS: bool = false;
+
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     match String::from_utf8(bytes) {
         Ok(s) => s.into(),
@@ -104,6 +112,20 @@ pub fn command_name(argv0: &Path) -> Option<&OsStr> {
     } else {
         argv0.file_name()
     }
+}
+
+/// A shim is a copy of cudaenv.exe, so it must be an `.exe` whatever the
+/// tool is: `nvcc.exe` for `nvcc.exe`, `setup.exe` for `setup.bat` (the
+/// shim runs the `.bat` by its command name, `setup`).
+pub fn shim_file_name(tool: &OsStr) -> OsString {
+    let stem = if has_executable_extension(Path::new(tool)) {
+        Path::new(tool).file_stem().unwrap_or(tool)
+    } else {
+        tool
+    };
+    let mut name = stem.to_owned();
+    name.push(".exe");
+    name
 }
 
 /// `nvcc` is found as `nvcc.exe` (then `.com`, `.bat`, `.cmd`); a name with

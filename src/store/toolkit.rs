@@ -741,16 +741,18 @@ mod tests {
         assert_eq!(t.layout, Layout::Wheels);
         assert_eq!(t.cuda.unwrap().version, v("12.4"));
         assert_eq!(t.cudnn.unwrap().version, v("9.1.0.70"));
+        // Compared as paths, so `cublas\\lib` on Windows is `cublas/lib`.
         let rel = |v: &[PathBuf]| {
             v.iter()
-                .map(|p| p.display().to_string())
+                .map(|p| p.components().collect::<PathBuf>())
                 .collect::<Vec<_>>()
         };
+        let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
         assert_eq!(
             rel(&t.lib_dirs),
-            ["cublas/lib", "cuda_runtime/lib", "cudnn/lib"]
+            paths(&["cublas/lib", "cuda_runtime/lib", "cudnn/lib"])
         );
-        assert_eq!(rel(&t.bin_dirs), ["cuda_nvcc/bin"]);
+        assert_eq!(rel(&t.bin_dirs), paths(&["cuda_nvcc/bin"]));
         assert_eq!(t.home, None);
         assert_eq!(t.cudnn_home, Some(PathBuf::from("cudnn")));
         assert_eq!(t.runtime, Path::new("cuda_runtime/lib/libcudart.so.12"));
@@ -769,13 +771,18 @@ mod tests {
         let t = inspect(sp.path()).unwrap();
         assert_eq!(t.cuda.unwrap().version, v("13.0"));
         assert_eq!(t.cudnn.unwrap().version, v("9.12.0.46"));
+        // Compared as paths, so `cublas\\lib` on Windows is `cublas/lib`.
         let rel = |v: &[PathBuf]| {
             v.iter()
-                .map(|p| p.display().to_string())
+                .map(|p| p.components().collect::<PathBuf>())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(rel(&t.lib_dirs), ["nvidia/cu13/lib", "nvidia/cudnn/lib"]);
-        assert_eq!(rel(&t.bin_dirs), ["nvidia/cu13/bin"]);
+        let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(
+            rel(&t.lib_dirs),
+            paths(&["nvidia/cu13/lib", "nvidia/cudnn/lib"])
+        );
+        assert_eq!(rel(&t.bin_dirs), paths(&["nvidia/cu13/bin"]));
         assert_eq!(t.home, Some(PathBuf::from("nvidia/cu13")));
         assert!(t.warnings.is_empty(), "{:?}", t.warnings);
     }

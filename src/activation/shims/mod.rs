@@ -133,7 +133,7 @@ fn executable_names(versions: &[Installed]) -> BTreeSet<OsString> {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 if shimmable(&name) && crate::os::is_executable_file(&entry.path()) {
-                    names.insert(name);
+                    names.insert(crate::os::shim_file_name(&name));
                 }
             }
         }
@@ -303,7 +303,8 @@ mod tests {
         let bin = st.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         for t in tools {
-            let p = bin.join(t);
+            // An executable by this platform's rule (`nvcc.exe` on Windows).
+            let p = bin.join(crate::os::shim_file_name(OsStr::new(t)));
             std::fs::write(&p, "#!/bin/sh\n").unwrap();
             crate::os::set_mode(&p, 0o755).unwrap();
         }
@@ -313,8 +314,22 @@ mod tests {
         st.commit(&meta).unwrap();
     }
 
+    /// Shims by their command names (`nvcc` for `nvcc.exe` on Windows).
     fn names(v: &[OsString]) -> Vec<&str> {
-        v.iter().map(|s| s.to_str().unwrap()).collect()
+        v.iter().map(|s| command(s.to_str().unwrap())).collect()
+    }
+
+    fn command(file: &str) -> &str {
+        crate::os::command_name(Path::new(file))
+            .and_then(OsStr::to_str)
+            .unwrap()
+    }
+
+    /// The shim file of a command.
+    fn shim(store: &Store, name: &str) -> PathBuf {
+        store
+            .shims_dir()
+            .join(crate::os::shim_file_name(OsStr::new(name)))
     }
 
     #[test]
@@ -340,7 +355,7 @@ mod tests {
         );
 
         store.remove(&VersionName::parse("b").unwrap()).unwrap();
-        std::fs::write(store.shims_dir().join("leftover"), "x").unwrap();
+        std::fs::write(shim(&store, "leftover"), "x").unwrap();
         let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.removed).len(), 2);
         assert!(names(&r.removed).contains(&"ncu") && names(&r.removed).contains(&"leftover"));
@@ -348,11 +363,12 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .filter(|n| !n.starts_with('.'))
+            .map(|n| command(&n).to_string())
             .collect();
         left.sort();
         assert_eq!(left, ["nvcc", "ptxas"]);
         let id = |p: &Path| crate::os::file_id(p, &std::fs::metadata(p).unwrap());
-        assert_eq!(id(&store.shims_dir().join("nvcc")), id(&exe));
+        assert_eq!(id(&shim(&store, "nvcc")), id(&exe));
     }
 
     #[test]
@@ -368,10 +384,7 @@ mod tests {
         std::fs::write(&exe, "new").unwrap();
         let r = rehash_with(&store, &exe, &Silently).unwrap();
         assert_eq!(names(&r.added), ["nvcc"]);
-        assert_eq!(
-            std::fs::read(store.shims_dir().join("nvcc")).unwrap(),
-            b"new"
-        );
+        assert_eq!(std::fs::read(shim(&store, "nvcc")).unwrap(), b"new");
     }
 
     /// The linker script that keeps the shim's code together must fail the

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use crate::os::platform::Platform;
 use crate::spec::{Library, Version};
 
 use super::data;
@@ -246,6 +247,41 @@ fn cuda_provider(component: &str, soversion: &str, windows: bool) -> Provider {
     Provider::Unknown
 }
 
+/// The files the loader is asked for, on `platform`, for a component of
+/// these majors (the first major first): the reverse of [`identify`].
+///
+/// `component` is `cuda` (the driver), `nvidia-ml` (NVML), a toolkit
+/// library (`cudart`, `cublasLt`, `cublas`), `cudnn`, or a library beside the
+/// toolkit (`nccl`, `nvinfer`). On Linux that is the soname
+/// (`libcudart.so.12`; CUDA 11's runtime kept `libcudart.so.11.0`); on
+/// Windows the versioned DLL (`cudart64_12.dll`, `cudart64_110.dll`,
+/// `cudnn64_9.dll`, `nvinfer_10.dll`; the driver is `nvcuda.dll`, NVML
+/// `nvml.dll`). A library with no build for the platform (NCCL on Windows)
+/// has no names.
+pub fn file_names(component: &str, majors: &[u32], platform: Platform) -> Vec<String> {
+    let windows = platform == Platform::WindowsX86_64;
+    match (component, windows) {
+        ("cuda", false) => vec!["libcuda.so.1".into()],
+        ("cuda", true) => vec!["nvcuda.dll".into()],
+        ("nvidia-ml", false) => vec!["libnvidia-ml.so.1".into()],
+        ("nvidia-ml", true) => vec!["nvml.dll".into()],
+        ("nccl", false) => vec!["libnccl.so.2".into()],
+        ("nccl", true) => Vec::new(),
+        _ => majors
+            .iter()
+            .map(|&m| match (component, windows) {
+                ("cudart", false) if m == 11 => "libcudart.so.11.0".into(),
+                (c, false) => format!("lib{c}.so.{m}"),
+                // TensorRT 8 named its DLL without a version.
+                ("nvinfer", true) if m < 10 => "nvinfer.dll".into(),
+                ("nvinfer", true) => format!("nvinfer_{m}.dll"),
+                ("cudart", true) if m == 11 => "cudart64_110.dll".into(),
+                (c, true) => format!("{c}64_{m}.dll"),
+            })
+            .collect(),
+    }
+}
+
 impl LibraryId {
     /// A stack spec that provides this library: the newest CUDA release that
     /// ships it (`11.8` for `libcudart.so.11.0`), or a cuDNN major.
@@ -373,5 +409,45 @@ mod tests {
             assert_eq!(id.describe_provider(), "the Microsoft Visual C++ runtime");
         }
         assert!(identify("msvcp.dll").is_none());
+    }
+
+    /// Every name `file_names` gives is one `identify` reads back as the
+    /// same component and major, on both platforms.
+    #[test]
+    fn file_names_are_what_identify_reads() {
+        let linux = Platform::LinuxX86_64;
+        let win = Platform::WindowsX86_64;
+        assert_eq!(
+            file_names("cudart", &[13, 12, 11], linux),
+            ["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]
+        );
+        assert_eq!(
+            file_names("cudart", &[13, 12, 11], win),
+            ["cudart64_13.dll", "cudart64_12.dll", "cudart64_110.dll"]
+        );
+        assert_eq!(file_names("cublasLt", &[11], win), ["cublasLt64_11.dll"]);
+        assert_eq!(
+            file_names("cudnn", &[9, 8], win),
+            ["cudnn64_9.dll", "cudnn64_8.dll"]
+        );
+        assert_eq!(file_names("cuda", &[], win), ["nvcuda.dll"]);
+        assert_eq!(file_names("nvidia-ml", &[], linux), ["libnvidia-ml.so.1"]);
+        assert_eq!(file_names("nvinfer", &[10], win), ["nvinfer_10.dll"]);
+        assert_eq!(file_names("nvinfer", &[8], win), ["nvinfer.dll"]);
+        assert_eq!(file_names("nvinfer", &[10], linux), ["libnvinfer.so.10"]);
+        assert!(file_names("nccl", &[2], win).is_empty());
+        for platform in [linux, win] {
+            for (c, m) in [("cudart", 12), ("cudart", 11), ("cublas", 12), ("cudnn", 8)] {
+                for f in file_names(c, &[m], platform) {
+                    let id = identify(&f).unwrap();
+                    assert_eq!(id.component, c, "{f}");
+                    let major: u32 = match id.soversion.as_str() {
+                        "110" => 11,
+                        v => v.split('.').next().unwrap().parse().unwrap(),
+                    };
+                    assert_eq!(major, m, "{f}");
+                }
+            }
+        }
     }
 }

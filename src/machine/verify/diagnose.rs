@@ -50,7 +50,10 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
     // --- the driver ------------------------------------------------------------
     if let Some(err) = &driver.load_error {
         d.problems.push(Error::NoDriver {
-            detail: format!("libcuda.so.1 could not be loaded ({err})"),
+            detail: format!(
+                "{} could not be loaded ({err})",
+                crate::machine::libcuda::file_name()
+            ),
         });
     } else if let Some(e) = &driver.init_error {
         if e.code == ffi::CUDA_ERROR_NO_DEVICE {

@@ -129,12 +129,12 @@ impl HostMatrix {
 /// ```compile_fail,E0277
 /// #[derive(Clone, Copy)]
 /// struct Flag(bool);
-/// impl cudaenv::verify::gemm::Element for Flag {}
+/// impl cudaenv::machine::verify::gemm::Element for Flag {}
 /// ```
 ///
 /// ```
 /// let mut v = [1.0f32];
-/// cudaenv::verify::gemm::bytes_mut(&mut v).copy_from_slice(&2.0f32.to_ne_bytes());
+/// cudaenv::machine::verify::gemm::bytes_mut(&mut v).copy_from_slice(&2.0f32.to_ne_bytes());
 /// assert_eq!(v, [2.0]);
 /// ```
 pub trait Element: Copy + sealed::Sealed {}

@@ -125,19 +125,14 @@ fn cublaslt_version(v: usize) -> String {
     }
 }
 
-/// Sonames for a library family, the expected major first.
-pub fn sonames(base: &str, majors: &[u32]) -> Vec<String> {
-    majors
-        .iter()
-        .map(|&m| {
-            // CUDA 11's runtime kept the `.11.0` soname; its other libraries use `.11`.
-            if base == "libcudart" && m == 11 {
-                "libcudart.so.11.0".to_string()
-            } else {
-                format!("{base}.so.{m}")
-            }
-        })
-        .collect()
+/// The files the loader is asked for, for a library family on this
+/// platform, the expected major first (`compat::libraries::file_names`).
+pub fn sonames(component: &str, majors: &[u32]) -> Vec<String> {
+    crate::machine::compat::libraries::file_names(component, majors, this_platform())
+}
+
+fn this_platform() -> crate::os::platform::Platform {
+    crate::os::platform::Platform::current().unwrap_or(crate::os::platform::Platform::LinuxX86_64)
 }
 
 /// Is `path` in one of `dirs`? Both sides are compared with symlinks resolved,
@@ -293,7 +288,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     let expected = &req.expected;
 
     // --- driver ---------------------------------------------------------------
-    stage("loading libcuda.so.1");
+    stage("loading the driver library");
     let driver = match crate::machine::libcuda::open() {
         Ok(l) => {
             probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
@@ -311,9 +306,9 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         }
     };
     let nvml = driver.as_ref().and_then(|_| {
-        stage("loading libnvidia-ml.so.1");
+        stage("loading NVML");
         let n =
-            Nvml::bind(ffi::open_first(&["libnvidia-ml.so.1".into()], "nvmlInit_v2").ok()?).ok()?;
+            Nvml::bind(ffi::open_first(&sonames("nvidia-ml", &[]), "nvmlInit_v2").ok()?).ok()?;
         // SAFETY: plain initialisation call.
         (unsafe { (n.nvmlInit_v2)() } == 0).then_some(n)
     });
@@ -337,7 +332,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         None => vec![13, 12, 11],
     };
     stage("loading libcudart");
-    let tried = sonames("libcudart", &cuda_majors);
+    let tried = sonames("cudart", &cuda_majors);
     let cudart = ffi::open_first(&tried, "cudaRuntimeGetVersion");
     let mut facts = library_facts("cudart", tried, &cudart, expected);
     let runtime = cudart.ok().and_then(|l| match Runtime::bind(l) {
@@ -374,7 +369,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         None => cuda_majors.clone(),
     };
     stage("loading libcublasLt");
-    let tried = sonames("libcublasLt", &blas_majors);
+    let tried = sonames("cublasLt", &blas_majors);
     let lt = ffi::open_first(&tried, "cublasLtGetVersion");
     let mut facts = library_facts("cublasLt", tried, &lt, expected);
     let lt = lt.ok().and_then(|l| CublasLt::bind(l).ok());
@@ -385,7 +380,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     probe.libraries.push(facts);
 
     stage("loading libcublas");
-    let tried = sonames("libcublas", &blas_majors);
+    let tried = sonames("cublas", &blas_majors);
     let blas = ffi::open_first(&tried, "cublasCreate_v2");
     let mut facts = library_facts("cublas", tried, &blas, expected);
     let blas = blas.ok().and_then(|l| match Cublas::bind(l) {
@@ -410,7 +405,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
         None => vec![9, 8],
     };
     stage("loading libcudnn");
-    let tried = sonames("libcudnn", &dnn_majors);
+    let tried = sonames("cudnn", &dnn_majors);
     let dnn = ffi::open_first(&tried, "cudnnGetVersion");
     let mut facts = library_facts("cudnn", tried, &dnn, expected);
     let dnn = dnn.ok().and_then(|l| match Cudnn::bind(l) {
@@ -428,8 +423,8 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
 
     // The libraries beside the toolkit the version carries.
     let nccl = expected.libs.get(Library::Nccl).map(|_| {
-        stage("loading libnccl.so.2");
-        let tried = vec!["libnccl.so.2".to_string()];
+        stage("loading NCCL");
+        let tried = sonames("nccl", &[2]);
         let l = ffi::open_first(&tried, "ncclGetVersion");
         let mut facts = library_facts("nccl", tried, &l, expected);
         let n = l.ok().and_then(|l| match Nccl::bind(l) {
@@ -444,7 +439,7 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     });
     let tensorrt = expected.libs.get(Library::Tensorrt).map(|v| {
         stage("loading libnvinfer");
-        let tried = vec![Library::Tensorrt.soname(v)];
+        let tried = sonames("nvinfer", &[v.major()]);
         let l = ffi::open_first(&tried, "getInferLibVersion");
         let mut facts = library_facts("tensorrt", tried, &l, expected);
         let t = l.ok().and_then(|l| match Tensorrt::bind(l) {
@@ -1070,19 +1065,6 @@ mod tests {
         assert_eq!(cublaslt_version(130100), "13.1.0");
         // cuBLAS 11.4.1 from Debian bullseye's libcublaslt11 reports 11401.
         assert_eq!(cublaslt_version(11401), "11.4.1");
-    }
-
-    #[test]
-    fn sonames_follow_nvidia_conventions() {
-        assert_eq!(
-            sonames("libcudart", &[13, 12, 11]),
-            ["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]
-        );
-        assert_eq!(sonames("libcublas", &[11]), ["libcublas.so.11"]);
-        assert_eq!(
-            sonames("libcudnn", &[9, 8]),
-            ["libcudnn.so.9", "libcudnn.so.8"]
-        );
     }
 
     #[test]

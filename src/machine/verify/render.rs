@@ -72,7 +72,11 @@ pub fn render(v: &Verification) -> String {
 
     match (&p.driver.load_error, &p.driver.version) {
         (Some(_), _) => {
-            let _ = writeln!(out, "driver    not found (libcuda.so.1 does not load)");
+            let _ = writeln!(
+                out,
+                "driver    not found ({} does not load)",
+                crate::machine::libcuda::file_name()
+            );
         }
         (None, version) => {
             let _ = writeln!(

@@ -86,6 +86,8 @@ hint-not-a-mirror = give a new or empty directory, or one that `cudaenv mirror` 
 hint-bad-mirror = the record was changed or damaged; nothing was written. Write the mirror anew into an empty directory
 hint-invalid-target = describe the machine to plan for as `--target-driver 550.54.15 --target-arch sm_90` (`nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` there prints both)
 hint-trace-failed = check that the command runs with `cudaenv exec -- COMMAND`, and that the temporary directory ($TMPDIR) is writable
+
+hint-trace-unsupported = `cudaenv verify` shows where cudart, cuBLAS and cuDNN load from; on Windows, Sysinternals Process Monitor (a filter on the operation Load Image) lists every DLL a program loads, and in WSL2 `cudaenv trace` works as on Linux
 hint-network-stalled = the server (or a proxy on the way) accepted the connection but stopped sending; try again later, or allow slower servers more time with { $variable }=SECONDS (default { $default })
 hint-invalid-http-timeout = set it to whole seconds, e.g. { $variable }=60, or unset it for the default ({ $default } s)
 hint-bad-variable = set { $variable } to such a value, or unset it (`cudaenv help environment` lists the variables)

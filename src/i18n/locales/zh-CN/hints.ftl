@@ -86,6 +86,8 @@ hint-not-a-mirror = 请给一个新的或空的目录，或者之前由 `cudaenv
 hint-bad-mirror = 记录文件被改动或损坏了；没有写入任何东西。请在一个空目录里重新生成镜像
 hint-invalid-target = 用 `--target-driver 550.54.15 --target-arch sm_90` 描述要规划的机器（在那台机器上运行 `nvidia-smi --query-gpu=driver_version,compute_cap --format=csv` 可以同时得到这两项）
 hint-trace-failed = 检查这个命令能否用 `cudaenv exec -- COMMAND` 运行，以及临时目录（$TMPDIR）是否可写
+
+hint-trace-unsupported = `cudaenv verify` 会显示 cudart、cuBLAS 和 cuDNN 是从哪里加载的；在 Windows 上可以用 Sysinternals 的 Process Monitor（筛选操作 Load Image）查看程序加载的每个 DLL；在 WSL2 里 `cudaenv trace` 和在 Linux 上一样可用
 hint-network-stalled = 服务器（或中间的代理）接受了连接，但停止了发送；请稍后重试，或者用 { $variable }=SECONDS 给慢速服务器更多时间（默认 { $default }）
 hint-invalid-http-timeout = 请设为整数秒，例如 { $variable }=60，或者 unset 它以使用默认值（{ $default } 秒）
 hint-bad-variable = 把 { $variable } 设为这样的值，或者 unset 它（`cudaenv help environment` 列出了所有变量）
