@@ -431,6 +431,10 @@ fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                 spec = spec,
                 releases = releases
             ));
+            // The guides installed NVIDIA's toolkit and copied cuDNN into it:
+            // that tree can be linked as it is.
+            let cuda = spec.split('+').next().unwrap_or(&spec);
+            e.fix.push(msg!("explain-win-link-existing", cuda = cuda));
         }
         // No TensorFlow Windows build used it (CUDA 12's DLLs): the same
         // choice as for the soname.
@@ -1399,6 +1403,7 @@ mod tests {
                     "System32, then each directory on PATH",
                     "cudaenv install 11.2+cudnn8.1 && cudaenv local 11.2+cudnn8.1",
                     "TensorFlow 2.5–2.10 was tested with on native Windows",
+                    r#"cudaenv link 11.2 "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.2" && cudaenv local 11.2"#,
                     "cudaenv exec",
                     "cudaenv init pwsh",
                 ],

@@ -143,6 +143,7 @@ explain-win-missing-cudnn-sub-dll = { $file } is one of cuDNN { $major }'s sub-l
 explain-win-missing-driver = { $file } is the NVIDIA driver's own DLL (the driver puts it in System32): this Windows has no NVIDIA driver, or only Microsoft's basic display driver
 explain-win-missing-driver-fix = install NVIDIA's Windows driver for the GPU (GeForce/Studio, or the data-center driver); `nvidia-smi` answers once it is in place
 explain-win-tensorflow-tested = { $spec } is what TensorFlow { $releases } was tested with on native Windows (TensorFlow ≥ 2.11 has no GPU there: use WSL2, or `cudaenv compat tensorflow==2.10 --platform windows`)
+explain-win-link-existing = or link the toolkit NVIDIA's installer put in place, with cuDNN's files copied into it as the guides do: cudaenv link { $cuda } "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{ $cuda }" && cudaenv local { $cuda }
 explain-win-run-with-hook = run the program with the stack's environment: `cudaenv exec -- python train.py`, or in PowerShell through the hook (`cudaenv init pwsh | Out-String | Invoke-Expression` in $PROFILE); a program started before (an IDE, Jupyter) keeps its old PATH until it is started again from there
 explain-vc-runtime = { $files }: Microsoft's Visual C++ runtime, which the Windows builds of TensorFlow, PyTorch and most Python extensions link against. This is not about CUDA: no CUDA stack provides these DLLs
 explain-vc-runtime-provided-by = the Microsoft Visual C++ Redistributable for Visual Studio 2015–2022 (x64)

@@ -142,6 +142,7 @@ explain-win-missing-cudnn-sub-dll = { $file } 是 cuDNN { $major } 的子库之�
 explain-win-missing-driver = { $file } 是 NVIDIA 驱动自带的 DLL（驱动把它装在 System32 里）：这台 Windows 没有装 NVIDIA 驱动，或者只有微软的基本显示驱动
 explain-win-missing-driver-fix = 为这块 GPU 安装 NVIDIA 的 Windows 驱动（GeForce/Studio 驱动，或数据中心驱动）；装好后 `nvidia-smi` 就能正常输出
 explain-win-tensorflow-tested = { $spec } 是 TensorFlow { $releases } 在原生 Windows 上测试时用的配置（TensorFlow ≥ 2.11 在原生 Windows 上不支持 GPU：请用 WSL2，或参看 `cudaenv compat tensorflow==2.10 --platform windows`）
+explain-win-link-existing = 或者链接 NVIDIA 安装程序装好的工具包（按教程的做法把 cuDNN 的文件拷进去之后）：cudaenv link { $cuda } "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{ $cuda }" && cudaenv local { $cuda }
 explain-win-run-with-hook = 在这套版本的环境里运行程序：`cudaenv exec -- python train.py`，或者在 PowerShell 里启用钩子（把 `cudaenv init pwsh | Out-String | Invoke-Expression` 写进 $PROFILE）；之前就已启动的程序（IDE、Jupyter）保留着旧的 PATH，要从激活后的终端重新启动才会生效
 explain-vc-runtime = { $files }：微软的 Visual C++ 运行库，TensorFlow、PyTorch 以及大多数 Python 扩展的 Windows 版都链接它。这不是 CUDA 的问题：没有哪个 CUDA 版本提供这些 DLL
 explain-vc-runtime-provided-by = 微软的 Visual C++ 可再发行组件包（Visual Studio 2015–2022，x64）
