@@ -75,7 +75,10 @@ pub fn diagnose(f: &Facts) -> Vec<Finding> {
         windows_findings(f, w, &mut o);
     }
     environment_findings(f, &mut o);
-    o.0.extend(super::container::findings(f));
+    // Containers' rules are Linux's (Apptainer, the NVIDIA container runtime).
+    if f.windows.is_none() {
+        o.0.extend(super::container::findings(f));
+    }
     framework_findings(f, &mut o);
     o.0
 }
@@ -162,11 +165,20 @@ fn driver_findings(f: &Facts, o: &mut Out) {
         }
     }
     match &driver {
-        None if !f.libcuda.loaded => {
+        // On Windows, System32's nvcuda.dll is the driver even when nvidia-smi is not there.
+        None if !f.libcuda.loaded && f.windows.as_ref().is_none_or(|w| w.nvcuda.is_none()) => {
             o.warn(
                 "no-driver",
-                msg!("doctor-no-driver"),
-                msg!("doctor-no-driver-fix"),
+                if f.windows.is_some() {
+                    msg!("doctor-win-no-driver")
+                } else {
+                    msg!("doctor-no-driver")
+                },
+                if f.windows.is_some() {
+                    msg!("doctor-win-no-driver-fix")
+                } else {
+                    msg!("doctor-no-driver-fix")
+                },
             );
             return;
         }
@@ -2806,6 +2818,24 @@ mod windows_tests {
         );
         // 2.10 has its Windows build: nothing to say.
         assert!(find(&facts(), "tensorflow-windows").is_none());
+    }
+
+    /// No driver on Windows: said in Windows' terms (no /proc, no libcuda.so.1).
+    #[test]
+    fn no_driver_on_windows() {
+        let mut f = facts();
+        f.driver_versions.clear();
+        f.nvidia_smi = None;
+        win(&mut f).nvcuda = None;
+        let x = find(&f, "no-driver").unwrap();
+        assert_eq!(x.level, Level::Warning);
+        assert!(x.message.en().contains("nvcuda.dll"), "{x:?}");
+        assert!(!x.message.en().contains("/proc"), "{x:?}");
+        assert!(!x.fix.unwrap().en().contains("--gpus"));
+        // nvcuda.dll without nvidia-smi: a driver of unknown version, not none.
+        win(&mut f).nvcuda = Some(r"C:\Windows\System32\nvcuda.dll".into());
+        assert!(find(&f, "no-driver").is_none());
+        assert_eq!(find(&f, "driver").unwrap().level, Level::Ok);
     }
 
     /// The driver from nvidia-smi.exe and nvcuda.dll: the DLL missing while

@@ -217,3 +217,5 @@ doctor-win-vc-runtime-missing-fix = install the Microsoft Visual C++ Redistribut
 doctor-win-not-activated-fix = activate it in PowerShell (`cudaenv init pwsh | Out-String | Invoke-Expression`, in $PROFILE for every new shell), or run programs through `cudaenv exec -- …`; in cmd: `cudaenv env --shell cmd > activate.cmd`, then `call activate.cmd`
 doctor-win-cuda-home-fix = activate { $name } in this shell (the PowerShell hook, or `cudaenv exec -- …`), which points { $var } at it; NVIDIA's installer set { $var } for its own toolkit
 doctor-win-tensorflow-no-gpu = tensorflow { $version } is installed for native Windows, where TensorFlow after 2.10 has no GPU support: it runs on the CPU whatever CUDA is active
+doctor-win-no-driver = no NVIDIA driver found (no nvidia-smi.exe on PATH, in System32 or in NVIDIA Corporation\NVSMI, and no nvcuda.dll in System32): CUDA programs can be built here but not run
+doctor-win-no-driver-fix = nothing to do on CI or build machines; elsewhere install NVIDIA's Windows driver for the GPU (GeForce/Studio, or the data-center driver)

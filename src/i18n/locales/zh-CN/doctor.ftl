@@ -217,3 +217,5 @@ doctor-win-vc-runtime-missing-fix = 安装微软的 Visual C++ 2015–2022 可�
 doctor-win-not-activated-fix = 在 PowerShell 里激活它（`cudaenv init pwsh | Out-String | Invoke-Expression`，写进 $PROFILE 则每个新终端都生效），或者用 `cudaenv exec -- …` 运行程序；cmd 里：`cudaenv env --shell cmd > activate.cmd`，然后 `call activate.cmd`
 doctor-win-cuda-home-fix = 在这个终端里激活 { $name }（PowerShell 钩子，或 `cudaenv exec -- …`），激活会把 { $var } 指向它；{ $var } 是 NVIDIA 安装程序为它自己的工具包设置的
 doctor-win-tensorflow-no-gpu = 安装的是 tensorflow { $version }，而在原生 Windows 上 2.10 之后的 TensorFlow 不支持 GPU：无论激活哪个 CUDA，它都只在 CPU 上运行
+doctor-win-no-driver = 没有找到 NVIDIA 驱动（PATH、System32 和 NVIDIA Corporation\NVSMI 里都没有 nvidia-smi.exe，System32 里也没有 nvcuda.dll）：这里可以编译 CUDA 程序，但不能运行
+doctor-win-no-driver-fix = CI 或编译机上无需处理；其他机器请为 GPU 安装 NVIDIA 的 Windows 驱动（GeForce/Studio 驱动，或数据中心驱动）
