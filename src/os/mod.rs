@@ -370,6 +370,34 @@ mod tests {
         assert!(env_names_equal(OsStr::new("Path"), OsStr::new("PATH")));
     }
 
+    /// Where doctor looks for the driver's files: System32 and NVSMI on
+    /// Windows (from `SystemRoot` and `ProgramFiles`), WSL2's and the package
+    /// directory elsewhere.
+    #[test]
+    fn where_the_drivers_files_are() {
+        let root = OsStr::new(r"D:\Win");
+        match system_dll_dir(Some(root)) {
+            Some(system) => {
+                assert_eq!(system, Path::new(r"D:\Win\System32"));
+                assert_eq!(
+                    system_dll_dir(None).unwrap(),
+                    Path::new(r"C:\Windows\System32")
+                );
+                assert_eq!(
+                    nvidia_smi_dirs(Some(root), Some(OsStr::new(r"E:\PF"))),
+                    [
+                        system,
+                        Path::new(r"E:\PF\NVIDIA Corporation\NVSMI").to_path_buf()
+                    ]
+                );
+            }
+            None => assert_eq!(
+                nvidia_smi_dirs(Some(root), None),
+                [Path::new("/usr/lib/wsl/lib"), Path::new("/usr/bin")]
+            ),
+        }
+    }
+
     #[test]
     fn two_names_of_one_file_have_one_identity() {
         let dir = tempfile::tempdir().unwrap();
