@@ -359,6 +359,22 @@ pub enum Error {
         known: Vec<String>,
     },
 
+    /// A framework release without GPU builds for native Windows
+    /// (TensorFlow ≥ 2.11): where it does have them, and the last release
+    /// that has them on Windows.
+    #[error(
+        "{framework} {version} has no GPU support on native Windows: its Windows GPU builds end with {last}"
+    )]
+    NoNativeWindowsGpu {
+        framework: String,
+        version: String,
+        /// The stack of its Linux build (what it uses under WSL2).
+        linux_spec: Option<String>,
+        /// The last release with a native Windows GPU build, and its stack.
+        last: String,
+        last_spec: String,
+    },
+
     #[error("{framework} is not installed in the Python environment{}", python.as_ref().map(|p| format!(" of {p}")).unwrap_or_default())]
     FrameworkNotInstalled {
         framework: String,
@@ -703,7 +719,9 @@ impl Error {
             Error::Network { .. } | Error::Offline { .. } => ExitCode::Network,
             Error::NotAvailable { .. } => ExitCode::NotAvailable,
             Error::InvalidFramework { .. } | Error::InvalidFacts { .. } => ExitCode::Usage,
-            Error::UnknownFrameworkVersion { .. } => ExitCode::NotAvailable,
+            Error::UnknownFrameworkVersion { .. } | Error::NoNativeWindowsGpu { .. } => {
+                ExitCode::NotAvailable
+            }
             Error::FrameworkNotInstalled { .. } => ExitCode::NotInstalled,
             Error::WouldNotRun {
                 driver_too_old: true,
@@ -882,6 +900,30 @@ impl Error {
             }
             Error::FrameworkNotInstalled { framework, .. } => {
                 msg!("hint-framework-not-installed", framework = framework)
+            }
+            Error::NoNativeWindowsGpu {
+                framework,
+                version,
+                linux_spec,
+                last,
+                last_spec,
+            } => {
+                let wsl = match linux_spec {
+                    Some(spec) => msg!(
+                        "hint-no-native-windows-gpu-wsl-spec",
+                        framework = framework,
+                        version = version,
+                        spec = spec
+                    ),
+                    None => msg!("hint-no-native-windows-gpu-wsl"),
+                };
+                msg!(
+                    "hint-no-native-windows-gpu",
+                    wsl => wsl,
+                    framework = framework,
+                    last = last,
+                    spec = last_spec
+                )
             }
             Error::WouldNotRun {
                 driver_too_old,
@@ -1102,6 +1144,7 @@ impl Error {
             | Error::InvalidFacts { .. }
             | Error::InvalidFramework { .. }
             | Error::UnknownFrameworkVersion { .. }
+            | Error::NoNativeWindowsGpu { .. }
             | Error::FrameworkNotInstalled { .. }
             | Error::WouldNotRun { .. }
             | Error::UnknownHelpTopic { .. }

@@ -23,6 +23,25 @@ pub enum FrameworkOs {
     Windows,
 }
 
+impl FrameworkOs {
+    /// The OS cudaenv runs on: Windows builds on Windows, Linux builds
+    /// elsewhere (WSL2 is Linux).
+    pub fn host() -> FrameworkOs {
+        match crate::os::platform::Platform::current() {
+            Some(crate::os::platform::Platform::WindowsX86_64) => FrameworkOs::Windows,
+            _ => FrameworkOs::Linux,
+        }
+    }
+
+    /// The name the framework tables use.
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameworkOs::Linux => "linux",
+            FrameworkOs::Windows => "windows",
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// `tensorflow==2.10`, `torch==2.4`, `torch==2.4+cu118`; without a version,
@@ -32,9 +51,9 @@ pub struct Args {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
-    /// Whose builds to show.
-    #[arg(long, value_enum, default_value = "linux")]
-    pub platform: FrameworkOs,
+    /// Whose builds to show (default: the OS cudaenv runs on; WSL2 is linux).
+    #[arg(long, value_enum)]
+    pub platform: Option<FrameworkOs>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -142,7 +161,7 @@ pub(super) fn stack_for_cli(
     machine: &Machine,
 ) -> Result<crate::spec::StackSpec> {
     let (req, _) = resolve_request(&env.ctx, req)?;
-    let choice = compat::stack_for(&req, Some(machine))?;
+    let choice = compat::stack_for_on(&req, Some(machine), FrameworkOs::host().name())?;
     env.printer
         .info(format!("{req}: {} ({})", choice.spec, choice.reason));
     for n in &choice.requirement.notes {
@@ -236,16 +255,11 @@ struct Choice<'a> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let (req, installed) = resolve_request(&env.ctx, &args.framework)?;
     let version = req.version.clone().expect("resolved");
-    let platform = match args.platform {
-        FrameworkOs::Linux => "linux",
-        FrameworkOs::Windows => "windows",
-    };
+    let platform = args.platform.unwrap_or_else(FrameworkOs::host).name();
     let requirement = compat::framework::requirement(req.framework, &version, platform)?;
     let target = args.target.resolve(&env.ctx)?;
     let machine = this_machine(env, &args.target)?;
-    let choice: Option<StackChoice> = (platform == "linux")
-        .then(|| compat::stack_for(&req, Some(&machine)))
-        .transpose()?;
+    let choice: Option<StackChoice> = Some(compat::stack_for_on(&req, Some(&machine), platform)?);
     let builds: Vec<BuildOut> = requirement
         .builds
         .iter()

@@ -87,6 +87,11 @@ pub const CUDA_CACHE_DISABLE: &str = "CUDA_CACHE_DISABLE";
 pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
 /// The active conda environment (its interpreter is inspected when no virtualenv is active).
 pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
+/// Windows: the Windows directory (`C:\Windows`), whose System32 doctor
+/// searches for the driver's DLL, nvidia-smi.exe and the Visual C++ runtime.
+pub const SYSTEM_ROOT: &str = "SystemRoot";
+/// Windows: `C:\Program Files`, where older drivers put nvidia-smi.exe (`NVIDIA Corporation\NVSMI`).
+pub const PROGRAM_FILES: &str = "ProgramFiles";
 
 // --- Written by activation -----------------------------------------------------
 

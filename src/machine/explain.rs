@@ -165,6 +165,8 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
     no_kernel_image(input, t, &mut out);
     nvcc_arch(input, t, &mut out);
     torch_extension_mismatch(input, t, &mut out);
+    dll_load_failed(t, &mut out);
+    ctypes_dll_search(t, &mut out);
     missing_library(input, t, &mut out);
     host_compiler(input, t, &mut out);
     simple_rules(input, t, &mut out);
@@ -296,18 +298,267 @@ fn missing_library(input: &Input, t: &str, out: &mut Vec<Explanation>) {
             "cannot load",
             "dlopen",
             "dlerror",
+            "is missing",
         ],
     ) else {
         return;
     };
     let mut seen: Vec<String> = Vec::new();
+    let mut runtime: Vec<String> = Vec::new();
     for lib in words(t).filter_map(libraries::identify) {
-        if seen.contains(&lib.file) {
+        let key = lib.file.to_ascii_lowercase();
+        if seen.contains(&key) {
             continue;
         }
-        seen.push(lib.file.clone());
-        out.push(explain_library(input, &lib, &matched));
+        seen.push(key);
+        if lib.provider == Provider::VisualCppRuntime {
+            runtime.push(lib.file);
+        } else if is_dll(&lib.file) {
+            out.push(windows_library(input, &lib, &matched));
+        } else {
+            out.push(explain_library(input, &lib, &matched));
+        }
     }
+    if !runtime.is_empty() {
+        out.push(visual_cpp_runtime(&runtime, &matched));
+    }
+}
+
+fn is_dll(file: &str) -> bool {
+    file.len() > 4
+        && file.is_char_boundary(file.len() - 4)
+        && file[file.len() - 4..].eq_ignore_ascii_case(".dll")
+}
+
+/// The fix that makes a program see the active stack on Windows: `cudaenv
+/// exec` or the PowerShell hook (a program started before keeps its PATH).
+fn windows_hook() -> Msg {
+    msg!("explain-win-run-with-hook")
+}
+
+/// The configuration TensorFlow's native Windows builds were tested with
+/// (`registry/compat/tensorflow.toml`, platform `windows`) that satisfies
+/// `fits`: the newest such build's `CUDA+cudnnX.Y` and the releases that
+/// share it (`2.5–2.10`).
+fn windows_tested(fits: impl Fn(&compat::data::TfBuild) -> bool) -> Option<(String, String)> {
+    let builds: Vec<&compat::data::TfBuild> = compat::data::tensorflow()
+        .build
+        .iter()
+        .filter(|b| b.platform == "windows")
+        .collect();
+    let newest = builds
+        .iter()
+        .filter(|b| fits(b))
+        .max_by(|a, b| a.version.cmp(&b.version))?;
+    let same: Vec<Version> = builds
+        .iter()
+        .filter(|b| b.cuda == newest.cuda && b.cudnn == newest.cudnn)
+        .map(|b| b.version.truncate(2))
+        .collect();
+    let (first, last) = (same.iter().min()?, same.iter().max()?);
+    let releases = if first == last {
+        first.to_string()
+    } else {
+        format!("{first}–{last}")
+    };
+    Some((format!("{}+cudnn{}", newest.cuda, newest.cudnn), releases))
+}
+
+/// A DLL Windows' loader did not find. The DLL names map to releases as
+/// sonames do (`libraries::identify`); what differs is where Windows looks
+/// (the program's directory, System32, PATH), the stack to install (the one
+/// TensorFlow's Windows builds were tested with, when it provides the DLL:
+/// the guides' `cudart64_110.dll` → `11.2+cudnn8.1`), and how a program gets
+/// the stack's environment (`cudaenv exec`, the PowerShell hook).
+fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
+    let note = msg!("explain-windows-dll-note");
+    let mut e = Explanation {
+        id: "missing-library",
+        matched: format!("{matched} … {}", lib.file),
+        meaning: Msg::verbatim(""),
+        provided_by: Some(Msg::verbatim(format!(
+            "{} ({})",
+            lib.describe_provider(),
+            lib.file
+        ))),
+        installed: None,
+        fix: Vec::new(),
+    };
+    let (found, tested, sub) = match &lib.provider {
+        Provider::Driver => {
+            e.meaning = msg!("explain-win-missing-driver", file = lib.file);
+            e.fix.push(msg!("explain-win-missing-driver-fix"));
+            e.fix.push(Msg::verbatim("cudaenv doctor"));
+            return e;
+        }
+        Provider::Cuda { cuda } => {
+            e.meaning = msg!(
+                "explain-win-missing-cuda-dll",
+                file = lib.file,
+                provider = lib.describe_provider(),
+                windows => note
+            );
+            let in_range = |c: &Version| cuda.iter().any(|p| c.matches(p) || p.matches(c));
+            let found = input.providers(move |s| s.cuda.as_ref().is_some_and(in_range));
+            // The releases that ship it, else its CUDA major: TensorFlow 2.10's
+            // 11.2 loads cufft64_10.dll, which the table knows from 11.4 on.
+            let tested = windows_tested(|b| in_range(&b.cuda))
+                .or_else(|| windows_tested(|b| cuda.iter().any(|p| p.major() == b.cuda.major())));
+            (found, tested, false)
+        }
+        Provider::Cudnn { major } => {
+            let sub = lib.component != "cudnn";
+            e.meaning = if sub {
+                msg!("explain-win-missing-cudnn-sub-dll", file = lib.file, major = major, windows => note)
+            } else {
+                msg!("explain-win-missing-cudnn-dll", file = lib.file, major = major, windows => note)
+            };
+            let found = input.providers(|s| s.cudnn.as_ref().is_some_and(|c| c.major() == *major));
+            (found, windows_tested(|b| b.cudnn.major() == *major), sub)
+        }
+        _ => return explain_library(input, lib, matched),
+    };
+    let (text, switch) = input.installed_text(&found);
+    e.installed = Some(text);
+    match (switch, tested) {
+        (Some(name), _) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
+        (None, Some((spec, releases))) if found.is_empty() => {
+            e.fix.push(Msg::verbatim(format!(
+                "cudaenv install {spec} && cudaenv local {spec}"
+            )));
+            e.fix.push(msg!(
+                "explain-win-tensorflow-tested",
+                spec = spec,
+                releases = releases
+            ));
+            // The guides installed NVIDIA's toolkit and copied cuDNN into it:
+            // that tree can be linked as it is.
+            let cuda = spec.split('+').next().unwrap_or(&spec);
+            e.fix.push(msg!("explain-win-link-existing", cuda = cuda));
+        }
+        // No TensorFlow Windows build used it (CUDA 12's DLLs): the same
+        // choice as for the soname.
+        (None, None) if found.is_empty() => {
+            e.fix = explain_library(input, lib, matched)
+                .fix
+                .into_iter()
+                .filter(|f| *f != msg!("explain-doctor-lists-cudnn-copies"))
+                .collect();
+        }
+        (None, _) => {}
+    }
+    e.fix.push(windows_hook());
+    if sub {
+        e.fix.push(msg!("explain-doctor-lists-cudnn-copies"));
+    }
+    e
+}
+
+/// `msvcp140_1.dll`, `VCRUNTIME140.dll` …: Microsoft's runtime, not CUDA's;
+/// one explanation for all of them, as one redistributable provides them.
+fn visual_cpp_runtime(files: &[String], matched: &str) -> Explanation {
+    Explanation {
+        id: "vc-runtime-missing",
+        matched: format!("{matched} … {}", files.join(", ")),
+        meaning: msg!("explain-vc-runtime", files = files.join(", ")),
+        provided_by: Some(msg!("explain-vc-runtime-provided-by")),
+        installed: None,
+        fix: vec![
+            msg!("explain-win-vc-redist"),
+            msg!("explain-vc-runtime-fix-doctor"),
+        ],
+    }
+}
+
+/// The word after `marker` in `t`, without quotes and a trailing colon.
+fn word_after<'t>(t: &'t str, marker: &str) -> Option<&'t str> {
+    let i = t.to_ascii_lowercase().find(&marker.to_ascii_lowercase())?;
+    words(&t[i + marker.len()..]).next()
+}
+
+/// The file name at the end of a Windows or Unix path.
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Python's `ImportError: DLL load failed while importing X` (3.8 and
+/// later; `DLL load failed:` before) and `[WinError 126]`: an extension
+/// module or a DLL it links was not found. For TensorFlow's core module that
+/// is not CUDA (TensorFlow ≥ 2.1 loads CUDA at run time and only warns);
+/// for other extensions, Python ≥ 3.8 no longer searching PATH is the usual
+/// reason, and `os.add_dll_directory` the fix.
+fn dll_load_failed(t: &str, out: &mut Vec<Explanation>) {
+    let Some(matched) = has(t, &["DLL load failed", "WinError 126"]) else {
+        return;
+    };
+    let module = word_after(t, "while importing")
+        .or_else(|| word_after(t, "Error loading"))
+        .map(|m| base_name(m).to_string());
+    let tensorflow = module
+        .as_deref()
+        .is_some_and(|m| m.contains("pywrap_tensorflow"))
+        || has(t, &["tensorflow"]).is_some();
+    let named = match &module {
+        Some(m) => Msg::verbatim(m.clone()),
+        None => msg!("explain-win-unnamed-module"),
+    };
+    let (id, meaning, first_fix) = if tensorflow {
+        (
+            "tensorflow-import-failed",
+            msg!("explain-win-tf-import-failed", module => named),
+            msg!("explain-win-tf-import-failed-fix-python"),
+        )
+    } else {
+        (
+            "dll-load-failed",
+            msg!("explain-win-dll-load-failed", module => named),
+            msg!("explain-win-add-dll-directory"),
+        )
+    };
+    let fix = if tensorflow {
+        vec![
+            msg!("explain-win-vc-redist"),
+            first_fix,
+            msg!("explain-vc-runtime-fix-doctor"),
+        ]
+    } else {
+        vec![
+            first_fix,
+            msg!("explain-win-vc-redist"),
+            msg!("explain-vc-runtime-fix-doctor"),
+        ]
+    };
+    out.push(Explanation {
+        id,
+        matched,
+        meaning,
+        provided_by: None,
+        installed: None,
+        fix,
+    });
+}
+
+/// ctypes on Python ≥ 3.8: `Could not find module 'X.dll' (or one of its
+/// dependencies). Try using the full path with constructor syntax.` — PATH
+/// is not searched (`winmode` defaults to the safe search).
+fn ctypes_dll_search(t: &str, out: &mut Vec<Explanation>) {
+    let Some(matched) = has(t, &["(or one of its dependencies)"]) else {
+        return;
+    };
+    let Some(file) = words(t).filter(|w| is_dll(w)).map(base_name).next() else {
+        return;
+    };
+    out.push(Explanation {
+        id: "ctypes-dll-search",
+        matched,
+        meaning: msg!("explain-win-ctypes-dll-search", file = file),
+        provided_by: None,
+        installed: None,
+        fix: vec![
+            msg!("explain-win-ctypes-full-path", file = file),
+            msg!("explain-win-ctypes-winmode", file = file),
+        ],
+    });
 }
 
 fn cudnn_stack_for(input: &Input, major: u32) -> String {
@@ -333,11 +584,16 @@ fn cudnn_stack_for(input: &Input, major: u32) -> String {
 }
 
 fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
-    let windows = lib.file.ends_with(".dll");
+    let windows = is_dll(&lib.file);
     let win_note = if windows {
         msg!("explain-windows-dll-note")
     } else {
         Msg::verbatim("")
+    };
+    let hook = if windows {
+        windows_hook()
+    } else {
+        msg!("explain-run-with-hook")
     };
     let mut e = Explanation {
         id: "missing-library",
@@ -401,7 +657,7 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                         "cudaenv install {spec} && cudaenv local {spec}"
                     )));
                 }
-                None => e.fix.push(msg!("explain-run-with-hook")),
+                None => e.fix.push(hook.clone()),
             }
         }
         Provider::Cuda { cuda } => {
@@ -441,7 +697,7 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
                         }
                     }
                 }
-                None => e.fix.push(msg!("explain-run-with-hook")),
+                None => e.fix.push(hook.clone()),
             }
         }
         Provider::Cudnn { major } => {
@@ -471,6 +727,9 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             if sub {
                 e.fix.push(msg!("explain-doctor-lists-cudnn-copies"));
             }
+        }
+        Provider::VisualCppRuntime => {
+            return visual_cpp_runtime(std::slice::from_ref(&lib.file), matched);
         }
         Provider::Unknown => {
             e.meaning = msg!("explain-missing-unknown-library", file = lib.file);
@@ -1138,7 +1397,16 @@ mod tests {
             (
                 "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
                 "missing-library",
-                &["CUDA 11.0–11.8", "Windows DLL", "cudaenv install 11.8"],
+                &[
+                    "CUDA 11.0–11.8",
+                    "Windows DLL",
+                    "System32, then each directory on PATH",
+                    "cudaenv install 11.2+cudnn8.1 && cudaenv local 11.2+cudnn8.1",
+                    "TensorFlow 2.5–2.10 was tested with on native Windows",
+                    r#"cudaenv link 11.2 "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.2" && cudaenv local 11.2"#,
+                    "cudaenv exec",
+                    "cudaenv init pwsh",
+                ],
             ),
             (
                 "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory",
@@ -1338,6 +1606,159 @@ mod tests {
             }
             assert!(!e.fix.is_empty(), "{id}: no fix");
         }
+    }
+
+    /// The Windows guides' messages: the Windows search order and fix, never
+    /// LD_LIBRARY_PATH; what is not about CUDA says so.
+    #[test]
+    fn the_windows_guides_messages() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found",
+                "missing-library",
+                &[
+                    "cuDNN 8",
+                    "a download of its own",
+                    "cudaenv install 11.2+cudnn8.1",
+                    "TensorFlow 2.5–2.10",
+                ],
+            ),
+            (
+                "Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found",
+                "missing-library",
+                &["CUDA 11.0–11.8", "cudaenv install 11.2+cudnn8.1"],
+            ),
+            (
+                "Could not load dynamic library 'cusolver64_11.dll'; dlerror: cusolver64_11.dll not found",
+                "missing-library",
+                // cuSOLVER 11 is in CUDA 12 too: the active 12.4 has it.
+                &[
+                    "CUDA 11.4–12.9",
+                    "12.4.1+cudnn9.1.0.70 is active",
+                    "cudaenv exec",
+                ],
+            ),
+            (
+                "Could not load dynamic library 'cufft64_10.dll'; dlerror: cufft64_10.dll not found",
+                "missing-library",
+                &["cudaenv install 11.2+cudnn8.1"],
+            ),
+            (
+                "Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found",
+                "missing-library",
+                &[
+                    "CUDA 10.1",
+                    "cudaenv install 10.1+cudnn7.6",
+                    "TensorFlow 2.1–2.3",
+                ],
+            ),
+            (
+                "Could not load dynamic library 'cudnn_cnn_infer64_8.dll'",
+                "missing-library",
+                &[
+                    "sub-libraries",
+                    "cudnn64_8.dll itself",
+                    "lists every cuDNN copy",
+                ],
+            ),
+            (
+                "ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment variable.",
+                "missing-library",
+                &["NVIDIA driver's own DLL", "System32", "nvidia-smi"],
+            ),
+            (
+                "ImportError: Could not find the DLL(s) 'msvcp140_1.dll'. TensorFlow requires that these DLLs be installed in a directory that is named in your %PATH% environment variable. You may install these DLLs by downloading \"Microsoft C++ Redistributable for Visual Studio 2015, 2017 and 2019\" for your platform from this URL: https://support.microsoft.com/help/2977003/the-latest-supported-visual-c-downloads",
+                "vc-runtime-missing",
+                &[
+                    "msvcp140_1.dll: Microsoft's Visual C++ runtime",
+                    "not about CUDA",
+                    "vc_redist.x64.exe",
+                    "cudaenv doctor",
+                ],
+            ),
+            (
+                "The code execution cannot proceed because VCRUNTIME140_1.dll was not found. Reinstalling the program may fix this problem.",
+                "vc-runtime-missing",
+                &["VCRUNTIME140_1.dll", "Redistributable"],
+            ),
+            (
+                "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could not be found.",
+                "tensorflow-import-failed",
+                &[
+                    "_pywrap_tensorflow_internal",
+                    "not about CUDA",
+                    "AVX",
+                    "vc_redist.x64.exe",
+                    "must print 64",
+                ],
+            ),
+            (
+                "ImportError: DLL load failed while importing cuda: The specified module could not be found.",
+                "dll-load-failed",
+                &[
+                    "Python 3.8",
+                    "PATH is not searched",
+                    "os.add_dll_directory(os.path.join(os.environ[\"CUDA_PATH\"], \"bin\"))",
+                ],
+            ),
+            (
+                "FileNotFoundError: Could not find module 'C:\\tools\\cudart64_12.dll' (or one of its dependencies). Try using the full path with constructor syntax.",
+                "ctypes-dll-search",
+                &[
+                    "does not search PATH",
+                    "winmode=0",
+                    "\"bin\", \"cudart64_12.dll\"",
+                ],
+            ),
+        ];
+        for (msg, id, needles) in cases {
+            let e = one(&input(msg), id);
+            let t = text(&e);
+            for n in *needles {
+                assert!(t.contains(n), "{id}: {t:?} lacks {n:?}");
+            }
+            for linux in ["LD_LIBRARY_PATH", "ldconfig", "init bash"] {
+                assert!(!t.contains(linux), "{id}: {t:?} names {linux}");
+            }
+            assert!(!e.fix.is_empty(), "{id}: no fix");
+        }
+        // One explanation for the runtime's DLLs, none claiming they are CUDA's.
+        let all = explain(&input(
+            "Could not find the DLL(s) 'msvcp140.dll or msvcp140_1.dll'",
+        ));
+        assert_eq!(all.len(), 1, "{all:#?}");
+        assert!(
+            all[0].matched.ends_with("msvcp140.dll, msvcp140_1.dll"),
+            "{all:#?}"
+        );
+        // ctypes' message also says which stack has the DLL.
+        let all = explain(&input(
+            "FileNotFoundError: Could not find module 'cudart64_12.dll' (or one of its dependencies).",
+        ));
+        let ids: Vec<&str> = all.iter().map(|e| e.id).collect();
+        assert_eq!(ids, ["ctypes-dll-search", "missing-library"]);
+    }
+
+    /// An installed stack with the DLL: switch to it, then run activated.
+    #[test]
+    fn a_windows_dll_an_installed_stack_has() {
+        let mut i = input("Could not load dynamic library 'cudart64_110.dll'");
+        i.installed
+            .push(stack("11.2.2+cudnn8.1.1.33", "11.2.2", Some("8.1.1.33")));
+        let e = one(&i, "missing-library");
+        assert_eq!(e.fix[0], "cudaenv local 11.2.2+cudnn8.1.1.33");
+        assert!(e.fix[1].en().contains("cudaenv exec"), "{e:?}");
+        // The active stack has it: only the environment is missing.
+        i.active = i.installed.last().cloned();
+        let e = one(&i, "missing-library");
+        assert!(e.installed.as_ref().unwrap().en().contains("is active"));
+        assert_eq!(e.fix.len(), 1, "{e:?}");
+        assert!(e.fix[0].en().contains("cudaenv init pwsh"), "{e:?}");
+        // CUDA 12's DLLs: no TensorFlow Windows build; the same choice as the soname's.
+        let mut i = input("Could not load dynamic library 'cublas64_12.dll'");
+        i.installed.clear();
+        let e = one(&i, "missing-library");
+        assert!(e.fix[0].en().starts_with("cudaenv install 12."), "{e:?}");
     }
 
     #[test]

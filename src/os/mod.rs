@@ -57,8 +57,9 @@ pub use imp::LOADER_LOGS;
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
-    executable_candidates, exit_signal, ignore_sigpipe, kill_self, os_string_from_bytes,
-    rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name, signal_name,
+    executable_candidates, exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs,
+    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name,
+    signal_name, system_dll_dir,
 };
 #[cfg(unix)]
 pub use unix::{process_environ_c, process_environ_ptr};
@@ -367,6 +368,34 @@ mod tests {
             Some(OsStr::new("nvcc"))
         );
         assert!(env_names_equal(OsStr::new("Path"), OsStr::new("PATH")));
+    }
+
+    /// Where doctor looks for the driver's files: System32 and NVSMI on
+    /// Windows (from `SystemRoot` and `ProgramFiles`), WSL2's and the package
+    /// directory elsewhere.
+    #[test]
+    fn where_the_drivers_files_are() {
+        let root = OsStr::new(r"D:\Win");
+        match system_dll_dir(Some(root)) {
+            Some(system) => {
+                assert_eq!(system, Path::new(r"D:\Win\System32"));
+                assert_eq!(
+                    system_dll_dir(None).unwrap(),
+                    Path::new(r"C:\Windows\System32")
+                );
+                assert_eq!(
+                    nvidia_smi_dirs(Some(root), Some(OsStr::new(r"E:\PF"))),
+                    [
+                        system,
+                        Path::new(r"E:\PF\NVIDIA Corporation\NVSMI").to_path_buf()
+                    ]
+                );
+            }
+            None => assert_eq!(
+                nvidia_smi_dirs(Some(root), None),
+                [Path::new("/usr/lib/wsl/lib"), Path::new("/usr/bin")]
+            ),
+        }
     }
 
     #[test]

@@ -27,6 +27,21 @@ pub const DLLS_ON_PATH: bool = false;
 pub const LOADER_LOGS: bool = true;
 
 /// Any bytes are a Unix file name or variable.
+/// Windows' System32; Unix has none (its loader searches
+/// `LD_LIBRARY_PATH` and the ldconfig cache instead).
+pub fn system_dll_dir(_system_root: Option<&OsStr>) -> Option<PathBuf> {
+    None
+}
+
+/// Where `nvidia-smi` is when PATH does not name it: WSL2's copy of the
+/// Windows driver's, then the usual package location.
+pub fn nvidia_smi_dirs(
+    _system_root: Option<&OsStr>,
+    _program_files: Option<&OsStr>,
+) -> Vec<PathBuf> {
+    vec![PathBuf::from("/usr/lib/wsl/lib"), PathBuf::from("/usr/bin")]
+}
+
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)
 }

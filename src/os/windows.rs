@@ -46,6 +46,30 @@ pub const PATH_SEPARATOR: u8 = b';';
 /// `CUDA_PATH_V<major>_<minor>` beside CUDA_PATH.
 pub const VERSIONED_CUDA_PATH: bool = true;
 
+/// System32 (`%SystemRoot%\System32`, `C:\Windows\System32` when
+/// `SystemRoot` is unset): where the NVIDIA driver puts `nvcuda.dll` and
+/// `nvidia-smi.exe`, and where Microsoft's Visual C++ runtime lives; Windows
+/// searches it for a DLL before PATH.
+pub fn system_dll_dir(system_root: Option<&OsStr>) -> Option<PathBuf> {
+    let root = system_root
+        .filter(|r| !r.is_empty())
+        .unwrap_or(OsStr::new(r"C:\Windows"));
+    Some(Path::new(root).join("System32"))
+}
+
+/// Where `nvidia-smi.exe` is when PATH does not name it: System32 (drivers
+/// since the DCH packages, R418 on), then `%ProgramFiles%\NVIDIA
+/// Corporation\NVSMI` (older drivers).
+pub fn nvidia_smi_dirs(system_root: Option<&OsStr>, program_files: Option<&OsStr>) -> Vec<PathBuf> {
+    let program_files = program_files
+        .filter(|p| !p.is_empty())
+        .unwrap_or(OsStr::new(r"C:\Program Files"));
+    system_dll_dir(system_root)
+        .into_iter()
+        .chain([Path::new(program_files).join(r"NVIDIA Corporation\NVSMI")])
+        .collect()
+}
+
 /// Windows finds DLLs on PATH: a stack's `bin` is all it needs, and no
 /// loader variable (LD_LIBRARY_PATH) is set.
 pub const DLLS_ON_PATH: bool = true;

@@ -474,6 +474,39 @@ fn doctor_rediagnoses_the_facts_recorded_on_the_gpu_machine() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
 }
 
+/// A Windows fact set (made for the test, in the shape `doctor --json`
+/// gathers on Windows): the Windows findings and exit 16 on this machine.
+#[test]
+fn doctor_diagnoses_a_windows_fact_set() {
+    let t = TestEnv::new();
+    let facts = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/doctor/windows-tf210.json"
+    );
+    let out = t
+        .cmd()
+        .args(["doctor", "--json", "--facts", facts])
+        .output()
+        .unwrap();
+    let r = json(&out);
+    assert_eq!(out.status.code(), Some(16), "{r:#}");
+    assert_eq!(r["summary"]["errors"], 2, "{r:#}");
+    for (code, level) in [
+        ("path-shadow", "error"),
+        ("vc-runtime", "error"),
+        ("cuda-path-stale", "warning"),
+        ("driver", "ok"),
+    ] {
+        let f = finding(&r, code).unwrap_or_else(|| panic!("no {code}: {r:#}"));
+        assert_eq!(f["level"], level, "{f:#}");
+    }
+    assert!(finding(&r, "device-nodes").is_none(), "{r:#}");
+    assert_eq!(
+        r["facts"]["windows"]["cuda_path_versions"][0]["name"],
+        "CUDA_PATH_V11_2"
+    );
+}
+
 /// A stand-in `nvidia-smi` first on PATH: prints a banner, then runs `rest`.
 fn fake_smi(t: &TestEnv, rest: &str) -> String {
     let bin = t.path("fake-bin");

@@ -45,6 +45,42 @@ fn explain_in_chinese_and_in_the_c_locale() {
     s.snapshot("i18n_explain");
 }
 
+/// `explain` of the Windows guides' messages: a cuDNN DLL, the Visual C++
+/// runtime, TensorFlow's import failing (not CUDA), Python ≥ 3.8's DLL search.
+#[test]
+fn explain_windows_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    let mut s = Session::new(&t, &t.home);
+    for lang in [ZH, C] {
+        for text in [
+            "Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found",
+            "ImportError: Could not find the DLL(s) 'msvcp140_1.dll'. TensorFlow requires that these DLLs be installed in a directory that is named in your %PATH% environment variable.",
+            "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could not be found.",
+            "ImportError: DLL load failed while importing _cuda: The specified module could not be found.",
+        ] {
+            s.run_with(&[lang], &["explain", text]);
+        }
+    }
+    s.snapshot("i18n_explain_windows");
+}
+
+/// `doctor` on a Windows fact set (tests/fixtures/doctor/windows-tf210.json):
+/// another toolkit first on PATH, a stale CUDA_PATH_V11_2, msvcp140_1.dll
+/// missing, the driver from nvidia-smi.exe.
+#[test]
+fn doctor_windows_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    std::fs::copy(
+        facts().with_file_name("windows-tf210.json"),
+        t.home.join("windows-tf210.json"),
+    )
+    .unwrap();
+    let mut s = Session::new(&t, &t.home);
+    s.run_with(&[ZH], &["doctor", "--facts", "windows-tf210.json"]);
+    s.run_with(&[C], &["doctor", "--facts", "windows-tf210.json"]);
+    s.snapshot("i18n_doctor_windows");
+}
+
 /// `doctor`'s findings and fixes for a broken machine's recorded facts.
 #[test]
 fn doctor_in_chinese_and_in_the_c_locale() {

@@ -192,6 +192,9 @@ fn compat_tables_json_and_errors() {
     s.run(&["compat", "torch==2.5"]);
     s.run(&["compat", "torch==2.5", "--json"]);
     s.run(&["compat", "tensorflow==2.10"]);
+    // Native Windows: the tested configuration up to 2.10, then no GPU build.
+    s.run(&["compat", "tensorflow==2.10", "--platform", "windows"]);
+    s.run(&["compat", "tensorflow==2.15", "--platform", "windows"]);
     s.run(&["compat", "jax==0.10"]);
     s.run(&["compat", "torch==0.1"]);
     s.run(&["compat", "nosuch"]);

@@ -275,6 +275,40 @@ else
   bad "trace_says_it_is_not_available_on_windows_and_what_to_use" "exit $rc" "$out"
 fi
 
+# --- compat, explain and doctor know Windows ------------------------------------------------
+# compat shows the native Windows builds by default here: TensorFlow's end at 2.10.
+out=$(cudaenv compat tensorflow==2.15 2>&1)
+rc=$?
+if [[ $rc == 7 && $out == *"no GPU support on native Windows"* && $out == *"use WSL2"* && $out == *"cudaenv install 11.2+cudnn8.1"* ]]; then
+  ok "compat_on_windows_says_tensorflow_after_2_10_has_no_gpu_there"
+else
+  bad "compat_on_windows_says_tensorflow_after_2_10_has_no_gpu_there" "exit $rc" "$out"
+fi
+out=$(cudaenv explain "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found" 2>&1)
+rc=$?
+if [[ $rc == 0 && $out == *"System32, then each directory on PATH"* && $out == *"cudaenv install 11.2+cudnn8.1"* && $out != *LD_LIBRARY_PATH* ]]; then
+  ok "explain_gives_the_windows_fix_for_a_missing_dll"
+else
+  bad "explain_gives_the_windows_fix_for_a_missing_dll" "exit $rc" "$out"
+fi
+# The toolkit linked above holds cudart64_12.dll too: first on PATH (WINEPATH),
+# it shadows the pinned 12.4.1's; a CUDA_PATH_V11_2 names a tree that is gone.
+out=$(cd "$project" && WINEPATH="$(win "$tmp/toolkit/bin")" CUDA_PATH_V11_2='C:\no\such\v11.2' cudaenv doctor --json --no-python 2>&1)
+rc=$?
+summary=$(printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+w = r["facts"].get("windows") or {}
+codes = {f["code"]: f["level"] for f in r["findings"]}
+print(codes.get("path-shadow"), codes.get("cuda-path-stale"), "device-nodes" in codes,
+      (w.get("system_dir") or "").lower().endswith("system32"),
+      [p["name"] for p in w.get("cuda_path_versions", [])])' 2>&1)
+if [[ $rc == 16 && $summary == "error warning False True ['CUDA_PATH_V11_2']" ]]; then
+  ok "doctor_gathers_windows_facts_and_finds_path_shadowing_and_a_stale_cuda_path"
+else
+  bad "doctor_gathers_windows_facts_and_finds_path_shadowing_and_a_stale_cuda_path" "exit $rc" "$summary" "$(printf '%s' "$out" | head -c 3000)"
+fi
+
 # --- one cuda.lock for Linux and Windows ---------------------------------------------------
 # Made on Linux (the native cudaenv) for both platforms, it installs the
 # Windows files under Windows and the Linux ones on Linux; made under

@@ -266,19 +266,7 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                 .build
                 .iter()
                 .find(|b| b.platform == platform && b.version.truncate(2) == mm)
-                .ok_or_else(|| {
-                    if platform == "windows" && mm > Version::from_parts(&[2, 10]) {
-                        Error::UnknownFrameworkVersion {
-                            framework: "tensorflow (native Windows GPU)".into(),
-                            version: version.to_string(),
-                            known: vec![
-                                "≤ 2.10; later releases run on GPUs only under WSL2".into(),
-                            ],
-                        }
-                    } else {
-                        unknown()
-                    }
-                })?;
+                .ok_or_else(|| no_native_windows_gpu(platform, version).unwrap_or_else(unknown))?;
             let mut notes = Vec::new();
             if platform == "linux" && mm >= Version::from_parts(&[2, 14]) {
                 notes.push(format!(
@@ -365,6 +353,36 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
     }
 }
 
+/// TensorFlow's native Windows GPU builds end at 2.10 (its install guide:
+/// "TensorFlow 2.10 was the last TensorFlow release that supported GPU on
+/// native Windows"): a later release asked for Windows gets the error that
+/// says where it has the GPU (WSL2, with its Linux build's stack) and the
+/// last release that has it on Windows, from the table itself.
+fn no_native_windows_gpu(platform: &str, version: &Version) -> Option<Error> {
+    if platform != "windows" {
+        return None;
+    }
+    let builds = &data::tensorflow().build;
+    let last = builds
+        .iter()
+        .filter(|b| b.platform == "windows")
+        .max_by(|a, b| a.version.cmp(&b.version))?;
+    if version.truncate(2) <= last.version.truncate(2) {
+        return None;
+    }
+    let linux_spec = builds
+        .iter()
+        .find(|b| b.platform == "linux" && b.version.truncate(2) == version.truncate(2))
+        .map(|b| format!("{}+cudnn{}", b.cuda, b.cudnn));
+    Some(Error::NoNativeWindowsGpu {
+        framework: "tensorflow".into(),
+        version: version.truncate(2).to_string(),
+        linux_spec,
+        last: last.version.truncate(2).to_string(),
+        last_spec: format!("{}+cudnn{}", last.cuda, last.cudnn),
+    })
+}
+
 /// The stack cudaenv picks for a framework release, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct StackChoice {
@@ -380,6 +398,17 @@ pub struct StackChoice {
 /// the installed framework otherwise). `machine` narrows the choice to builds
 /// this machine's driver and GPUs can run, when those are known.
 pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackChoice> {
+    stack_for_on(req, machine, "linux")
+}
+
+/// `stack_for` from the builds `framework` publishes for `platform`
+/// (`linux` or `windows`: TensorFlow's tested configurations differ, and
+/// end at 2.10 on Windows).
+pub fn stack_for_on(
+    req: &FrameworkReq,
+    machine: Option<&Machine>,
+    platform: &str,
+) -> Result<StackChoice> {
     let version = req
         .version
         .as_ref()
@@ -387,7 +416,7 @@ pub fn stack_for(req: &FrameworkReq, machine: Option<&Machine>) -> Result<StackC
             input: req.to_string(),
             reason: "a version is needed here (`torch==2.4`)".into(),
         })?;
-    let requirement = requirement(req.framework, version, "linux")?;
+    let requirement = requirement(req.framework, version, platform)?;
     let name = format!("{} {}", req.framework, requirement.version.truncate(2));
     let describe = |b: &Build| match &b.cudnn {
         Some(c) if b.cudnn_minimum => format!("CUDA {} + cuDNN ≥ {c}", b.cuda),
@@ -682,6 +711,47 @@ mod tests {
         }
         assert!(requirement(Framework::Tensorflow, &"2.11".parse().unwrap(), "windows").is_err());
         assert!(requirement(Framework::Tensorflow, &"2.11".parse().unwrap(), "linux").is_ok());
+    }
+
+    /// TensorFlow after 2.10 on native Windows: no GPU build; the error says
+    /// WSL2 (with the Linux build's stack) or 2.10 with 11.2+cudnn8.1. Up to
+    /// 2.10 the Windows table's own configuration is the pick.
+    #[test]
+    fn tensorflow_after_2_10_has_no_gpu_on_native_windows() {
+        let tf = |v: &str| FrameworkReq::new(Framework::Tensorflow, Some(v.parse().unwrap()));
+        for v in ["2.11", "2.15", "2.21.0"] {
+            let e = stack_for_on(&tf(v), None, "windows").unwrap_err();
+            let Error::NoNativeWindowsGpu {
+                linux_spec,
+                last,
+                last_spec,
+                ..
+            } = &e
+            else {
+                panic!("{v}: {e:?}");
+            };
+            assert_eq!(
+                (last.as_str(), last_spec.as_str()),
+                ("2.10", "11.2+cudnn8.1")
+            );
+            let linux = stack_for(&tf(v), None).unwrap().spec;
+            assert_eq!(
+                linux_spec.as_deref(),
+                Some(linux.to_string().as_str()),
+                "{v}"
+            );
+            assert_eq!(e.exit_code(), crate::error::ExitCode::NotAvailable);
+            let hint = e.hint().unwrap();
+            assert!(hint.starts_with("use WSL2"), "{hint}");
+            assert!(hint.contains("cudaenv install 11.2+cudnn8.1"), "{hint}");
+        }
+        let c = stack_for_on(&tf("2.10"), None, "windows").unwrap();
+        assert_eq!(c.spec.to_string(), "11.2+cudnn8.1");
+        assert_eq!(c.requirement.package, "tensorflow_gpu");
+        let c = stack_for_on(&tf("2.4"), None, "windows").unwrap();
+        assert_eq!(c.spec.to_string(), "11.0+cudnn8.0");
+        // Linux is unchanged by the Windows rule.
+        assert!(stack_for_on(&tf("2.15"), None, "linux").is_ok());
     }
 
     /// Every PyTorch row: the pick is the newest stable build, and each build is selectable by tag.

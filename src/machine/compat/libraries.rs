@@ -40,6 +40,9 @@ pub enum Provider {
     },
     /// The driver's own library (`libcuda.so.1`, `nvcuda.dll`).
     Driver,
+    /// Microsoft's Visual C++ runtime (`msvcp140.dll`, `vcruntime140_1.dll`):
+    /// what Windows builds of the frameworks link, from no CUDA release.
+    VisualCppRuntime,
     /// A library beside the toolkit (NCCL, TensorRT, cuSPARSELt, cuTENSOR)
     /// of this major version.
     Library {
@@ -64,14 +67,36 @@ const CUDA_LIBS: &[&str] = &[
     "nvjpeg",
 ];
 
-/// Recognises `libX.so.N[.M…]`, `X64_NNN.dll`, `X64_N.dll`, `libX.so` (no version).
+/// Recognises `libX.so.N[.M…]`, `X64_NNN.dll`, `X64_N.dll`, `X64_NNN_0.dll`
+/// (nvrtc), `libX.so` (no version), `nvcuda.dll` and the Visual C++
+/// runtime's DLLs (`MSVCP140.dll`, `vcruntime140_1.dll`), a path before
+/// the name (`/` or `\\`) aside.
 pub fn identify(file: &str) -> Option<LibraryId> {
     let file = file.trim_matches(|c: char| c == '\'' || c == '"' || c == '`');
-    let base = file.rsplit('/').next().unwrap_or(file);
-    let (component, soversion, windows) = if let Some(stem) = base.strip_suffix(".dll") {
-        let (name, ver) = stem.rsplit_once('_')?;
-        let name = name.strip_suffix("64").unwrap_or(name);
-        (name.to_string(), ver.to_string(), true)
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let dll_stem = base
+        .len()
+        .checked_sub(4)
+        .filter(|&i| base.is_char_boundary(i) && base[i..].eq_ignore_ascii_case(".dll"))
+        .map(|i| &base[..i]);
+    if let Some(stem) = dll_stem
+        && let Some(id) = windows_system_dll(base, stem)
+    {
+        return Some(id);
+    }
+    let (component, soversion, windows) = if let Some(stem) = dll_stem {
+        // `cudart64_110`, `cudnn_ops_infer64_8`, `nvrtc64_112_0`; `nvinfer_10` has no `64`.
+        let (name, ver) = match stem.rfind("64_") {
+            Some(i) => (&stem[..i], stem[i + 3..].split('_').next().unwrap_or("")),
+            None => stem.rsplit_once('_')?,
+        };
+        // Windows names compare without case: `CUBLASLT64_11.DLL` is `cublasLt`.
+        let canonical = CUDA_LIBS
+            .iter()
+            .chain(&["cusparseLt", "cutensorMg"])
+            .find(|c| c.eq_ignore_ascii_case(name))
+            .map_or_else(|| name.to_ascii_lowercase(), |c| c.to_string());
+        (canonical, ver.to_string(), true)
     } else {
         let rest = base.strip_prefix("lib")?;
         let (name, ver) = rest.split_once(".so")?;
@@ -109,6 +134,33 @@ pub fn identify(file: &str) -> Option<LibraryId> {
     })
 }
 
+/// The Windows DLLs that carry no `_N` version: the driver's `nvcuda.dll`,
+/// and Microsoft's Visual C++ runtime (`msvcp140.dll`, `msvcp140_1.dll`,
+/// `vcruntime140.dll`, `vcruntime140_1.dll`, `concrt140.dll`, and the older
+/// `msvcr120.dll`), which TensorFlow's and PyTorch's Windows builds link.
+fn windows_system_dll(base: &str, stem: &str) -> Option<LibraryId> {
+    let lower = stem.to_ascii_lowercase();
+    let id = |component: &str, soversion: &str, provider| LibraryId {
+        file: base.to_string(),
+        component: component.to_string(),
+        soversion: soversion.to_string(),
+        provider,
+    };
+    if lower == "nvcuda" {
+        return Some(id("nvcuda", "", Provider::Driver));
+    }
+    let (name, rest) = ["msvcp", "vcruntime", "msvcr", "concrt", "vccorlib"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p).map(|r| (*p, r)))?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let tail = &rest[digits.len()..];
+    let tail_ok = tail.is_empty()
+        || tail.strip_prefix('_').is_some_and(|t| {
+            !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    (digits.len() >= 2 && tail_ok).then(|| id(name, &digits, Provider::VisualCppRuntime))
+}
+
 /// The library a file of a library beside the toolkit belongs to:
 /// TensorRT's `libnvinfer*`, `libnvonnxparser`, `libnvparsers`; NCCL's
 /// `libnccl`; `libcusparseLt`; cuTENSOR's `libcutensor`, `libcutensorMg`.
@@ -125,9 +177,14 @@ fn beside_the_toolkit(component: &str) -> Option<Library> {
 }
 
 fn cuda_provider(component: &str, soversion: &str, windows: bool) -> Provider {
-    // Windows writes `110` for `11.0` and `12` for `12`; CUDA 10 DLLs carry the minor (`101`).
-    let ver: Option<Version> = if windows && soversion.len() == 3 {
-        let (a, b) = soversion.split_at(2);
+    // Windows writes `110` for `11.0` and `12` for `12`; CUDA 10 DLLs carry
+    // the minor (`101`, `100`), CUDA 9 and 8 theirs in two digits (`90`, `80`).
+    let digits = soversion.bytes().all(|b| b.is_ascii_digit());
+    let names_release = windows
+        && digits
+        && (soversion.len() == 3 || (soversion.len() == 2 && soversion.as_bytes()[0] >= b'7'));
+    let ver: Option<Version> = if names_release {
+        let (a, b) = soversion.split_at(soversion.len() - 1);
         Some(Version::from_parts(&[
             a.parse().unwrap_or(0),
             b.parse().unwrap_or(0),
@@ -138,6 +195,13 @@ fn cuda_provider(component: &str, soversion: &str, windows: bool) -> Provider {
     let Some(ver) = ver else {
         return Provider::Unknown;
     };
+    // Before CUDA 11 every library's DLL was named by the CUDA release
+    // (`cufft64_100.dll` is CUDA 10.0's, not cuFFT 10's).
+    if names_release && ver.major() <= 10 {
+        return Provider::Cuda {
+            cuda: vec![ver.truncate(2)],
+        };
+    }
     let name = if component == "cublasLt" {
         "cublas"
     } else {
@@ -230,6 +294,7 @@ impl LibraryId {
             },
             Provider::Cudnn { major } => format!("cuDNN {major}.x"),
             Provider::Driver => "the NVIDIA driver".into(),
+            Provider::VisualCppRuntime => "the Microsoft Visual C++ runtime".into(),
             Provider::Library { library, major } => format!("{} {major}.x", library.title()),
             Provider::Unknown => "an unknown package".into(),
         }
@@ -288,7 +353,62 @@ mod tests {
             "cuTENSOR 2.x"
         );
         assert!(identify("libfoo").is_none());
+        assert!(identify("kernel32.dll").is_none());
         assert!(identify("libcudart.so.x").is_none());
+    }
+
+    /// The DLLs TensorFlow's Windows builds ask for, and the Windows-only names.
+    #[test]
+    fn windows_dlls() {
+        for dll in [
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "cublasLt64_11.dll",
+            "nvrtc64_112_0.dll",
+            "cufft64_10.dll",
+            "cusparse64_11.dll",
+        ] {
+            let c = cuda_of(dll);
+            assert!(c.iter().all(|v| v.starts_with("11.")), "{dll}: {c:?}");
+            assert_eq!(c.last().unwrap(), "11.8", "{dll}");
+        }
+        // cuSOLVER 11 spans CUDA 11 and 12, cuRAND 10 CUDA 11 to 13.
+        assert!(cuda_of("cusolver64_11.dll").contains(&"12.4".to_string()));
+        assert!(cuda_of("curand64_10.dll").contains(&"12.4".to_string()));
+        // Named like the release across 11.x: 11.0-11.3 too (the table starts at 11.4).
+        assert!(cuda_of("cublas64_11.dll").contains(&"11.2".to_string()));
+        assert_eq!(cuda_of("cudart64_100.dll"), vec!["10.0"]);
+        assert_eq!(cuda_of("cufft64_100.dll"), vec!["10.0"]);
+        assert_eq!(cuda_of("cudart64_90.dll"), vec!["9.0"]);
+        assert_eq!(cuda_of("cudart64_12.dll").first().unwrap(), "12.0");
+        assert_eq!(
+            cuda_of(r"C:\CUDA\v11.2\bin\CUDART64_110.DLL")
+                .last()
+                .unwrap(),
+            "11.8"
+        );
+        let sub = identify("cudnn_ops_infer64_8.dll").unwrap();
+        assert_eq!(
+            (sub.component.as_str(), &sub.provider),
+            ("cudnn_ops_infer", &Provider::Cudnn { major: 8 })
+        );
+        assert_eq!(
+            identify("cudnn64_7.dll").unwrap().provider,
+            Provider::Cudnn { major: 7 }
+        );
+        assert_eq!(identify("nvcuda.dll").unwrap().provider, Provider::Driver);
+        for vc in [
+            "MSVCP140.dll",
+            "msvcp140_1.dll",
+            "VCRUNTIME140.dll",
+            "vcruntime140_1.dll",
+            "msvcr120.dll",
+        ] {
+            let id = identify(vc).unwrap_or_else(|| panic!("{vc}"));
+            assert_eq!(id.provider, Provider::VisualCppRuntime, "{vc}");
+            assert_eq!(id.describe_provider(), "the Microsoft Visual C++ runtime");
+        }
+        assert!(identify("msvcp.dll").is_none());
     }
 
     /// Every name `file_names` gives is one `identify` reads back as the

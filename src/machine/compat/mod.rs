@@ -20,7 +20,7 @@ use serde::Serialize;
 
 pub use arch::{Alternative, ArchSupport, ComputeCapability, GpuFit};
 pub use driver::{DriverFit, DriverOs, DriverRequirement, DriverVersion};
-pub use framework::{Framework, FrameworkReq, Requirement, StackChoice, stack_for};
+pub use framework::{Framework, FrameworkReq, Requirement, StackChoice, stack_for, stack_for_on};
 
 use crate::spec::Version;
 

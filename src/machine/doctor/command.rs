@@ -39,9 +39,19 @@ pub fn run(cmd: Command, timeout: Duration) -> Result<Output, String> {
 
 /// Finds an executable on the context's PATH (and in `extra` directories after it).
 pub fn which(ctx: &Context, name: &str, extra: &[&str]) -> Option<PathBuf> {
+    which_in(ctx, name, extra.iter().map(Path::new))
+}
+
+/// `which`, with the extra directories as paths (`os::nvidia_smi_dirs`).
+pub fn which_in<P: AsRef<Path>>(
+    ctx: &Context,
+    name: &str,
+    extra: impl IntoIterator<Item = P>,
+) -> Option<PathBuf> {
     let path = ctx.var_os(env_vars::PATH).unwrap_or_default();
+    let extra: Vec<P> = extra.into_iter().collect();
     path_list::find(
         name.as_ref(),
-        path_list::dirs(path).chain(extra.iter().map(Path::new)),
+        path_list::dirs(path).chain(extra.iter().map(AsRef::as_ref)),
     )
 }

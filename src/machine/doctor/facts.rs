@@ -55,6 +55,58 @@ pub struct Facts {
     /// version that has nvcc).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_compiler: Option<HostCompilerFacts>,
+    /// What only Windows has (gathered there only): the DLL search path,
+    /// NVIDIA's installer's `CUDA_PATH_V*`, Microsoft's runtime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<WindowsFacts>,
+}
+
+/// Windows looks for a DLL in the program's directory, System32, then each
+/// directory on PATH (there is no LD_LIBRARY_PATH and no ldconfig cache),
+/// so these are the facts its findings are about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowsFacts {
+    /// System32, searched before PATH.
+    pub system_dir: Option<String>,
+    /// `System32\nvcuda.dll`, the driver's CUDA DLL, when it is there.
+    #[serde(default)]
+    pub nvcuda: Option<String>,
+    /// PATH, in order.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// The entries of PATH that hold CUDA/cuDNN DLLs (origin `PATH`,
+    /// position in `path`).
+    #[serde(default)]
+    pub dll_dirs: Vec<LibDir>,
+    /// The active version's DLL directories (its `bin`), and their CUDA/cuDNN DLLs.
+    #[serde(default)]
+    pub active_bin_dirs: Vec<String>,
+    #[serde(default)]
+    pub active_dlls: Vec<String>,
+    /// `CUDA_PATH_V<major>_<minor>` variables, as set.
+    #[serde(default)]
+    pub cuda_path_versions: Vec<VersionedCudaPath>,
+    /// The Visual C++ runtime DLLs TensorFlow's import needs, and where each was found.
+    #[serde(default)]
+    pub vc_runtime: Vec<RuntimeDll>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionedCudaPath {
+    /// `CUDA_PATH_V11_8`.
+    pub name: String,
+    pub value: String,
+    /// The value is a directory.
+    pub exists: bool,
+    /// The CUDA release of the tree there (`version.json`, …), if it is one.
+    pub cuda: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeDll {
+    pub name: String,
+    /// The directory it was found in (System32 first, then PATH).
+    pub found: Option<String>,
 }
 
 /// Which host compiler nvcc would use under activation, and which installed
@@ -151,7 +203,7 @@ impl Facts {
     }
 
     pub fn driver_os(&self) -> DriverOs {
-        if self.platform.wsl {
+        if self.platform.wsl || self.platform.os == "windows" || self.windows.is_some() {
             DriverOs::Windows
         } else {
             DriverOs::Linux
@@ -209,6 +261,45 @@ pub fn is_cuda_lib(file: &str) -> bool {
     LIB_PREFIXES.iter().any(|p| file.starts_with(p)) && file.contains(".so")
 }
 
+/// A DLL of CUDA, cuDNN or a library beside them (`cudart64_110.dll`,
+/// `cudnn64_8.dll`, `nccl64_2.dll`), by the names `explain` knows; not the
+/// driver's `nvcuda.dll`, not Microsoft's runtime.
+pub fn is_cuda_dll(file: &str) -> bool {
+    use crate::machine::compat::libraries::{Provider, identify};
+    let lower = file.to_ascii_lowercase();
+    lower.ends_with(".dll")
+        && identify(file).is_some_and(|id| {
+            matches!(
+                id.provider,
+                Provider::Cuda { .. } | Provider::Cudnn { .. } | Provider::Library { .. }
+            )
+        })
+}
+
+/// The CUDA/cuDNN DLLs in `dir`, sorted.
+fn cuda_dlls_in(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| is_cuda_dll(n))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The Visual C++ runtime DLLs TensorFlow's Windows builds need (its
+/// `self_check.py` checks msvcp140.dll and msvcp140_1.dll) and the
+/// vcruntime DLLs they link.
+pub const VC_RUNTIME_DLLS: [&str; 4] = [
+    "msvcp140.dll",
+    "msvcp140_1.dll",
+    "vcruntime140.dll",
+    "vcruntime140_1.dll",
+];
+
 pub(super) fn cuda_libs_in(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -253,6 +344,7 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
         nvidia_smi(ctx, &mut f);
     }
     active(ctx, &mut f);
+    f.windows = windows(ctx);
     f.host_compiler = host_compiler(ctx);
     f.env = EnvFacts {
         ld_library_path: split_path_var(ctx, env_vars::LD_LIBRARY_PATH),
@@ -382,7 +474,11 @@ fn probe_child(ctx: &Context, exe: &Path) -> libcuda::Probe {
 }
 
 fn nvidia_smi(ctx: &Context, f: &mut Facts) {
-    let Some(smi) = command::which(ctx, "nvidia-smi", &["/usr/lib/wsl/lib", "/usr/bin"]) else {
+    let extra = crate::os::nvidia_smi_dirs(
+        ctx.var_os(env_vars::SYSTEM_ROOT),
+        ctx.var_os(env_vars::PROGRAM_FILES),
+    );
+    let Some(smi) = command::which_in(ctx, "nvidia-smi", &extra) else {
         return;
     };
     let mut info = NvidiaSmi {
@@ -560,6 +656,85 @@ fn host_compiler(ctx: &Context) -> Option<HostCompilerFacts> {
     })
 }
 
+/// The Windows facts, on Windows only (where the platform layer names a
+/// System32): PATH and the DLLs on it, the active version's DLLs, the
+/// `CUDA_PATH_V*` variables and the trees they name, Microsoft's runtime.
+fn windows(ctx: &Context) -> Option<WindowsFacts> {
+    let system = crate::os::system_dll_dir(ctx.var_os(env_vars::SYSTEM_ROOT))?;
+    let path = split_path_var(ctx, env_vars::PATH);
+    let dll_dirs = path
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| !d.is_empty())
+        .filter_map(|(i, d)| {
+            let libs = cuda_dlls_in(Path::new(d));
+            (!libs.is_empty()).then(|| LibDir {
+                dir: d.clone(),
+                origin: env_vars::PATH.into(),
+                position: Some(i),
+                libs,
+            })
+        })
+        .collect();
+    let active_bin_dirs: Vec<PathBuf> = select::active(ctx)
+        .ok()
+        .and_then(|(_, a)| a.installed().map(|v| v.bin_dirs()))
+        .unwrap_or_default();
+    let mut active_dlls = BTreeSet::new();
+    for d in &active_bin_dirs {
+        active_dlls.extend(cuda_dlls_in(d));
+    }
+    let mut cuda_path_versions: Vec<VersionedCudaPath> = ctx
+        .vars()
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.to_str()?.to_ascii_uppercase();
+            name.strip_prefix("CUDA_PATH_V")?;
+            let value = value.to_string_lossy().into_owned();
+            let exists = Path::new(&value).is_dir();
+            let cuda = exists
+                .then(|| crate::store::toolkit::inspect(Path::new(&value)).ok())
+                .flatten()
+                .and_then(|t| t.cuda)
+                .map(|c| c.version.to_string());
+            Some(VersionedCudaPath {
+                name,
+                value,
+                exists,
+                cuda,
+            })
+        })
+        .collect();
+    cuda_path_versions.sort_by(|a, b| a.name.cmp(&b.name));
+    let search: Vec<PathBuf> = std::iter::once(system.clone())
+        .chain(path.iter().filter(|d| !d.is_empty()).map(PathBuf::from))
+        .collect();
+    let vc_runtime = VC_RUNTIME_DLLS
+        .iter()
+        .map(|name| RuntimeDll {
+            name: name.to_string(),
+            found: search
+                .iter()
+                .find(|d| d.join(name).is_file())
+                .map(|d| d.display().to_string()),
+        })
+        .collect();
+    let nvcuda = system.join("nvcuda.dll");
+    Some(WindowsFacts {
+        nvcuda: nvcuda.is_file().then(|| nvcuda.display().to_string()),
+        system_dir: Some(system.display().to_string()),
+        path,
+        dll_dirs,
+        active_bin_dirs: active_bin_dirs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        active_dlls: active_dlls.into_iter().collect(),
+        cuda_path_versions,
+        vc_runtime,
+    })
+}
+
 fn split_path_var(ctx: &Context, name: &str) -> Vec<String> {
     ctx.var(name)
         .map(|v| {
@@ -697,6 +872,83 @@ mod tests {
         assert_eq!(
             version_from_libcuda_path(Path::new("/usr/lib/wsl/lib/libcuda.so.1.1")),
             None
+        );
+    }
+
+    /// The Windows facts from a made-up Windows: System32 under `SystemRoot`,
+    /// a toolkit's bin on PATH, a CUDA_PATH_V* to nowhere. Only Windows
+    /// gathers them (under Wine in `scripts/windows-test.sh unit`); elsewhere
+    /// there are none.
+    #[test]
+    fn gathers_the_windows_facts_on_windows_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("Windows");
+        let system = root.join("System32");
+        let toolkit = dir.path().join("v11.8").join("bin");
+        std::fs::create_dir_all(&system).unwrap();
+        std::fs::create_dir_all(&toolkit).unwrap();
+        for f in [
+            "nvcuda.dll",
+            "msvcp140.dll",
+            "vcruntime140.dll",
+            "kernel32.dll",
+        ] {
+            std::fs::write(system.join(f), "").unwrap();
+        }
+        for f in [
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "vcruntime140_1.dll",
+            "nvcc.exe",
+        ] {
+            std::fs::write(toolkit.join(f), "").unwrap();
+        }
+        let path = crate::os::path_list::join([toolkit.as_os_str(), system.as_os_str()]);
+        let ctx = Context::new(
+            [
+                ("HOME".into(), dir.path().as_os_str().to_owned()),
+                (env_vars::PATH.into(), path),
+                (env_vars::SYSTEM_ROOT.into(), root.as_os_str().to_owned()),
+                (
+                    env_vars::CUDAENV_ROOT.into(),
+                    dir.path().join("root").into_os_string(),
+                ),
+                (
+                    "CUDA_PATH_V11_2".into(),
+                    dir.path().join("v11.2").into_os_string(),
+                ),
+            ],
+            dir.path().to_path_buf(),
+        )
+        .unwrap();
+        let Some(w) = windows(&ctx) else {
+            assert!(crate::os::system_dll_dir(Some(root.as_os_str())).is_none());
+            return;
+        };
+        assert_eq!(
+            w.system_dir.as_deref(),
+            Some(system.display().to_string().as_str())
+        );
+        assert!(w.nvcuda.is_some());
+        assert_eq!(w.dll_dirs.len(), 1, "{w:#?}");
+        assert_eq!(w.dll_dirs[0].position, Some(0));
+        assert_eq!(w.dll_dirs[0].libs, ["cublas64_11.dll", "cudart64_110.dll"]);
+        assert_eq!(w.cuda_path_versions.len(), 1);
+        assert_eq!(w.cuda_path_versions[0].name, "CUDA_PATH_V11_2");
+        assert!(!w.cuda_path_versions[0].exists);
+        let found: Vec<(&str, bool)> = w
+            .vc_runtime
+            .iter()
+            .map(|d| (d.name.as_str(), d.found.is_some()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("msvcp140.dll", true),
+                ("msvcp140_1.dll", false),
+                ("vcruntime140.dll", true),
+                ("vcruntime140_1.dll", true),
+            ]
         );
     }
 

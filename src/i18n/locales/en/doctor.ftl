@@ -194,3 +194,28 @@ doctor-host-compiler-ok = host compiler: { $compiler } ({ $from }{ $setting }); 
 doctor-host-compiler-refused = nvcc of { $name } refuses its host compiler { $compiler } ({ $from }): { $limits }
 doctor-host-compiler-fix-switch = export CUDAENV_HOST_COMPILER=auto (or host-compiler = "auto" in config.toml): activation then points nvcc at { $compiler }
 doctor-host-compiler-fix-install = install a GCC it accepts (Debian/Ubuntu: apt install g++-{ $gcc }), then export CUDAENV_HOST_COMPILER=auto; or use a newer CUDA release
+
+## Windows: the DLL search path, CUDA_PATH_V*, the driver's DLL, the Visual C++ runtime
+
+doctor-win-nvcuda-missing = nvidia-smi reports a driver, but { $dir } has no nvcuda.dll, the driver's CUDA DLL: CUDA programs find no driver
+doctor-win-nvcuda-missing-fix = reinstall NVIDIA's Windows driver (its installer's "clean installation"); nvcuda.dll belongs in System32
+doctor-win-path-shadow = { $dir } on PATH comes before { $name }'s DLLs and shadows them ({ $libs }): Windows loads the first DLL of a name it finds
+doctor-win-path-shadow-fix = remove { $dir } from PATH (Settings → System → About → Advanced system settings → Environment Variables; NVIDIA's CUDA installer added it), or start programs activated: `cudaenv exec -- …` or the PowerShell hook put the active version's bin first
+doctor-win-path-extra = { $dir } on PATH holds CUDA DLLs that { $name } lacks ({ $libs }): a program that asks for them loads that toolkit's
+doctor-win-path-extra-fix = remove { $dir } from PATH unless you mean to mix that toolkit in; `cudaenv install` can add the library to a stack instead
+doctor-win-path-copies = PATH holds several CUDA toolkits' bin directories ({ $dirs }); for each DLL name the first one wins
+doctor-win-path-copies-fix = keep one of them on PATH, or none and let cudaenv put the active version's first (`cudaenv local VERSION`, then `cudaenv exec` or the PowerShell hook)
+doctor-win-cuda-path-missing = { $var }={ $value }, which does not exist: a toolkit removed without its variable (Visual Studio's CUDA build rules for that release fail)
+doctor-win-cuda-path-other-release = { $var }={ $value }, a CUDA { $tree } tree: builds that ask for CUDA { $named } get { $tree }
+doctor-win-cuda-path-remove-fix = remove it in PowerShell: [Environment]::SetEnvironmentVariable('{ $var }', $null, 'User') ('Machine' for a system variable, as administrator), or in the Environment Variables dialog
+doctor-win-cuda-path-not-active = { $var }={ $value }, but the active version of that release is { $name }: Visual Studio's CUDA build rules use { $value }
+doctor-win-cuda-path-not-active-fix = build from an activated shell (`cudaenv exec -- msbuild …`, or the PowerShell hook), which sets { $var } to { $name }
+doctor-win-cuda-path-ok = { $vars }: each names an existing CUDA tree of its release
+doctor-win-vc-runtime-ok = Visual C++ runtime: msvcp140.dll, msvcp140_1.dll, vcruntime140.dll, vcruntime140_1.dll (in { $dirs })
+doctor-win-vc-runtime-missing = the Visual C++ runtime's { $dlls } is in neither System32 nor a directory on PATH: TensorFlow's import fails ("DLL load failed while importing _pywrap_tensorflow_internal", "Could not find the DLL(s) 'msvcp140_1.dll'"), and so do other Windows builds that link it. This is not about CUDA
+doctor-win-vc-runtime-missing-fix = install the Microsoft Visual C++ Redistributable 2015–2022, x64: https://aka.ms/vs/17/release/vc_redist.x64.exe
+doctor-win-not-activated-fix = activate it in PowerShell (`cudaenv init pwsh | Out-String | Invoke-Expression`, in $PROFILE for every new shell), or run programs through `cudaenv exec -- …`; in cmd: `cudaenv env --shell cmd > activate.cmd`, then `call activate.cmd`
+doctor-win-cuda-home-fix = activate { $name } in this shell (the PowerShell hook, or `cudaenv exec -- …`), which points { $var } at it; NVIDIA's installer set { $var } for its own toolkit
+doctor-win-tensorflow-no-gpu = tensorflow { $version } is installed for native Windows, where TensorFlow after 2.10 has no GPU support: it runs on the CPU whatever CUDA is active
+doctor-win-no-driver = no NVIDIA driver found (no nvidia-smi.exe on PATH, in System32 or in NVIDIA Corporation\NVSMI, and no nvcuda.dll in System32): CUDA programs can be built here but not run
+doctor-win-no-driver-fix = nothing to do on CI or build machines; elsewhere install NVIDIA's Windows driver for the GPU (GeForce/Studio, or the data-center driver)

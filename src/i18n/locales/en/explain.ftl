@@ -134,3 +134,26 @@ explain-gcc-refused-active = {" "}(the active version has CUDA { $cuda })
 explain-gcc-refused-fix-auto = export { $variable }=auto   # activation points nvcc at the newest installed g++ its CUDA accepts (NVCC_PREPEND_FLAGS=-ccbin …, NVCC_CCBIN, CUDAHOSTCXX)
 explain-gcc-refused-fix-name = or name one: export { $variable }=/usr/bin/{ $compiler } (Debian/Ubuntu: apt install { $package }), or host-compiler in config.toml
 explain-gcc-refused-fix-newer = or a CUDA release that accepts your compiler: { $releases }
+
+## Windows: a DLL the loader did not find, the Visual C++ runtime, Python's DLL search
+
+explain-win-missing-cuda-dll = Windows found { $file } in none of the directories it searches for a DLL (the program's own directory, System32, then each directory on PATH): the program needs the { $provider } runtime DLLs{ $windows }
+explain-win-missing-cudnn-dll = the program needs cuDNN { $major } ({ $file }) and Windows found it in none of the directories it searches (the program's own directory, System32, PATH): cuDNN is a download of its own beside the CUDA toolkit, and its bin directory must be on PATH too{ $windows }
+explain-win-missing-cudnn-sub-dll = { $file } is one of cuDNN { $major }'s sub-libraries: cudnn64_{ $major }.dll itself was found but this part of it was not — typically only part of cuDNN's bin directory was copied into CUDA's{ $windows }
+explain-win-missing-driver = { $file } is the NVIDIA driver's own DLL (the driver puts it in System32): this Windows has no NVIDIA driver, or only Microsoft's basic display driver
+explain-win-missing-driver-fix = install NVIDIA's Windows driver for the GPU (GeForce/Studio, or the data-center driver); `nvidia-smi` answers once it is in place
+explain-win-tensorflow-tested = { $spec } is what TensorFlow { $releases } was tested with on native Windows (TensorFlow ≥ 2.11 has no GPU there: use WSL2, or `cudaenv compat tensorflow==2.10 --platform windows`)
+explain-win-link-existing = or link the toolkit NVIDIA's installer put in place, with cuDNN's files copied into it as the guides do: cudaenv link { $cuda } "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{ $cuda }" && cudaenv local { $cuda }
+explain-win-run-with-hook = run the program with the stack's environment: `cudaenv exec -- python train.py`, or in PowerShell through the hook (`cudaenv init pwsh | Out-String | Invoke-Expression` in $PROFILE); a program started before (an IDE, Jupyter) keeps its old PATH until it is started again from there
+explain-vc-runtime = { $files }: Microsoft's Visual C++ runtime, which the Windows builds of TensorFlow, PyTorch and most Python extensions link against. This is not about CUDA: no CUDA stack provides these DLLs
+explain-vc-runtime-provided-by = the Microsoft Visual C++ Redistributable for Visual Studio 2015–2022 (x64)
+explain-win-vc-redist = install the Microsoft Visual C++ Redistributable 2015–2022, x64: https://aka.ms/vs/17/release/vc_redist.x64.exe (it puts the DLLs in C:\Windows\System32; TensorFlow ≥ 2.1 needs msvcp140_1.dll, which the 2019 and later releases carry)
+explain-vc-runtime-fix-doctor = cudaenv doctor   # looks for msvcp140.dll, msvcp140_1.dll, vcruntime140.dll and vcruntime140_1.dll in System32 and on PATH
+explain-win-unnamed-module = (named in the lines above)
+explain-win-tf-import-failed = Python could not load TensorFlow's core module ({ $module }) or a DLL it links. This is not about CUDA: TensorFlow ≥ 2.1 loads CUDA's and cuDNN's DLLs later, when it looks for a GPU, and a missing one only prints "Could not load dynamic library …" and runs on the CPU. The usual causes: the Visual C++ runtime is missing (msvcp140_1.dll, vcruntime140_1.dll), the CPU lacks AVX (the official wheels need it), the Python is 32-bit or one the release does not support, or the installation is broken
+explain-win-tf-import-failed-fix-python = python -c "import struct; print(struct.calcsize('P') * 8)" must print 64; `cudaenv compat tensorflow==VERSION --platform windows` lists the Pythons a release supports; then pip install --force-reinstall tensorflow==VERSION
+explain-win-dll-load-failed = Python could not load the extension module { $module } or a DLL it links. Since Python 3.8, Windows Python looks for an extension's DLLs only in the module's own directory, System32 and the directories added with os.add_dll_directory(): PATH is not searched, so a CUDA bin directory on PATH does not help an extension that links CUDA's DLLs directly
+explain-win-add-dll-directory = if the extension links CUDA's DLLs itself (CuPy, your own extension), add their directory before the import: os.add_dll_directory(os.path.join(os.environ["CUDA_PATH"], "bin")) — activation (`cudaenv exec`, the PowerShell hook) points CUDA_PATH at the active stack
+explain-win-ctypes-dll-search = Python's ctypes (3.8 and later) looked for { $file } only in the directory its name gives, in System32 and in the directories added with os.add_dll_directory(): it does not search PATH, so a DLL that is on PATH is still not found this way
+explain-win-ctypes-full-path = ctypes.CDLL(os.path.join(os.environ["CUDA_PATH"], "bin", "{ $file }"))   # with the stack activated (`cudaenv exec`), CUDA_PATH is its root
+explain-win-ctypes-winmode = or ctypes.CDLL("{ $file }", winmode=0), which searches as LoadLibrary does, PATH included

@@ -40,6 +40,9 @@ hint-no-lock = create one with `cudaenv lock` (next to .cuda-version) and commit
 hint-no-version-file = pass a SPEC: `cudaenv lock 12.4+cudnn9` pins it in ./.cuda-version and locks it
 hint-invalid-framework = write FRAMEWORK==VERSION, e.g. `tensorflow==2.10` or `torch==2.4` (`torch==2.4+cu118` picks a build)
 hint-known = known: { $known }
+hint-no-native-windows-gpu = { $wsl }, or { $framework } { $last }, the last release with GPU on native Windows: pip install "{ $framework }<2.11", then cudaenv install { $spec } && cudaenv local { $spec }
+hint-no-native-windows-gpu-wsl-spec = use WSL2, where its Linux build has the GPU (there: cudaenv install --for { $framework }=={ $version }, which is { $spec })
+hint-no-native-windows-gpu-wsl = use WSL2, where its Linux builds have the GPU
 hint-framework-not-installed = name a version (`cudaenv compat { $framework }==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it
 hint-would-not-run-driver = upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway
 hint-would-not-run-target-driver = upgrade { $machine }'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway

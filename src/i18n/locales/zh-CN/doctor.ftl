@@ -194,3 +194,28 @@ doctor-host-compiler-ok = 主机编译器：{ $compiler }（{ $from }{ $setting 
 doctor-host-compiler-refused = { $name } 的 nvcc 不接受它的主机编译器 { $compiler }（{ $from }）：{ $limits }
 doctor-host-compiler-fix-switch = export CUDAENV_HOST_COMPILER=auto（或在 config.toml 中写 host-compiler = "auto"）：之后激活时会让 nvcc 使用 { $compiler }
 doctor-host-compiler-fix-install = 安装一个它接受的 GCC（Debian/Ubuntu：apt install g++-{ $gcc }），然后 export CUDAENV_HOST_COMPILER=auto；或者换用更新的 CUDA 版本
+
+## Windows：DLL 搜索路径、CUDA_PATH_V*、驱动的 DLL、Visual C++ 运行库
+
+doctor-win-nvcuda-missing = nvidia-smi 报告了驱动，但 { $dir } 里没有驱动的 CUDA DLL nvcuda.dll：CUDA 程序找不到驱动
+doctor-win-nvcuda-missing-fix = 重新安装 NVIDIA 的 Windows 驱动（选安装程序的“清洁安装”）；nvcuda.dll 应当在 System32 里
+doctor-win-path-shadow = PATH 上的 { $dir } 排在 { $name } 的 DLL 前面，把它们挡住了（{ $libs }）：同名的 DLL，Windows 加载它最先找到的那个
+doctor-win-path-shadow-fix = 从 PATH 中去掉 { $dir }（设置 → 系统 → 关于 → 高级系统设置 → 环境变量；这是 NVIDIA 的 CUDA 安装程序加上的），或者在激活的环境里启动程序：`cudaenv exec -- …` 或 PowerShell 钩子会把当前版本的 bin 放在最前面
+doctor-win-path-extra = PATH 上的 { $dir } 里有 { $name } 没有的 CUDA DLL（{ $libs }）：请求这些 DLL 的程序会加载那套工具包里的
+doctor-win-path-extra-fix = 除非你有意混用那套工具包，否则从 PATH 中去掉 { $dir }；也可以用 `cudaenv install` 把这个库装进一套版本里
+doctor-win-path-copies = PATH 上有好几套 CUDA 工具包的 bin 目录（{ $dirs }）；每个 DLL 名字都以排在最前面的那份为准
+doctor-win-path-copies-fix = PATH 上只保留其中一个，或者一个也不留，让 cudaenv 把当前版本的放在最前面（`cudaenv local VERSION`，然后用 `cudaenv exec` 或 PowerShell 钩子）
+doctor-win-cuda-path-missing = { $var }={ $value }，但这个目录不存在：工具包卸载了，变量却留了下来（Visual Studio 针对该版本的 CUDA 编译规则会失败）
+doctor-win-cuda-path-other-release = { $var }={ $value }，那是 CUDA { $tree } 的目录：要求 CUDA { $named } 的编译拿到的是 { $tree }
+doctor-win-cuda-path-remove-fix = 在 PowerShell 里删掉它：[Environment]::SetEnvironmentVariable('{ $var }', $null, 'User')（系统变量用 'Machine'，需要管理员权限），或者在“环境变量”对话框里删除
+doctor-win-cuda-path-not-active = { $var }={ $value }，但这个版本号当前激活的是 { $name }：Visual Studio 的 CUDA 编译规则会使用 { $value }
+doctor-win-cuda-path-not-active-fix = 在激活的环境里编译（`cudaenv exec -- msbuild …`，或者 PowerShell 钩子），激活会把 { $var } 设成 { $name }
+doctor-win-cuda-path-ok = { $vars }：每个都指向对应版本、确实存在的 CUDA 目录
+doctor-win-vc-runtime-ok = Visual C++ 运行库：msvcp140.dll、msvcp140_1.dll、vcruntime140.dll、vcruntime140_1.dll（在 { $dirs }）
+doctor-win-vc-runtime-missing = Visual C++ 运行库的 { $dlls } 既不在 System32 里，也不在 PATH 上的任何目录里：TensorFlow 的 import 会失败（"DLL load failed while importing _pywrap_tensorflow_internal"、"Could not find the DLL(s) 'msvcp140_1.dll'"），链接它的其他 Windows 程序也一样。这不是 CUDA 的问题
+doctor-win-vc-runtime-missing-fix = 安装微软的 Visual C++ 2015–2022 可再发行组件包（x64）：https://aka.ms/vs/17/release/vc_redist.x64.exe
+doctor-win-not-activated-fix = 在 PowerShell 里激活它（`cudaenv init pwsh | Out-String | Invoke-Expression`，写进 $PROFILE 则每个新终端都生效），或者用 `cudaenv exec -- …` 运行程序；cmd 里：`cudaenv env --shell cmd > activate.cmd`，然后 `call activate.cmd`
+doctor-win-cuda-home-fix = 在这个终端里激活 { $name }（PowerShell 钩子，或 `cudaenv exec -- …`），激活会把 { $var } 指向它；{ $var } 是 NVIDIA 安装程序为它自己的工具包设置的
+doctor-win-tensorflow-no-gpu = 安装的是 tensorflow { $version }，而在原生 Windows 上 2.10 之后的 TensorFlow 不支持 GPU：无论激活哪个 CUDA，它都只在 CPU 上运行
+doctor-win-no-driver = 没有找到 NVIDIA 驱动（PATH、System32 和 NVIDIA Corporation\NVSMI 里都没有 nvidia-smi.exe，System32 里也没有 nvcuda.dll）：这里可以编译 CUDA 程序，但不能运行
+doctor-win-no-driver-fix = CI 或编译机上无需处理；其他机器请为 GPU 安装 NVIDIA 的 Windows 驱动（GeForce/Studio 驱动，或数据中心驱动）

@@ -133,3 +133,26 @@ explain-gcc-refused-active = （当前激活的版本是 CUDA { $cuda }）
 explain-gcc-refused-fix-auto = export { $variable }=auto   # 激活时让 nvcc 使用已安装的、其 CUDA 接受的最新 g++（NVCC_PREPEND_FLAGS=-ccbin …、NVCC_CCBIN、CUDAHOSTCXX）
 explain-gcc-refused-fix-name = 或者指定一个：export { $variable }=/usr/bin/{ $compiler }（Debian/Ubuntu：apt install { $package }），也可以在 config.toml 中设置 host-compiler
 explain-gcc-refused-fix-newer = 或者换用接受你的编译器的 CUDA 版本：{ $releases }
+
+## Windows：加载器找不到的 DLL、Visual C++ 运行库、Python 的 DLL 搜索规则
+
+explain-win-missing-cuda-dll = Windows 在它查找 DLL 的所有目录里（程序自己的目录、System32，然后是 PATH 上的每个目录）都没有找到 { $file }：程序需要 { $provider } 的运行时 DLL{ $windows }
+explain-win-missing-cudnn-dll = 程序需要 cuDNN { $major }（{ $file }），Windows 在它查找的目录里（程序自己的目录、System32、PATH）都没找到：cuDNN 是和 CUDA 工具包分开下载的，它的 bin 目录也必须在 PATH 上{ $windows }
+explain-win-missing-cudnn-sub-dll = { $file } 是 cuDNN { $major } 的子库之一：cudnn64_{ $major }.dll 本身找到了，这一部分却没找到——通常是只把 cuDNN 的 bin 目录拷了一部分到 CUDA 的目录里{ $windows }
+explain-win-missing-driver = { $file } 是 NVIDIA 驱动自带的 DLL（驱动把它装在 System32 里）：这台 Windows 没有装 NVIDIA 驱动，或者只有微软的基本显示驱动
+explain-win-missing-driver-fix = 为这块 GPU 安装 NVIDIA 的 Windows 驱动（GeForce/Studio 驱动，或数据中心驱动）；装好后 `nvidia-smi` 就能正常输出
+explain-win-tensorflow-tested = { $spec } 是 TensorFlow { $releases } 在原生 Windows 上测试时用的配置（TensorFlow ≥ 2.11 在原生 Windows 上不支持 GPU：请用 WSL2，或参看 `cudaenv compat tensorflow==2.10 --platform windows`）
+explain-win-link-existing = 或者链接 NVIDIA 安装程序装好的工具包（按教程的做法把 cuDNN 的文件拷进去之后）：cudaenv link { $cuda } "C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v{ $cuda }" && cudaenv local { $cuda }
+explain-win-run-with-hook = 在这套版本的环境里运行程序：`cudaenv exec -- python train.py`，或者在 PowerShell 里启用钩子（把 `cudaenv init pwsh | Out-String | Invoke-Expression` 写进 $PROFILE）；之前就已启动的程序（IDE、Jupyter）保留着旧的 PATH，要从激活后的终端重新启动才会生效
+explain-vc-runtime = { $files }：微软的 Visual C++ 运行库，TensorFlow、PyTorch 以及大多数 Python 扩展的 Windows 版都链接它。这不是 CUDA 的问题：没有哪个 CUDA 版本提供这些 DLL
+explain-vc-runtime-provided-by = 微软的 Visual C++ 可再发行组件包（Visual Studio 2015–2022，x64）
+explain-win-vc-redist = 安装微软的 Visual C++ 2015–2022 可再发行组件包（x64）：https://aka.ms/vs/17/release/vc_redist.x64.exe（它会把这些 DLL 放进 C:\Windows\System32；TensorFlow ≥ 2.1 需要 msvcp140_1.dll，2019 及以后的版本才带它）
+explain-vc-runtime-fix-doctor = cudaenv doctor   # 在 System32 和 PATH 上查找 msvcp140.dll、msvcp140_1.dll、vcruntime140.dll 和 vcruntime140_1.dll
+explain-win-unnamed-module = （名字见上面几行）
+explain-win-tf-import-failed = Python 无法加载 TensorFlow 的核心模块（{ $module }）或它链接的某个 DLL。这不是 CUDA 的问题：TensorFlow ≥ 2.1 要到寻找 GPU 时才加载 CUDA 和 cuDNN 的 DLL，缺了它们只会打印 "Could not load dynamic library …" 并改用 CPU 运行。常见原因：缺少 Visual C++ 运行库（msvcp140_1.dll、vcruntime140_1.dll）、CPU 不支持 AVX（官方 wheel 需要它）、Python 是 32 位的或不在该版本支持的范围内，或者安装已损坏
+explain-win-tf-import-failed-fix-python = python -c "import struct; print(struct.calcsize('P') * 8)" 必须输出 64；`cudaenv compat tensorflow==VERSION --platform windows` 列出该版本支持的 Python；然后 pip install --force-reinstall tensorflow==VERSION
+explain-win-dll-load-failed = Python 无法加载扩展模块 { $module } 或它链接的某个 DLL。从 Python 3.8 起，Windows 上的 Python 只在模块自己的目录、System32 和用 os.add_dll_directory() 添加的目录里查找扩展模块依赖的 DLL，不再搜索 PATH：所以把 CUDA 的 bin 目录加到 PATH 上，对直接链接 CUDA DLL 的扩展不起作用
+explain-win-add-dll-directory = 如果这个扩展自己链接了 CUDA 的 DLL（CuPy、你自己的扩展），在 import 之前加上它们的目录：os.add_dll_directory(os.path.join(os.environ["CUDA_PATH"], "bin"))——激活（`cudaenv exec`、PowerShell 钩子）会把 CUDA_PATH 指向当前激活的版本
+explain-win-ctypes-dll-search = Python 的 ctypes（3.8 及以后）只在名字里给出的目录、System32 和用 os.add_dll_directory() 添加的目录里查找 { $file }：它不搜索 PATH，所以即使这个 DLL 在 PATH 上，这样也找不到
+explain-win-ctypes-full-path = ctypes.CDLL(os.path.join(os.environ["CUDA_PATH"], "bin", "{ $file }"))   # 在激活的环境里（`cudaenv exec`），CUDA_PATH 就是这套版本的根目录
+explain-win-ctypes-winmode = 或者 ctypes.CDLL("{ $file }", winmode=0)，它按 LoadLibrary 的顺序查找，包括 PATH

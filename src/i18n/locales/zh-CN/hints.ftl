@@ -40,6 +40,9 @@ hint-no-lock = 用 `cudaenv lock` 创建一个（放在 .cuda-version 旁边）�
 hint-no-version-file = 请给出 SPEC：`cudaenv lock 12.4+cudnn9` 会把它写进 ./.cuda-version 并锁定
 hint-invalid-framework = 写成 FRAMEWORK==VERSION，例如 `tensorflow==2.10` 或 `torch==2.4`（`torch==2.4+cu118` 可以指定某个构建）
 hint-known = 已知版本：{ $known }
+hint-no-native-windows-gpu = { $wsl }；或者用 { $framework } { $last }，它是原生 Windows 上支持 GPU 的最后一个版本：pip install "{ $framework }<2.11"，然后 cudaenv install { $spec } && cudaenv local { $spec }
+hint-no-native-windows-gpu-wsl-spec = 请用 WSL2，它的 Linux 版支持 GPU（在 WSL2 里：cudaenv install --for { $framework }=={ $version }，即 { $spec }）
+hint-no-native-windows-gpu-wsl = 请用 WSL2，它的 Linux 版支持 GPU
 hint-framework-not-installed = 请指定版本（`cudaenv compat { $framework }==VERSION`），或者让 CUDAENV_PYTHON 指向装了它的那个 Python 解释器
 hint-would-not-run-driver = 升级 NVIDIA 驱动，或者选一个更旧的 CUDA（`cudaenv compat` 会列出每个版本的要求），或者去掉 --strict 强行安装
 hint-would-not-run-target-driver = 升级 { $machine } 的 NVIDIA 驱动，或者选一个更旧的 CUDA（对同一个目标运行 `cudaenv compat` 可以看到每个版本的要求），或者去掉 --strict 强行安装
