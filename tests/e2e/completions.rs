@@ -263,6 +263,6 @@ fn help_shows_topics_and_commands() {
     let bad = t.run(&["help", "nope"]);
     insta::assert_snapshot!(assert_code(&bad, 2, "help nope"), @r"
     error: `nope` is neither a help topic nor a command
-    hint: topics: ci, clusters, compat, configuration, doctor, environment, exit-codes, frameworks, install, layout, lock, performance, reliability, shell, sources, verify, versions, zh-cn; `cudaenv help` lists the commands too
+    hint: topics: ci, clusters, compat, configuration, doctor, environment, exit-codes, frameworks, install, layout, lock, performance, reliability, shell, sources, verify, versions, windows, zh-cn; `cudaenv help` lists the commands too
     ");
 }
