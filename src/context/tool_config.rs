@@ -446,7 +446,7 @@ mod tests {
         write("home/.config/pip/pip.conf", "global", "http://user/simple");
         let (u, from) = index_url(&ctx(&[]));
         assert_eq!(u, "http://user/simple");
-        assert!(from.ends_with(".config/pip/pip.conf"), "{from}");
+        assert!(Path::new(&from).ends_with(".config/pip/pip.conf"), "{from}");
         write("venv/pip.conf", "global", "http://site/simple");
         let venv = t.join("venv");
         let venv = venv.to_str().unwrap();
