@@ -286,7 +286,8 @@ else
 fi
 out=$(cudaenv explain "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found" 2>&1)
 rc=$?
-if [[ $rc == 0 && $out == *"System32, then each directory on PATH"* && $out == *"cudaenv install 11.2+cudnn8.1"* && $out != *LD_LIBRARY_PATH* ]]; then
+# 11.2+cudnn8.1 is installed by now (above): the fix is to pin it, not to install it.
+if [[ $rc == 0 && $out == *"System32, then each directory on PATH"* && $out == *"fix:         cudaenv local 11.2.2+cudnn8.1.0.77"* && $out != *LD_LIBRARY_PATH* ]]; then
   ok "explain_gives_the_windows_fix_for_a_missing_dll"
 else
   bad "explain_gives_the_windows_fix_for_a_missing_dll" "exit $rc" "$out"
