@@ -288,7 +288,10 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     let expected = &req.expected;
 
     // --- driver ---------------------------------------------------------------
-    stage(format_args!("loading {}", crate::machine::libcuda::file_name()));
+    stage(format_args!(
+        "loading {}",
+        crate::machine::libcuda::file_name()
+    ));
     let driver = match crate::machine::libcuda::open() {
         Ok(l) => {
             probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
