@@ -57,6 +57,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             path = os.path.realpath(os.path.join(NVIDIA, self.path[len("/nvidia/"):]))
             if path.startswith(NVIDIA + os.sep) and os.path.isfile(path):
                 return self.send(200, open(path, "rb").read())
+            # A directory: an HTML listing, as NVIDIA's server gives (`cudaenv update` reads it).
+            if self.path.endswith("/") and path.startswith(NVIDIA + os.sep) and os.path.isdir(path):
+                links = "".join(f'<a href="{n}">{n}</a>\n' for n in sorted(os.listdir(path)))
+                return self.send(200, f"<html><body>{links}</body></html>".encode(), "text/html")
             return self.send(404, b"")
         m = re.fullmatch(r"/files/([^/]+)", self.path)
         if m and m.group(1) in files:
