@@ -121,6 +121,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env.printer
             .info(format!("  {}", describe(&tk.cudnn, "cuDNN")));
     }
+    for (lib, found) in &tk.libs {
+        env.printer
+            .info(format!("  {}", describe(&Some(found.clone()), lib.title())));
+    }
     if tk.cuda.is_none() {
         env.printer.hint(format!(
             "select it by its name: `cudaenv local {name}` (version prefixes cannot match it)"

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::spec::Version;
+use crate::spec::{Library, Version};
 use crate::store::{Kind, Metadata};
 
 /// How long `nvcc --version` may take before it is killed.
@@ -78,6 +78,9 @@ pub struct Toolkit {
     /// CUDA_HOME, when the tree is toolkit-shaped (`.` for the prefix itself).
     pub home: Option<PathBuf>,
     pub cudnn_home: Option<PathBuf>,
+    /// The libraries beside the toolkit found in the tree (NCCL, TensorRT,
+    /// cuSPARSELt, cuTENSOR), with their versions.
+    pub libs: Vec<(Library, Found)>,
     /// The shared runtime that was found, relative to `prefix`.
     pub runtime: PathBuf,
     /// Inconsistencies worth telling the user (e.g. version.json says 12 but the library is .so.11).
@@ -95,6 +98,17 @@ impl Toolkit {
         m.lib_dirs = self.lib_dirs.clone();
         m.home = self.home.clone();
         m.cudnn_home = self.cudnn_home.clone();
+        m.components = self
+            .libs
+            .iter()
+            .map(|(lib, f)| crate::store::Component {
+                name: lib.component().into(),
+                version: f.version.to_string(),
+                source: "link".into(),
+                url: None,
+                sha256: None,
+            })
+            .collect();
         m
     }
 }
@@ -213,6 +227,7 @@ fn inspect_toolkit(prefix: &Path) -> Option<Toolkit> {
         lib_dirs,
         home: Some(PathBuf::from(".")),
         cudnn_home,
+        libs: Vec::new(),
         warnings,
     })
 }
@@ -276,6 +291,7 @@ fn inspect_windows_toolkit(prefix: &Path) -> Option<Toolkit> {
         lib_dirs: Vec::new(),
         home: Some(PathBuf::from(".")),
         cudnn_home: cudnn_dll.map(|_| PathBuf::from(".")),
+        libs: Vec::new(),
         warnings,
     })
 }
@@ -355,6 +371,10 @@ fn inspect_wheels(prefix: &Path, nvidia: &Path) -> Option<Toolkit> {
         let found = merge_with_lib(found, lib_cudnn, "cuDNN", &mut warnings);
         (found, Some(nvidia.join("cudnn")))
     };
+    let mut lib_dirs = lib_dirs;
+    let libs = site_packages
+        .map(|sp| libraries_beside(prefix, sp, &mut lib_dirs))
+        .unwrap_or_default();
     Some(Toolkit {
         prefix: prefix.to_path_buf(),
         layout: Layout::Wheels,
@@ -365,8 +385,75 @@ fn inspect_wheels(prefix: &Path, nvidia: &Path) -> Option<Toolkit> {
         lib_dirs,
         home,
         cudnn_home,
+        libs,
         warnings,
     })
+}
+
+/// Where the libraries beside the toolkit sit in site-packages as their
+/// wheels install them (`nvidia/nccl/lib`, `tensorrt_libs`, …), the start
+/// of their library files' names, and of their projects' `.dist-info`
+/// directories, which give the versions.
+const BESIDE_THE_TOOLKIT: &[(Library, &str, &str, &[&str])] = &[
+    (
+        Library::Nccl,
+        "nvidia/nccl/lib",
+        "libnccl",
+        &["nvidia_nccl_cu"],
+    ),
+    (
+        Library::Tensorrt,
+        "tensorrt_libs",
+        "libnvinfer",
+        &["tensorrt_cu", "tensorrt_libs"],
+    ),
+    (
+        Library::Cusparselt,
+        "nvidia/cusparselt/lib",
+        "libcusparseLt",
+        &["nvidia_cusparselt_cu"],
+    ),
+    (
+        Library::Cusparselt,
+        "cusparselt/lib",
+        "libcusparseLt",
+        &["nvidia_cusparselt_cu"],
+    ),
+    (
+        Library::Cutensor,
+        "cutensor/lib",
+        "libcutensor",
+        &["cutensor_cu"],
+    ),
+];
+
+/// The libraries beside the toolkit in `site_packages` that lie inside the
+/// linked `prefix`; their directories join `lib_dirs` (relative to `prefix`).
+/// A library whose project's version cannot be read is left out: a stack
+/// names each of them by version.
+fn libraries_beside(
+    prefix: &Path,
+    site_packages: &Path,
+    lib_dirs: &mut Vec<PathBuf>,
+) -> Vec<(Library, Found)> {
+    let mut found: Vec<(Library, Found)> = Vec::new();
+    for (lib, dir, stem, projects) in BESIDE_THE_TOOLKIT {
+        let abs = site_packages.join(dir);
+        let Ok(rel) = abs.strip_prefix(prefix) else {
+            continue;
+        };
+        if found.iter().any(|(l, _)| l == lib) || lib_files(&abs, stem).is_empty() {
+            continue;
+        }
+        let Some((version, from)) = dist_info_version(site_packages, projects, None) else {
+            continue;
+        };
+        if !lib_dirs.iter().any(|d| d == rel) {
+            lib_dirs.push(rel.to_path_buf());
+        }
+        found.push((*lib, Found { version, from }));
+    }
+    found
 }
 
 /// `cu13`, `cu14`, …: the merged directory CUDA 13+ wheels share.
@@ -727,6 +814,62 @@ mod tests {
             }
         }
         sp
+    }
+
+    /// NCCL and TensorRT installed beside CUDA's wheels in a venv (their
+    /// wheels' own layouts) are found, with the versions of their projects,
+    /// and recorded as components: what `verify` runs its checks by.
+    /// Linking `site-packages/nvidia` sees NCCL (under it) but not
+    /// TensorRT (beside it, outside what was linked).
+    #[test]
+    fn libraries_beside_the_toolkit_in_a_venv() {
+        let sp = site_packages_from_listings(&[
+            "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl.txt",
+        ]);
+        for f in [
+            "nvidia/nccl/lib/libnccl.so.2",
+            "nvidia_nccl_cu12-2.21.5.dist-info/METADATA",
+            "tensorrt_libs/libnvinfer.so.10",
+            "tensorrt_libs/libnvinfer_plugin.so.10",
+            "tensorrt_cu12_libs-10.0.1.dist-info/METADATA",
+            // No dist-info: no version to name it by, so not recorded.
+            "cutensor/lib/libcutensor.so.2",
+        ] {
+            let p = sp.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, b"").unwrap();
+        }
+        let t = inspect(sp.path()).unwrap();
+        let libs: Vec<(Library, String)> = t
+            .libs
+            .iter()
+            .map(|(l, f)| (*l, f.version.to_string()))
+            .collect();
+        assert_eq!(
+            libs,
+            [
+                (Library::Nccl, "2.21.5".to_string()),
+                (Library::Tensorrt, "10.0.1".to_string())
+            ]
+        );
+        let dirs: Vec<PathBuf> = t
+            .lib_dirs
+            .iter()
+            .map(|d| d.components().collect())
+            .collect();
+        assert!(dirs.contains(&PathBuf::from("nvidia/nccl/lib")), "{dirs:?}");
+        assert!(dirs.contains(&PathBuf::from("tensorrt_libs")), "{dirs:?}");
+        let m = t.metadata();
+        let names: Vec<(&str, &str)> = m
+            .components
+            .iter()
+            .map(|c| (c.name.as_str(), c.version.as_str()))
+            .collect();
+        assert_eq!(names, [("nccl", "2.21.5"), ("tensorrt", "10.0.1")]);
+
+        let t = inspect(&sp.path().join("nvidia")).unwrap();
+        let libs: Vec<Library> = t.libs.iter().map(|(l, _)| *l).collect();
+        assert_eq!(libs, [Library::Nccl]);
     }
 
     #[test]
