@@ -921,35 +921,39 @@ mod tests {
             dir.path().to_path_buf(),
         )
         .unwrap();
-        let Some(w) = windows(&ctx) else {
-            assert!(crate::os::system_dll_dir(Some(root.as_os_str())).is_none());
-            return;
-        };
+        let w = windows(&ctx);
+        // On Linux there are no Windows facts, and no System32 to find.
         assert_eq!(
-            w.system_dir.as_deref(),
-            Some(system.display().to_string().as_str())
+            w.is_none(),
+            crate::os::system_dll_dir(Some(root.as_os_str())).is_none()
         );
-        assert!(w.nvcuda.is_some());
-        assert_eq!(w.dll_dirs.len(), 1, "{w:#?}");
-        assert_eq!(w.dll_dirs[0].position, Some(0));
-        assert_eq!(w.dll_dirs[0].libs, ["cublas64_11.dll", "cudart64_110.dll"]);
-        assert_eq!(w.cuda_path_versions.len(), 1);
-        assert_eq!(w.cuda_path_versions[0].name, "CUDA_PATH_V11_2");
-        assert!(!w.cuda_path_versions[0].exists);
-        let found: Vec<(&str, bool)> = w
-            .vc_runtime
-            .iter()
-            .map(|d| (d.name.as_str(), d.found.is_some()))
-            .collect();
-        assert_eq!(
-            found,
-            [
-                ("msvcp140.dll", true),
-                ("msvcp140_1.dll", false),
-                ("vcruntime140.dll", true),
-                ("vcruntime140_1.dll", true),
-            ]
-        );
+        if let Some(w) = w {
+            assert_eq!(
+                w.system_dir.as_deref(),
+                Some(system.display().to_string().as_str())
+            );
+            assert!(w.nvcuda.is_some());
+            assert_eq!(w.dll_dirs.len(), 1, "{w:#?}");
+            assert_eq!(w.dll_dirs[0].position, Some(0));
+            assert_eq!(w.dll_dirs[0].libs, ["cublas64_11.dll", "cudart64_110.dll"]);
+            assert_eq!(w.cuda_path_versions.len(), 1);
+            assert_eq!(w.cuda_path_versions[0].name, "CUDA_PATH_V11_2");
+            assert!(!w.cuda_path_versions[0].exists);
+            let found: Vec<(&str, bool)> = w
+                .vc_runtime
+                .iter()
+                .map(|d| (d.name.as_str(), d.found.is_some()))
+                .collect();
+            assert_eq!(
+                found,
+                [
+                    ("msvcp140.dll", true),
+                    ("msvcp140_1.dll", false),
+                    ("vcruntime140.dll", true),
+                    ("vcruntime140_1.dll", true),
+                ]
+            );
+        }
     }
 
     #[test]
