@@ -540,20 +540,27 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
             }
             _ => "ncclGetVersion".into(),
         });
-        probe.nccl = Some(super::libraries::run_nccl(runtime.as_ref(), n, &plan));
+        let result = super::libraries::run_nccl(runtime.as_ref(), n, &plan);
+        library_version(&mut probe, "nccl", result.version.as_ref());
+        probe.nccl = Some(result);
         report(&mut probe);
     }
     if let Some(Some(t)) = &tensorrt {
         stage("TensorRT builder");
-        probe.tensorrt = Some(super::libraries::run_tensorrt(
-            runtime.as_ref(),
-            t,
-            ran_on.first().copied(),
-        ));
+        let result = super::libraries::run_tensorrt(runtime.as_ref(), t, ran_on.first().copied());
+        library_version(&mut probe, "tensorrt", result.version.as_ref());
+        probe.tensorrt = Some(result);
         report(&mut probe);
     }
     probe.seconds = started.elapsed().as_secs_f64();
     probe
+}
+
+/// The version a library reported, in its row of the libraries table.
+fn library_version(probe: &mut Probe, name: &str, version: Option<&String>) {
+    if let Some(l) = probe.libraries.iter_mut().find(|l| l.name == name) {
+        l.version = version.cloned();
+    }
 }
 
 fn cpu_gemm() -> CpuGemm {
