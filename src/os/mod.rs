@@ -66,6 +66,32 @@ pub use unix::{process_environ_c, process_environ_ptr};
 
 use crate::error::{Error, Result};
 
+/// How `remove_file_in_use` names a file it had to move aside (Windows);
+/// `sweep_removed` deletes them.
+pub const REMOVED_PREFIX: &str = ".cudaenv-trash-";
+
+/// Removes `path`, also where it is a name of a running program (a shim,
+/// on Windows: see `windows.rs`).
+pub fn remove_file_in_use(path: &Path) -> std::io::Result<()> {
+    imp::remove_file_in_use(path)
+}
+
+/// Deletes what `remove_file_in_use` moved aside in `dir` and nothing runs
+/// any more; what is still running stays for a later sweep.
+pub fn sweep_removed(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(REMOVED_PREFIX))
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// How `write_atomically` names its temporary files (a process killed
 /// mid-write leaves one behind; cleaners recognise it by this).
 pub const TEMP_PREFIX: &str = ".cudaenv-tmp.";

@@ -260,6 +260,11 @@ pub fn advise_written_whole(map: &memmap2::MmapMut) {
     let _ = map.advise(memmap2::Advice::PopulateWrite);
 }
 
+/// A running program's file can be removed on Unix like any other.
+pub fn remove_file_in_use(path: &Path) -> io::Result<()> {
+    std::fs::remove_file(path)
+}
+
 pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     let (f, t) = (c_path(from)?, c_path(to)?);
     // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them like rename(2).

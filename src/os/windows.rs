@@ -343,6 +343,31 @@ fn wide(p: &Path) -> Vec<u16> {
         .collect()
 }
 
+/// Windows will not delete a name of a program that is running, and every
+/// shim is a hard link of cudaenv.exe, which is running whenever shims are
+/// updated. Such a file can still be renamed: it is moved aside under a
+/// dot-name (`.cudaenv-trash-…`, which `sweep_removed` deletes later, once
+/// nothing runs it) and so leaves its place at once.
+pub fn remove_file_in_use(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let aside = path.with_file_name(format!(
+                "{}{}-{nanos}-{name}",
+                super::REMOVED_PREFIX,
+                std::process::id()
+            ));
+            std::fs::rename(path, &aside)?;
+            let _ = std::fs::remove_file(&aside);
+            Ok(())
+        }
+        other => other,
+    }
+}
+
 /// `MoveFileExW` without `MOVEFILE_REPLACE_EXISTING` fails when the target
 /// exists, a directory included.
 pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {

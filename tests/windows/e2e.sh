@@ -157,6 +157,26 @@ else
   bad "a_batch_tool_gets_an_exe_shim_that_runs_it" "exit $rc" "$out" "$(ls "$root/shims" 2>&1)"
 fi
 
+# --- global, version, versions; uninstall of a link forgets it and leaves the tree ------------
+mkdir -p "$tmp/elsewhere"
+g=$(cudaenv global 12.4.1 2>&1 && cd "$tmp/elsewhere" && cudaenv version 2>&1)
+grc=$?
+here=$(cd "$project" && cudaenv version 2>&1)
+all=$(cudaenv versions 2>&1)
+if [[ $grc == 0 && $g == *"12.4.1"* && $here == *"tool"* && $all == *"12.4.1"* && $all == *"tool"* ]]; then
+  ok "global_version_and_versions_pick_and_list_like_on_linux"
+else
+  bad "global_version_and_versions_pick_and_list_like_on_linux" "exit $grc" "$g" "--- in the project:" "$here" "--- versions:" "$all"
+fi
+out=$(cudaenv uninstall --yes tool 2>&1)
+rc=$?
+if [[ $rc == 0 && ! -e $root/versions/tool && -f $tmp/toolkit/bin/argecho.exe && -f $tmp/toolkit/bin/cudart64_12.dll &&
+  ! -e $root/shims/argecho.exe ]]; then
+  ok "uninstall_of_a_link_forgets_it_and_leaves_the_tree"
+else
+  bad "uninstall_of_a_link_forgets_it_and_leaves_the_tree" "exit $rc" "$out" "$(ls "$root/versions" "$root/shims" "$tmp/toolkit/bin" 2>&1)"
+fi
+
 # --- env --shell cmd, run by Wine's cmd.exe ----------------------------------------------------
 (cd "$project" && cudaenv local 12.4.1 >/dev/null 2>&1)
 out=$(cd "$project" && cudaenv env --shell cmd 2>&1)

@@ -112,10 +112,12 @@ pub fn rehash_with(store: &Store, exe: &Path, waiting: &dyn Waiting) -> Result<R
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        std::fs::remove_file(&path).map_err(Error::io("cannot remove stale shim", &path))?;
+        crate::os::remove_file_in_use(&path)
+            .map_err(Error::io("cannot remove stale shim", &path))?;
         report.removed.push(name);
     }
 
+    crate::os::sweep_removed(&dir);
     write_generation(&dir)?;
     report.shims = wanted.into_iter().collect();
     drop(lock);
