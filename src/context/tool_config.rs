@@ -32,7 +32,7 @@ fn read_small(path: &Path, max: u64) -> Option<String> {
 /// pip's own setting as pip itself would read it (`PIP_INDEX_URL`, then its
 /// configuration files), else PyPI.
 pub fn index_url(ctx: &Context) -> (String, String) {
-    index_url_for(ctx, Platform::current().unwrap_or(Platform::LinuxX86_64))
+    index_url_for(ctx, Platform::host())
 }
 
 fn index_url_for(ctx: &Context, platform: Platform) -> (String, String) {
@@ -60,7 +60,7 @@ fn index_url_for(ctx: &Context, platform: Platform) -> (String, String) {
 /// `~\pip\pip.ini` then `%APPDATA%\pip\pip.ini` (the user's), the
 /// environment's `pip.ini`, then `PIP_CONFIG_FILE` (`nul` turns them off).
 pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
-    pip_config_files_for(ctx, Platform::current().unwrap_or(Platform::LinuxX86_64))
+    pip_config_files_for(ctx, Platform::host())
 }
 
 fn pip_config_files_for(ctx: &Context, platform: Platform) -> Vec<PathBuf> {

@@ -9,9 +9,12 @@ use crate::os::dylib::{Loaded, api, open_first};
 
 /// The driver's library on this platform (`libcuda.so.1`, `nvcuda.dll`).
 pub fn file_name() -> String {
-    let platform = crate::os::platform::Platform::current()
-        .unwrap_or(crate::os::platform::Platform::LinuxX86_64);
-    crate::machine::compat::libraries::file_names("cuda", &[], platform).remove(0)
+    crate::machine::compat::libraries::file_names(
+        "cuda",
+        &[],
+        crate::os::platform::Platform::host(),
+    )
+    .remove(0)
 }
 
 pub type CuDevice = c_int;

@@ -53,6 +53,13 @@ impl Platform {
         }
     }
 
+    /// The machine cudaenv runs on, for choosing file names and layouts:
+    /// Linux x86_64's where NVIDIA ships no CUDA (another Unix names its
+    /// libraries as Linux does).
+    pub fn host() -> Platform {
+        Platform::current().unwrap_or(Platform::LinuxX86_64)
+    }
+
     /// The key in NVIDIA's manifests (`linux-x86_64`, `linux-sbsa`).
     pub fn manifest_key(self) -> &'static str {
         match self {

@@ -691,7 +691,7 @@ impl PypiSource {
     pub fn new(index: Index) -> PypiSource {
         PypiSource {
             index,
-            wheels_for: Platform::current().unwrap_or(Platform::LinuxX86_64),
+            wheels_for: Platform::host(),
             nvidia_index: None,
             catalogue: None,
             platform: super::Platform::current(),

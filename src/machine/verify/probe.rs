@@ -128,11 +128,11 @@ fn cublaslt_version(v: usize) -> String {
 /// The files the loader is asked for, for a library family on this
 /// platform, the expected major first (`compat::libraries::file_names`).
 pub fn sonames(component: &str, majors: &[u32]) -> Vec<String> {
-    crate::machine::compat::libraries::file_names(component, majors, this_platform())
-}
-
-fn this_platform() -> crate::os::platform::Platform {
-    crate::os::platform::Platform::current().unwrap_or(crate::os::platform::Platform::LinuxX86_64)
+    crate::machine::compat::libraries::file_names(
+        component,
+        majors,
+        crate::os::platform::Platform::host(),
+    )
 }
 
 /// Is `path` in one of `dirs`? Both sides are compared with symlinks resolved,
