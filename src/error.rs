@@ -234,7 +234,8 @@ pub enum Error {
     NotAvailable {
         what: String,
         source_name: Option<String>,
-        hint: Option<String>,
+        /// What the source knows to do instead, in the user's language.
+        hint: Option<Msg>,
     },
 
     #[error("aborted: {0}")]
@@ -343,7 +344,7 @@ pub enum Error {
         output: String,
         /// What is known about why, from what was measured before the stop
         /// (`verify::explain_timeout`); `None`: nothing beyond the stage.
-        why: Option<String>,
+        why: Option<Msg>,
     },
 
     #[error("invalid doctor facts {}: {reason}", path.display())]
@@ -865,7 +866,7 @@ impl Error {
             } => msg!(
                 "hint-run-again-to-resume",
                 advice => network_advice(url, reason),
-                others = other_sources(url)
+                others => other_sources(url)
             ),
             Error::Network {
                 from: Some(k @ (SourceKind::Pypi | SourceKind::Debian)),
@@ -878,7 +879,7 @@ impl Error {
             },
             Error::Network { from: None, .. } => msg!("hint-network-any"),
             Error::Offline { url, .. } => msg!("hint-offline", url = url),
-            Error::NotAvailable { hint, .. } => return hint.clone().map(Msg::Verbatim),
+            Error::NotAvailable { hint, .. } => return hint.clone(),
             Error::Unverified { .. } => msg!("hint-unverified"),
             Error::BadRunfile { .. } | Error::BadManifest { .. } => msg!("hint-bad-nvidia-file"),
             Error::Config { .. } => msg!("hint-config"),
@@ -977,7 +978,7 @@ impl Error {
                 stage, output, why, ..
             } => {
                 let hint = match why {
-                    Some(why) => Msg::Verbatim(why.clone()),
+                    Some(why) => why.clone(),
                     None if stage.starts_with("cuInit") || stage.contains("libcuda") => {
                         msg!("hint-timed-out-cuinit")
                     }
@@ -1218,18 +1219,19 @@ fn network_advice(url: &str, reason: &str) -> Msg {
 /// 12.x devel profile have none among cudaenv's sources (PyPI's 12.x nvcc
 /// wheels are ptxas and NVVM only; the Debian source has the runtime
 /// libraries): PyPI's from CUDA 13, or Debian's own toolkit package.
-fn other_sources(url: &str) -> String {
+fn other_sources(url: &str) -> Msg {
+    let none = Msg::verbatim("");
     // `…/redist/<component>/<platform>/<component>-<platform>-<version>-archive.tar.xz`
     let mut parts = url.rsplit('/');
     let (Some(file), Some(_platform), Some(component)) = (parts.next(), parts.next(), parts.next())
     else {
-        return String::new();
+        return none;
     };
     let Some(version) = file
         .strip_suffix("-archive.tar.xz")
         .and_then(|f| f.rsplit('-').next())
     else {
-        return String::new();
+        return none;
     };
     let major = version.split('.').next().unwrap_or("");
     let tool = matches!(
@@ -1237,14 +1239,15 @@ fn other_sources(url: &str) -> String {
         "cuda_nvcc" | "cuda_cuobjdump" | "cuda_nvdisasm" | "cuda_nvprune" | "cuda_cuxxfilt"
     );
     if tool && major == "12" {
-        format!(
-            ". Without NVIDIA's server, no other source of cudaenv has CUDA {version}'s `{}` (PyPI's 12.x nvcc is ptxas and NVVM only; Debian's packages give the runtime libraries): PyPI has a complete nvcc from CUDA 13 (`cudaenv install 13 --profile devel`), Debian's own `nvidia-cuda-toolkit` package has nvcc 12.4 system-wide (apt, as root), and `--without nvcc,cuobjdump,nvdisasm,nvprune` installs the rest of 12.x from PyPI",
-            component.trim_start_matches("cuda_")
+        msg!(
+            "hint-other-sources-tool",
+            version = version,
+            tool = component.trim_start_matches("cuda_")
         )
     } else if !tool && ["11", "12", "13"].contains(&major) {
-        ". Without NVIDIA's server: PyPI has the CUDA libraries of 11.7 and later (`--source pypi`), Debian's packages those of 11.2.2, 11.8.0 and 12.4.1 (`--source debian`)".to_string()
+        msg!("hint-other-sources-libraries")
     } else {
-        String::new()
+        none
     }
 }
 
@@ -1283,11 +1286,15 @@ mod tests {
     #[test]
     fn an_unreachable_nvidia_names_the_sources_that_would_serve_it() {
         let nvcc = "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz";
-        let s = other_sources(nvcc);
+        let s = other_sources(nvcc).en();
+        assert!(s.starts_with(". Without NVIDIA's server"), "{s}");
         assert!(s.contains("`cudaenv install 13 --profile devel`"), "{s}");
         assert!(s.contains("nvidia-cuda-toolkit"), "{s}");
+        let zh = other_sources(nvcc).render(crate::i18n::Lang::ZhCn);
+        assert!(zh.contains("`cudaenv install 13 --profile devel`"), "{zh}");
+        assert!(!zh.contains("Without"), "{zh}");
         let lib = "https://developer.download.nvidia.com/compute/cuda/redist/libcublas/linux-x86_64/libcublas-linux-x86_64-12.4.5.8-archive.tar.xz";
-        assert!(other_sources(lib).contains("`--source debian`"));
+        assert!(other_sources(lib).en().contains("`--source debian`"));
         assert_eq!(other_sources("https://example.org/x.run"), "");
     }
 

@@ -89,9 +89,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                     v.name
                 ),
                 source_name: None,
-                hint: Some(format!(
-                    "lock a version the sources install: `cudaenv lock {spec}` after `cudaenv install {spec}`, or pin the installed one you mean in {}",
-                    version_file.display()
+                hint: Some(crate::msg!(
+                    "hint-lock-linked",
+                    spec = spec,
+                    file = version_file.display()
                 )),
             });
         }
@@ -277,10 +278,10 @@ async fn resolve(
             return Err(Error::NotAvailable {
                 what: format!("{exact} for {}", p.name()),
                 source_name: None,
-                hint: Some(format!(
-                    "{} resolves {}; lock the platforms separately or name an exact release available on all of them",
-                    p.name(),
-                    plan.name
+                hint: Some(crate::msg!(
+                    "hint-lock-platforms-differ",
+                    platform = p.name(),
+                    name = plan.name
                 )),
             });
         }
@@ -297,10 +298,7 @@ fn this_platform() -> Result<Platform> {
             std::env::consts::ARCH
         ),
         source_name: None,
-        hint: Some(
-            "pass `--platform linux-x86_64`, `--platform linux-aarch64` or `--platform windows-x86_64`"
-                .into(),
-        ),
+        hint: Some(crate::msg!("hint-lock-pass-platform")),
     })
 }
 

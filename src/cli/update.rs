@@ -156,8 +156,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                     ""
                 }
             ));
-            if let Some(h) = e.hint() {
-                env.printer.hint(h);
+            if let Some(h) = e.hint_msg() {
+                env.printer.hint_msg(&h);
             }
         }
         for r in &rows {

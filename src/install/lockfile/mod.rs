@@ -127,10 +127,7 @@ impl Lock {
                                 platform.manifest_key()
                             ),
                             source_name: Some(a.source.name().into()),
-                            hint: Some(format!(
-                                "NVIDIA publishes only an md5 for this file and a lock pins files by sha256; `cudaenv install {}` installs it, verified by that md5",
-                                spec
-                            )),
+                            hint: Some(crate::msg!("hint-lock-md5-only", spec = spec)),
                         });
                     }
                     return Err(Error::Unverified {
@@ -615,10 +612,7 @@ pub fn frozen_plan(
             return Err(Error::NotAvailable {
                 what: format!("`--frozen` for the Debian package {}", l.file),
                 source_name: Some("debian".into()),
-                hint: Some(
-                    "which files a Debian package contributes is resolved, not locked: use `cudaenv install --locked`"
-                        .into(),
-                ),
+                hint: Some(crate::msg!("hint-frozen-debian")),
             });
         }
         let format = format_of(&l.file).ok_or_else(|| Error::InvalidLock {
@@ -639,10 +633,7 @@ pub fn frozen_plan(
                 return Err(Error::NotAvailable {
                     what: format!("`--frozen` for the runfile {}", l.file),
                     source_name: Some("legacy".into()),
-                    hint: Some(
-                        "which directories a runfile contributes is resolved, not locked: use `cudaenv install --locked`"
-                            .into(),
-                    ),
+                    hint: Some(crate::msg!("hint-frozen-runfile")),
                 });
             }
             _ => {
@@ -885,6 +876,6 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
         let Error::NotAvailable { hint, .. } = &e else {
             panic!("{e:?}")
         };
-        assert!(hint.as_deref().unwrap().contains("md5"), "{e}");
+        assert!(hint.as_ref().unwrap().en().contains("md5"), "{e}");
     }
 }

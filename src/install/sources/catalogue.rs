@@ -164,10 +164,7 @@ pub async fn fetch(
         .ok_or_else(|| Error::NotAvailable {
             what: format!("the project `{PROJECT}`"),
             source_name: Some(shown_index.to_string()),
-            hint: Some(
-                "the index lacks NVIDIA's CUDA metapackage; mirror `cuda-toolkit` too, or use `--offline` for the last catalogue"
-                    .into(),
-            ),
+            hint: Some(crate::msg!("hint-index-lacks-metapackage")),
         })?;
     let mut skipped = Vec::new();
     let mut wanted: BTreeMap<String, IndexFile> = BTreeMap::new();

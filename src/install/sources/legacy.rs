@@ -374,10 +374,7 @@ impl LegacySource {
             return Err(Error::NotAvailable {
                 what: format!("CUDA {}", r.cuda),
                 source_name: Some("the legacy source".into()),
-                hint: Some(
-                    "runfiles before CUDA 10.0 are laid out differently and cudaenv does not take them apart; use CUDA 10.0 or newer"
-                        .into(),
-                ),
+                hint: Some(crate::msg!("hint-legacy-before-10")),
             });
         }
         let windows = is_windows_installer(&r.path);
@@ -385,10 +382,7 @@ impl LegacySource {
             return Err(Error::NotAvailable {
                 what: format!("CUDA {} from NVIDIA's Windows installer", r.cuda),
                 source_name: Some("the legacy source".into()),
-                hint: Some(
-                    "Windows installers before CUDA 11.0 are laid out differently and cudaenv does not take them apart; use CUDA 11.0 or newer"
-                        .into(),
-                ),
+                hint: Some(crate::msg!("hint-legacy-windows-before-11")),
             });
         }
         let (sha256, md5) = match (&r.sha256, &r.md5) {

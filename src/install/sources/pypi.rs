@@ -826,11 +826,11 @@ impl PypiSource {
                 Error::NotAvailable {
                     what: format!("{} for CUDA {major}", lib.title()),
                     source_name: Some("PyPI".into()),
-                    hint: Some(format!(
-                        "PyPI has {} builds for {}; `--without {}` installs the rest",
-                        lib.title(),
-                        majors.join(", "),
-                        lib.component()
+                    hint: Some(crate::msg!(
+                        "hint-library-majors",
+                        library = lib.title(),
+                        majors = majors.join(", "),
+                        component = lib.component()
                     )),
                 }
             })?;
@@ -870,11 +870,12 @@ impl PypiSource {
                     },
                     source_name: Some(format!("{project} on {}", index.base())),
                     hint: Some(if have.is_empty() {
-                        format!("the project has no wheel for {}", self.wheels_for.name())
+                        crate::msg!("hint-no-wheel-for", platform = self.wheels_for.name())
                     } else {
-                        format!(
-                            "available: {}",
-                            have.iter()
+                        crate::msg!(
+                            "hint-available",
+                            versions = have
+                                .iter()
                                 .map(|v| v.text.as_str())
                                 .collect::<Vec<_>>()
                                 .join(", ")
@@ -895,9 +896,9 @@ impl PypiSource {
                 what: format!("the project `{project}`"),
                 source_name: Some(index.base().to_string()),
                 hint: Some(if std::ptr::eq(index, &self.index) {
-                    "check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)".into()
+                    crate::msg!("hint-check-package-index")
                 } else {
-                    "check NVIDIA's package index (CUDAENV_PYPI_NVIDIA_INDEX)".into()
+                    crate::msg!("hint-check-nvidia-index")
                 }),
             })?;
         Ok(files
@@ -917,10 +918,7 @@ impl PypiSource {
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("CUDA {}", spec.cuda),
                 source_name: Some("PyPI".into()),
-                hint: Some(format!(
-                    "PyPI has NVIDIA wheels for CUDA 11.7, 11.8, 12.x and 13.x; known releases: {}; older toolkits come from `--source legacy`; `cudaenv update` refreshes the list",
-                    served.join(", ")
-                )),
+                hint: Some(crate::msg!("hint-pypi-releases", releases = served.join(", "))),
             })
     }
 
@@ -961,7 +959,7 @@ impl PypiSource {
                     return Err(Error::NotAvailable {
                         what: format!("{c} for CUDA {}", release.version),
                         source_name: Some("PyPI".into()),
-                        hint: Some("try `--source nvidia`".into()),
+                        hint: Some(crate::msg!("hint-try-source-nvidia")),
                     });
                 }
                 continue;
@@ -1007,9 +1005,7 @@ impl PypiSource {
                 Error::NotAvailable {
                     what: format!("{project} {version} (CUDA {}) for {}", release.version, self.wheels_for.name()),
                     source_name: Some(self.index.base().to_string()),
-                    hint: Some(format!(
-                        "PyPI lacks this build; try another CUDA release or `--source nvidia`, or `--without {c}`"
-                    )),
+                    hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
                 }
             })?;
             if how == Match::SameMinor {
@@ -1057,9 +1053,10 @@ impl PypiSource {
                 Error::NotAvailable {
                     what: format!("cuDNN {spec} for CUDA {major}"),
                     source_name: Some(project.to_string()),
-                    hint: Some(format!(
-                        "available: {}",
-                        have.iter()
+                    hint: Some(crate::msg!(
+                        "hint-available",
+                        versions = have
+                            .iter()
                             .map(|v| v.text.as_str())
                             .collect::<Vec<_>>()
                             .join(", ")

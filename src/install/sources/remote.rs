@@ -226,7 +226,7 @@ impl Remote {
                 std::env::consts::ARCH
             ),
             source_name: None,
-            hint: Some("NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)".into()),
+            hint: Some(crate::msg!("hint-nvidia-platforms")),
         })
     }
 
@@ -241,10 +241,7 @@ impl Remote {
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("CUDA {}", stack.cuda),
                 source_name: None,
-                hint: Some(
-                    "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release list"
-                        .into(),
-                ),
+                hint: Some(crate::msg!("hint-ls-remote")),
             })
     }
 
@@ -328,10 +325,7 @@ impl Remote {
                     SourceChoice::Auto => "the configured source order (it has no `pypi`)".into(),
                     other => format!("--source {}", <SourceChoice as clap::ValueEnum>::to_possible_value(&other).map(|v| v.get_name().to_string()).unwrap_or_default()),
                 }),
-                hint: Some(
-                    "NCCL, TensorRT, cuSPARSELt and cuTENSOR come from PyPI (TensorRT from NVIDIA's package index): use `--source auto` or `--source pypi`, or leave them out of the spec"
-                        .into(),
-                ),
+                hint: Some(crate::msg!("hint-libraries-need-pypi")),
             });
         }
         for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &wanted).await? {

@@ -28,7 +28,6 @@ use crate::error::{Error, Result};
 pub use crate::spec::source::{SourceChoice, SourceOrder};
 use crate::spec::{StackSpec, Version, VersionName};
 
-const LS_REMOTE_HINT: &str = "run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's)";
 
 /// The components without which a profile's stack does not work: the
 /// runtime always; for `devel`/`full` the compiler too (from CUDA 13 its
@@ -238,7 +237,7 @@ impl Resolver<'_> {
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("CUDA {} for {}", spec.cuda, self.platform.manifest_key()),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(LS_REMOTE_HINT.into()),
+                hint: Some(crate::msg!("hint-ls-remote")),
             })?;
         let mut wanted = self.wanted(&cuda, profile);
         for c in with {
@@ -331,7 +330,7 @@ impl Resolver<'_> {
                         .join(", ")
                 ),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(LS_REMOTE_HINT.into()),
+                hint: Some(crate::msg!("hint-ls-remote")),
             });
         }
         // What the profile cannot do without fails the plan before anything
@@ -353,10 +352,7 @@ impl Resolver<'_> {
                     names.join(", ")
                 ),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(format!(
-                    "{LS_REMOTE_HINT}; `--without {}` installs the rest",
-                    names.join(",")
-                )),
+                hint: Some(crate::msg!("hint-ls-remote-without", components = names.join(","))),
             });
         }
         let mut notes = Vec::new();
@@ -390,7 +386,7 @@ impl Resolver<'_> {
                         self.platform.manifest_key()
                     ),
                     source_name: Some(self.choice_name().into()),
-                    hint: Some(LS_REMOTE_HINT.into()),
+                    hint: Some(crate::msg!("hint-ls-remote")),
                 })?;
                 artifacts.push(a);
                 Some(v)

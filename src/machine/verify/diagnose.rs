@@ -10,6 +10,8 @@
 use super::ffi;
 use super::{ApiError, Expected, Origin, Outcome, Probe};
 use crate::error::Error;
+use crate::i18n::Msg;
+use crate::msg;
 use crate::machine::compat::{
     self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit,
 };
@@ -299,27 +301,32 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
 /// driver JIT-compiling PTX writes its compute cache. With the GPU newer
 /// than the stack, that is the driver compiling the libraries' PTX, and it
 /// says what that means for a framework on this stack.
-pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -> Option<String> {
+pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -> Option<Msg> {
     let busy = s.cpu_seconds.is_some_and(|c| c >= 0.5 * s.seconds);
     let grew = s.cache.as_ref().is_some_and(|c| c.after > c.before);
     let mut evidence = Vec::new();
     if let Some(cpu) = s.cpu_seconds {
-        evidence.push(format!(
-            "the process used {cpu:.0} s of CPU time in {:.0} s",
-            s.seconds
+        evidence.push(msg!(
+            "hint-timeout-cpu",
+            cpu = format!("{cpu:.0}"),
+            seconds = format!("{:.0}", s.seconds)
         ));
     }
     if let Some(c) = &s.cache
         && c.after != c.before
     {
-        evidence.push(format!(
-            "the driver's compute cache ({}) grew from {} to {}",
-            c.dir.display(),
-            megabytes(c.before),
-            megabytes(c.after)
+        evidence.push(msg!(
+            "hint-timeout-cache-grew",
+            dir = c.dir.display(),
+            before = megabytes(c.before),
+            after = megabytes(c.after)
         ));
     }
-    let evidence = evidence.join(" and ");
+    let evidence_note = match evidence.is_empty() {
+        true => Msg::verbatim(""),
+        false => msg!("hint-timeout-evidence", evidence => Msg::And(evidence.clone())),
+    };
+    let evidence = Msg::And(evidence);
     let stage = &s.stage;
     let in_driver_init = stage.starts_with("cuInit") || stage.contains("libcuda");
     let jit = architecture(expected, probe)
@@ -331,8 +338,8 @@ pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -
             _ => None,
         });
     let cache_limit = match s.cache.as_ref().and_then(|c| c.max_size.as_deref()) {
-        Some(v) => format!("CUDA_CACHE_MAXSIZE, {v} bytes here"),
-        None => "CUDA_CACHE_MAXSIZE, 256 MiB by default".into(),
+        Some(v) => msg!("hint-timeout-cache-limit", bytes = v),
+        None => msg!("hint-timeout-cache-limit-default"),
     };
     if let Some((sm, cuda, first)) = jit
         && !in_driver_init
@@ -349,49 +356,41 @@ pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -
                     "cudnn" => "cuDNN",
                     other => other,
                 };
-                format!("{name} {}'s", l.version.as_deref().unwrap_or("")).replace(" 's", "'s")
+                match l.version.as_deref() {
+                    Some(v) if !v.is_empty() => {
+                        msg!("hint-timeout-jit-library-version", library = name, version = v)
+                    }
+                    _ => msg!("hint-timeout-jit-library", library = name),
+                }
             })
-            .unwrap_or_else(|| "the libraries'".into());
+            .unwrap_or_else(|| msg!("hint-timeout-jit-libraries"));
         let fix = match first {
-            Some(f) => format!("use CUDA {f} or newer, which has native {sm} code"),
-            None => format!("use a CUDA release with native {sm} code"),
+            Some(f) => msg!("hint-timeout-jit-fix-first", first = f, sm = sm),
+            None => msg!("hint-timeout-jit-fix", sm = sm),
         };
-        return Some(format!(
-            "`{stage}` was slow, not stuck{}. CUDA {cuda} has no {sm} code, so the driver \
-             JIT-compiles {library} PTX for this GPU at its first use: a framework on this stack \
-             waits the same way at its first cuBLAS call, and again whenever the compute cache \
-             ({cache_limit}; at most 4 GiB) is too small to keep what was compiled. To fix it, \
-             {fix}; to live with it, set CUDA_CACHE_MAXSIZE=4294967296 and rerun with a longer \
-             --timeout, so the cache is filled once",
-            if evidence.is_empty() {
-                String::new()
-            } else {
-                format!(": {evidence}")
-            }
+        return Some(msg!(
+            "hint-timeout-jit",
+            stage = stage,
+            evidence => evidence_note,
+            cuda = cuda,
+            sm = sm,
+            library => library,
+            limit => cache_limit,
+            fix => fix
         ));
     }
     if busy || grew {
-        return Some(format!(
-            "`{stage}` was busy, not stuck: {evidence}. The call is slow here (a large --size, or \
-             code the driver compiles{}), not hung: raise the limit with --timeout SECS",
-            if grew {
-                format!(", kept in its compute cache up to {cache_limit}")
-            } else {
-                String::new()
-            }
-        ));
+        return Some(if grew {
+            msg!("hint-timeout-busy-cached", stage = stage, evidence => evidence, limit => cache_limit)
+        } else {
+            msg!("hint-timeout-busy", stage = stage, evidence => evidence)
+        });
     }
     if in_driver_init {
         return None;
     }
-    s.cpu_seconds.map(|_| {
-        format!(
-            "`{stage}` did not return and the process was idle ({evidence}): it is waiting on the \
-             driver or the GPU, not computing. Run another CUDA program (`nvidia-smi`, a \
-             framework's first GPU call) to see whether it waits too: if so the driver or GPU is \
-             stuck (look for Xid errors in `dmesg`; reload the kernel module or reboot)"
-        )
-    })
+    s.cpu_seconds
+        .map(|_| msg!("hint-timeout-idle", stage = stage, evidence => evidence))
 }
 
 /// `232 MB` (decimal, as `du -h --si` prints).
@@ -787,7 +786,8 @@ mod tests {
                 Some((19_000_000, 232_000_000)),
             ),
         )
-        .unwrap();
+        .unwrap()
+        .en();
         assert!(
             why.starts_with(
                 "`cublasCreate on GPU 0` was slow, not stuck: the process used 118 s of CPU \
@@ -809,7 +809,8 @@ mod tests {
             &healthy(),
             &stopped("GEMM fp64 32768x32768x32768 on GPU 0", Some(119.0), None),
         )
-        .unwrap();
+        .unwrap()
+        .en();
         assert!(why.contains("was busy, not stuck"), "{why}");
         // Idle outside cuInit: waiting on the driver or GPU.
         let why = explain_timeout(
@@ -817,7 +818,8 @@ mod tests {
             &healthy(),
             &stopped("cudaSetDevice(0)", Some(0.1), Some((5, 5))),
         )
-        .unwrap();
+        .unwrap()
+        .en();
         assert!(why.contains("the process was idle"), "{why}");
         // Nothing measured: nothing to add.
         assert_eq!(

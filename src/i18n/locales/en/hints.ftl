@@ -113,3 +113,45 @@ hint-no-space = free some space there, or give cudaenv a root on a larger file s
 hint-not-regular-artifact = a mirror's files are regular files: write the mirror again with `cudaenv mirror`; nothing was read or installed
 hint-installed-differs-from-lock = nothing was changed; reinstall it from the lock with `cudaenv install --locked --force`
 hint-untrusted-system-path = anyone who controls that place can plant libraries or tools in every user's processes; the administrator should create the directory, give it to root, or remove it from the version; meanwhile use a version of your own root
+
+# What a source says to do when it has not got what was asked
+# (`… is not available from …`).
+hint-other-sources-tool = {"."} Without NVIDIA's server, no other source of cudaenv has CUDA { $version }'s `{ $tool }` (PyPI's 12.x nvcc is ptxas and NVVM only; Debian's packages give the runtime libraries): PyPI has a complete nvcc from CUDA 13 (`cudaenv install 13 --profile devel`), Debian's own `nvidia-cuda-toolkit` package has nvcc 12.4 system-wide (apt, as root), and `--without nvcc,cuobjdump,nvdisasm,nvprune` installs the rest of 12.x from PyPI
+hint-other-sources-libraries = {"."} Without NVIDIA's server: PyPI has the CUDA libraries of 11.7 and later (`--source pypi`), Debian's packages those of 11.2.2, 11.8.0 and 12.4.1 (`--source debian`)
+hint-ls-remote = run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's)
+hint-ls-remote-without = run `cudaenv ls-remote` to see what each source offers, or `cudaenv update` to refresh the release lists (PyPI's and NVIDIA's); `--without { $components }` installs the rest
+hint-nvidia-platforms = NVIDIA ships CUDA for Linux x86_64 and aarch64 (sbsa)
+hint-libraries-need-pypi = NCCL, TensorRT, cuSPARSELt and cuTENSOR come from PyPI (TensorRT from NVIDIA's package index): use `--source auto` or `--source pypi`, or leave them out of the spec
+hint-index-lacks-metapackage = the index lacks NVIDIA's CUDA metapackage; mirror `cuda-toolkit` too, or use `--offline` for the last catalogue
+hint-legacy-before-10 = runfiles before CUDA 10.0 are laid out differently and cudaenv does not take them apart; use CUDA 10.0 or newer
+hint-legacy-windows-before-11 = Windows installers before CUDA 11.0 are laid out differently and cudaenv does not take them apart; use CUDA 11.0 or newer
+hint-library-majors = PyPI has { $library } builds for { $majors }; `--without { $component }` installs the rest
+hint-no-wheel-for = the project has no wheel for { $platform }
+hint-available = available: { $versions }
+hint-check-package-index = check the package index (CUDAENV_PYPI_INDEX / PIP_INDEX_URL)
+hint-check-nvidia-index = check NVIDIA's package index (CUDAENV_PYPI_NVIDIA_INDEX)
+hint-pypi-releases = PyPI has NVIDIA wheels for CUDA 11.7, 11.8, 12.x and 13.x; known releases: { $releases }; older toolkits come from `--source legacy`; `cudaenv update` refreshes the list
+hint-try-source-nvidia = try `--source nvidia`
+hint-pypi-lacks-build = PyPI lacks this build; try another CUDA release or `--source nvidia`, or `--without { $component }`
+hint-lock-md5-only = NVIDIA publishes only an md5 for this file and a lock pins files by sha256; `cudaenv install { $spec }` installs it, verified by that md5
+hint-frozen-debian = which files a Debian package contributes is resolved, not locked: use `cudaenv install --locked`
+hint-frozen-runfile = which directories a runfile contributes is resolved, not locked: use `cudaenv install --locked`
+hint-lock-linked = lock a version the sources install: `cudaenv lock { $spec }` after `cudaenv install { $spec }`, or pin the installed one you mean in { $file }
+hint-lock-platforms-differ = { $platform } resolves { $name }; lock the platforms separately or name an exact release available on all of them
+hint-lock-pass-platform = pass `--platform linux-x86_64`, `--platform linux-aarch64` or `--platform windows-x86_64`
+
+# Why `verify` ran out of time, from what was measured before the stop.
+hint-timeout-cpu = the process used { $cpu } s of CPU time in { $seconds } s
+hint-timeout-cache-grew = the driver's compute cache ({ $dir }) grew from { $before } to { $after }
+hint-timeout-evidence = {": "}{ $evidence }
+hint-timeout-cache-limit = CUDA_CACHE_MAXSIZE, { $bytes } bytes here
+hint-timeout-cache-limit-default = CUDA_CACHE_MAXSIZE, 256 MiB by default
+hint-timeout-jit-library-version = { $library } { $version }'s
+hint-timeout-jit-library = { $library }'s
+hint-timeout-jit-libraries = the libraries'
+hint-timeout-jit-fix-first = use CUDA { $first } or newer, which has native { $sm } code
+hint-timeout-jit-fix = use a CUDA release with native { $sm } code
+hint-timeout-jit = `{ $stage }` was slow, not stuck{ $evidence }. CUDA { $cuda } has no { $sm } code, so the driver JIT-compiles { $library } PTX for this GPU at its first use: a framework on this stack waits the same way at its first cuBLAS call, and again whenever the compute cache ({ $limit }; at most 4 GiB) is too small to keep what was compiled. To fix it, { $fix }; to live with it, set CUDA_CACHE_MAXSIZE=4294967296 and rerun with a longer --timeout, so the cache is filled once
+hint-timeout-busy = `{ $stage }` was busy, not stuck: { $evidence }. The call is slow here (a large --size, or code the driver compiles), not hung: raise the limit with --timeout SECS
+hint-timeout-busy-cached = `{ $stage }` was busy, not stuck: { $evidence }. The call is slow here (a large --size, or code the driver compiles, kept in its compute cache up to { $limit }), not hung: raise the limit with --timeout SECS
+hint-timeout-idle = `{ $stage }` did not return and the process was idle ({ $evidence }): it is waiting on the driver or the GPU, not computing. Run another CUDA program (`nvidia-smi`, a framework's first GPU call) to see whether it waits too: if so the driver or GPU is stuck (look for Xid errors in `dmesg`; reload the kernel module or reboot)

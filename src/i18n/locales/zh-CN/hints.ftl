@@ -113,3 +113,44 @@ hint-no-space = 请先在那里腾出空间，或把 cudaenv 的根目录放到�
 hint-not-regular-artifact = 镜像中的文件应是普通文件：请用 `cudaenv mirror` 重新生成镜像；没有读取或安装任何内容
 hint-installed-differs-from-lock = 没有做任何改动；可以用 `cudaenv install --locked --force` 按锁文件重新安装
 hint-untrusted-system-path = 能控制该位置的任何人都可以向每个用户的进程植入库或工具；应由管理员创建该目录并交给 root，或将其从该版本中移除；在此之前请使用你自己根目录下的版本
+
+# 下载源没有所要的东西时（`… is not available from …`）给出的建议。
+hint-other-sources-tool = 。没有 NVIDIA 的服务器时，cudaenv 的其他下载源都没有 CUDA { $version } 的 `{ $tool }`（PyPI 上 12.x 的 nvcc 只有 ptxas 和 NVVM；Debian 的软件包只提供运行时库）：PyPI 从 CUDA 13 起有完整的 nvcc（`cudaenv install 13 --profile devel`），Debian 自己的 `nvidia-cuda-toolkit` 软件包在系统范围内提供 nvcc 12.4（用 apt，需要 root），`--without nvcc,cuobjdump,nvdisasm,nvprune` 则从 PyPI 安装 12.x 的其余部分
+hint-other-sources-libraries = 。没有 NVIDIA 的服务器时：PyPI 有 11.7 及以后的 CUDA 库（`--source pypi`），Debian 的软件包有 11.2.2、11.8.0 和 12.4.1 的（`--source debian`）
+hint-ls-remote = 运行 `cudaenv ls-remote` 查看每个下载源提供什么，或运行 `cudaenv update` 刷新发行版列表（PyPI 的和 NVIDIA 的）
+hint-ls-remote-without = 运行 `cudaenv ls-remote` 查看每个下载源提供什么，或运行 `cudaenv update` 刷新发行版列表（PyPI 的和 NVIDIA 的）；`--without { $components }` 可以安装其余部分
+hint-nvidia-platforms = NVIDIA 只为 Linux x86_64 和 aarch64（sbsa）发布 CUDA
+hint-libraries-need-pypi = NCCL、TensorRT、cuSPARSELt 和 cuTENSOR 来自 PyPI（TensorRT 来自 NVIDIA 的软件包索引）：请用 `--source auto` 或 `--source pypi`，或者把它们从版本规格里去掉
+hint-index-lacks-metapackage = 这个索引里没有 NVIDIA 的 CUDA 元包；请把 `cuda-toolkit` 也同步到镜像里，或者用 `--offline` 使用上一次的目录
+hint-legacy-before-10 = CUDA 10.0 之前的 runfile 结构不同，cudaenv 不拆解它们；请使用 CUDA 10.0 或更新的版本
+hint-legacy-windows-before-11 = CUDA 11.0 之前的 Windows 安装包结构不同，cudaenv 不拆解它们；请使用 CUDA 11.0 或更新的版本
+hint-library-majors = PyPI 上的 { $library } 只有这些版本的构建：{ $majors }；`--without { $component }` 可以安装其余部分
+hint-no-wheel-for = 这个项目没有适用于 { $platform } 的 wheel
+hint-available = 可用的版本：{ $versions }
+hint-check-package-index = 请检查软件包索引（CUDAENV_PYPI_INDEX / PIP_INDEX_URL）
+hint-check-nvidia-index = 请检查 NVIDIA 的软件包索引（CUDAENV_PYPI_NVIDIA_INDEX）
+hint-pypi-releases = PyPI 上有 CUDA 11.7、11.8、12.x 和 13.x 的 NVIDIA wheel；已知的发行版：{ $releases }；更早的工具包请用 `--source legacy`；`cudaenv update` 可以刷新这个列表
+hint-try-source-nvidia = 试试 `--source nvidia`
+hint-pypi-lacks-build = PyPI 上没有这个构建；请换一个 CUDA 发行版或用 `--source nvidia`，或者加 `--without { $component }`
+hint-lock-md5-only = NVIDIA 只为这个文件公布了 md5，而锁文件按 sha256 固定文件；`cudaenv install { $spec }` 可以安装它，并用那个 md5 校验
+hint-frozen-debian = Debian 软件包提供哪些文件是解析出来的，不写进锁文件：请用 `cudaenv install --locked`
+hint-frozen-runfile = runfile 提供哪些目录是解析出来的，不写进锁文件：请用 `cudaenv install --locked`
+hint-lock-linked = 请锁定一个由下载源安装的版本：先 `cudaenv install { $spec }` 再 `cudaenv lock { $spec }`，或者在 { $file } 里固定你想要的那个已安装版本
+hint-lock-platforms-differ = 在 { $platform } 上解析出的是 { $name }；请分别锁定各个平台，或者指定一个在所有平台上都有的确切发行版
+hint-lock-pass-platform = 请加 `--platform linux-x86_64`、`--platform linux-aarch64` 或 `--platform windows-x86_64`
+
+# `verify` 超时的原因，依据停止之前测到的数据。
+hint-timeout-cpu = 进程在 { $seconds } 秒内用了 { $cpu } 秒 CPU 时间
+hint-timeout-cache-grew = 驱动的计算缓存（{ $dir }）从 { $before } 增长到 { $after }
+hint-timeout-evidence = ：{ $evidence }
+hint-timeout-cache-limit = CUDA_CACHE_MAXSIZE，这里是 { $bytes } 字节
+hint-timeout-cache-limit-default = CUDA_CACHE_MAXSIZE，默认 256 MiB
+hint-timeout-jit-library-version = { $library } { $version } 的
+hint-timeout-jit-library = { $library } 的
+hint-timeout-jit-libraries = 这些库的
+hint-timeout-jit-fix-first = 改用 CUDA { $first } 或更新的版本，它带有原生的 { $sm } 代码
+hint-timeout-jit-fix = 改用一个带有原生 { $sm } 代码的 CUDA 发行版
+hint-timeout-jit = `{ $stage }` 只是慢，并没有卡死{ $evidence }。CUDA { $cuda } 没有 { $sm } 代码，所以驱动在第一次使用时为这块 GPU 即时编译（JIT）{ $library } PTX：在这个环境上运行的框架第一次调用 cuBLAS 时也会这样等待，而且每当计算缓存（{ $limit }；最多 4 GiB）太小、存不下编译结果时还会再等一次。要解决它，请{ $fix }；如果要将就使用，请设置 CUDA_CACHE_MAXSIZE=4294967296 并用更长的 --timeout 重新运行，让缓存一次填满
+hint-timeout-busy = `{ $stage }` 一直在忙，并没有卡死：{ $evidence }。这个调用在这里很慢（--size 很大，或者驱动在编译代码），不是挂起：请用 --timeout SECS 放宽时限
+hint-timeout-busy-cached = `{ $stage }` 一直在忙，并没有卡死：{ $evidence }。这个调用在这里很慢（--size 很大，或者驱动在编译代码，编译结果保存在它的计算缓存里，最多 { $limit }），不是挂起：请用 --timeout SECS 放宽时限
+hint-timeout-idle = `{ $stage }` 没有返回，而进程处于空闲（{ $evidence }）：它在等驱动或 GPU，并没有在计算。请运行另一个 CUDA 程序（`nvidia-smi`，或某个框架的第一次 GPU 调用），看看它是否也在等：如果是，说明驱动或 GPU 卡住了（在 `dmesg` 里找 Xid 错误；重新加载内核模块或重启）
