@@ -376,11 +376,11 @@ fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
         id: "missing-library",
         matched: format!("{matched} … {}", lib.file),
         meaning: Msg::verbatim(""),
-        provided_by: Some(Msg::verbatim(format!(
-            "{} ({})",
-            lib.describe_provider(),
-            lib.file
-        ))),
+        provided_by: Some(msg!(
+            "ui-provider-file",
+            provider => lib.describe_provider(),
+            file = lib.file
+        )),
         installed: None,
         fix: Vec::new(),
     };
@@ -395,7 +395,7 @@ fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.meaning = msg!(
                 "explain-win-missing-cuda-dll",
                 file = lib.file,
-                provider = lib.describe_provider(),
+                provider => lib.describe_provider(),
                 windows => note
             );
             let in_range = |c: &Version| cuda.iter().any(|p| c.matches(p) || p.matches(c));
@@ -599,11 +599,11 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
         id: "missing-library",
         matched: format!("{matched} … {}", lib.file),
         meaning: Msg::verbatim(""),
-        provided_by: Some(Msg::verbatim(format!(
-            "{} ({})",
-            lib.describe_provider(),
-            lib.file
-        ))),
+        provided_by: Some(msg!(
+            "ui-provider-file",
+            provider => lib.describe_provider(),
+            file = lib.file
+        )),
         installed: None,
         fix: Vec::new(),
     };
@@ -664,7 +664,7 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.meaning = msg!(
                 "explain-missing-cuda-library",
                 file = lib.file,
-                provider = lib.describe_provider(),
+                provider => lib.describe_provider(),
                 windows => win_note
             );
             let found = input.providers(|s| {
@@ -786,7 +786,7 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
                         "explain-cudnn-install-by-rule",
                         cuda = c,
                         cudnn = need,
-                        rule = rule
+                        rule => rule
                     )),
                     None => fix.push(msg!("explain-cudnn-install-any-cuda", cudnn = need)),
                 },
@@ -815,7 +815,7 @@ fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
 
 /// The newest CUDA (as a spec prefix) the tables pair with this cuDNN, and
 /// the family rule it comes from when the tables lack this release.
-fn newest_cuda_for_cudnn(cudnn: &Version) -> Option<(Version, Option<String>)> {
+fn newest_cuda_for_cudnn(cudnn: &Version) -> Option<(Version, Option<Msg>)> {
     let s = compat::cudnn_support(cudnn)?;
     let cuda = s.cuda.iter().max().cloned()?;
     Some((cuda, s.rule_note()))

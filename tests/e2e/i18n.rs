@@ -220,3 +220,57 @@ fn verify_without_a_driver_in_chinese() {
     s.run_with(&[ZH], &["verify", "stack"]);
     s.snapshot("i18n_verify_without_a_driver");
 }
+
+/// Texts that other modules hand to a message — what selected the active
+/// version, the cuDNN table's family rule, the libraries beside the
+/// toolkit, who provides a library, the hints a source gives when it has
+/// not got what was asked — in Chinese under a Chinese locale, not English
+/// fragments inside a Chinese sentence.
+#[test]
+fn texts_from_other_modules_in_chinese_and_in_the_c_locale() {
+    let t = TestEnv::new();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(facts()).unwrap()).unwrap();
+    // No version set (the default), and a cuDNN newer than the cuDNN table
+    // with NCCL beside it; then a global version, and CUDAENV_VERSION.
+    for (file, origin, kind) in [
+        ("default.json", "default: no version is set", "default"),
+        ("global.json", "/tmp/ce-home/root/version (global)", "global"),
+        ("shell.json", "the CUDAENV_VERSION environment variable", "shell"),
+    ] {
+        let mut r = report.clone();
+        let active = &mut r["facts"]["active"];
+        active["origin"] = origin.into();
+        active["origin_kind"] = kind.into();
+        active["cudnn"] = "9.40.0.1".into();
+        active["libraries"] = serde_json::json!({ "nccl": "2.28.3" });
+        std::fs::write(t.home.join(file), serde_json::to_string(&r).unwrap()).unwrap();
+    }
+    let mut s = Session::new(&t, &t.home);
+    for lang in [ZH, C] {
+        for file in ["default.json", "global.json", "shell.json"] {
+            s.run_with(&[lang], &["doctor", "--facts", file]);
+        }
+        s.run_with(
+            &[lang],
+            &[
+                "explain",
+                "libcuda.so.1: cannot open shared object file: No such file or directory",
+            ],
+        );
+        s.run_with(
+            &[lang],
+            &[
+                "explain",
+                "Loaded runtime CuDNN library: 9.0.0 but source was compiled with: 9.40.0.",
+            ],
+        );
+        s.run_with(&[lang], &["install", "10.2", "--source", "pypi", "--offline"]);
+        s.run_with(
+            &[lang],
+            &["install", "12.4+nccl2", "--source", "nvidia", "--offline", "--dry-run"],
+        );
+        s.run_with(&[lang], &["install", "9.2", "--source", "legacy", "--offline"]);
+    }
+    s.snapshot("i18n_texts_from_other_modules");
+}

@@ -10,6 +10,8 @@
 
 use serde::Serialize;
 
+use crate::i18n::Msg;
+use crate::msg;
 use crate::os::platform::Platform;
 use crate::spec::{Library, Version};
 
@@ -285,19 +287,19 @@ pub fn file_names(component: &str, majors: &[u32], platform: Platform) -> Vec<St
 impl LibraryId {
     /// A stack spec that provides this library: the newest CUDA release that
     /// ships it (`11.8` for `libcudart.so.11.0`), or a cuDNN major.
-    pub fn describe_provider(&self) -> String {
-        match &self.provider {
+    pub fn describe_provider(&self) -> Msg {
+        Msg::verbatim(match &self.provider {
             Provider::Cuda { cuda } => match (cuda.first(), cuda.last()) {
                 (Some(a), Some(b)) if a != b => format!("CUDA {a}–{b}"),
                 (Some(a), _) => format!("CUDA {a}"),
                 _ => "CUDA".into(),
             },
             Provider::Cudnn { major } => format!("cuDNN {major}.x"),
-            Provider::Driver => "the NVIDIA driver".into(),
-            Provider::VisualCppRuntime => "the Microsoft Visual C++ runtime".into(),
+            Provider::Driver => return msg!("ui-provider-driver"),
+            Provider::VisualCppRuntime => return msg!("ui-provider-vc-runtime"),
             Provider::Library { library, major } => format!("{} {major}.x", library.title()),
-            Provider::Unknown => "an unknown package".into(),
-        }
+            Provider::Unknown => return msg!("ui-provider-unknown"),
+        })
     }
 }
 

@@ -22,6 +22,8 @@ pub use arch::{Alternative, ArchSupport, ComputeCapability, GpuFit};
 pub use driver::{DriverFit, DriverOs, DriverRequirement, DriverVersion};
 pub use framework::{Framework, FrameworkReq, Requirement, StackChoice, stack_for, stack_for_on};
 
+use crate::i18n::Msg;
+use crate::msg;
 use crate::spec::Version;
 
 /// Serializes a value by its `Display` form (specs are written as users write them).
@@ -153,13 +155,10 @@ impl CudnnSupport {
 
     /// Where the figure comes from, for a release the table lacks:
     /// `the rule of cuDNN 9.x; cudaenv's cuDNN table stops at 9.28`.
-    pub fn rule_note(&self) -> Option<String> {
-        self.family_rule.as_ref().map(|f| {
-            format!(
-                "the rule of cuDNN {f}; cudaenv's cuDNN table stops at {}",
-                self.row
-            )
-        })
+    pub fn rule_note(&self) -> Option<Msg> {
+        self.family_rule
+            .as_ref()
+            .map(|f| msg!("ui-cudnn-rule-note", family = f, row = self.row))
     }
 }
 

@@ -14,7 +14,7 @@ use crate::machine::compat::{
 use crate::msg;
 use crate::spec::Version;
 
-use super::facts::{Facts, LibDir};
+use super::facts::{ActiveFacts, Facts, LibDir};
 use super::python::InstalledFramework;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -335,7 +335,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
         return;
     };
     if a.name == "system" {
-        o.ok("active", msg!("doctor-active-system", origin = a.origin));
+        o.ok("active", msg!("doctor-active-system", origin => origin_msg(a)));
         return;
     }
     let what = match (&a.cuda, &a.cudnn) {
@@ -355,11 +355,11 @@ fn active_findings(f: &Facts, o: &mut Out) {
     let what = if libraries.is_empty() {
         what
     } else {
-        Msg::verbatim(format!("{}{libraries}", what.en()))
+        msg!("doctor-active-with-libraries", what => what, libraries = libraries)
     };
     o.ok(
         "active",
-        msg!("doctor-active", name = a.name, origin = a.origin, what => what),
+        msg!("doctor-active", name = a.name, origin => origin_msg(a), what => what),
     );
     if f.env.cudaenv_active.as_deref() != Some(a.name.as_str()) {
         o.warn(
@@ -423,7 +423,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
                         cudnn = cudnn,
                         cuda = cuda,
                         built_for = support.describe_cuda(),
-                        rule = r
+                        rule => r.clone()
                     ),
                     None => msg!("doctor-cudnn-cuda", cudnn = cudnn, cuda = cuda),
                 },
@@ -439,7 +439,7 @@ fn active_findings(f: &Facts, o: &mut Out) {
                     cudnn = cudnn,
                     cuda = cuda,
                     built_for = support.describe_cuda(),
-                    rule = r
+                    rule => r.clone()
                 ),
             ),
             (true, None) => {}
@@ -502,6 +502,24 @@ fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
             }
             ArchSupport::Unknown => {}
         }
+    }
+}
+
+/// What selected the active version, as the facts record it (`origin_kind`
+/// and its English text), in the reader's language: a path stays a path.
+fn origin_msg(a: &ActiveFacts) -> Msg {
+    match a.origin_kind.as_str() {
+        "default" => msg!("doctor-origin-default"),
+        "argument" => msg!("doctor-origin-argument"),
+        "shell" => msg!(
+            "doctor-origin-shell",
+            variable = crate::context::env_vars::CUDAENV_VERSION
+        ),
+        "global" => msg!(
+            "doctor-origin-global",
+            path = a.origin.strip_suffix(" (global)").unwrap_or(&a.origin)
+        ),
+        _ => Msg::verbatim(a.origin.clone()),
     }
 }
 

@@ -51,6 +51,11 @@ doctor-active-system = active: system (set by { $origin }); cudaenv adds nothing
 doctor-active-no-cudnn = CUDA { $cuda }, no cuDNN
 doctor-active-versions-unknown = versions unknown
 doctor-active = active: { $name } ({ $what }), set by { $origin }
+doctor-active-with-libraries = { $what }{ $libraries }
+doctor-origin-default = default: no version is set
+doctor-origin-argument = the command line
+doctor-origin-shell = the { $variable } environment variable
+doctor-origin-global = { $path } (global)
 doctor-not-activated = this environment is not activated for { $name } (CUDAENV_ACTIVE={ $active }): programs started from here do not get its libraries
 doctor-not-activated-unset = this environment is not activated for { $name } (CUDAENV_ACTIVE=unset): programs started from here do not get its libraries
 doctor-not-activated-fix = enable the shell hook (`eval "$(cudaenv init bash)"`), or run programs through `cudaenv exec`

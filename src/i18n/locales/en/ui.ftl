@@ -24,3 +24,10 @@ doctor-summary = { $errors ->
         [one] 1 warning
        *[other] { $warnings } warnings
     }
+
+# Names shared by several reports (explain, doctor, install notes).
+ui-provider-file = { $provider } ({ $file })
+ui-provider-driver = the NVIDIA driver
+ui-provider-vc-runtime = the Microsoft Visual C++ runtime
+ui-provider-unknown = an unknown package
+ui-cudnn-rule-note = the rule of cuDNN { $family }; cudaenv's cuDNN table stops at { $row }

@@ -51,6 +51,11 @@ doctor-active-system = 当前版本：system（由 { $origin } 设定）；cudae
 doctor-active-no-cudnn = CUDA { $cuda }，没有 cuDNN
 doctor-active-versions-unknown = 版本未知
 doctor-active = 当前版本：{ $name }（{ $what }），由 { $origin } 设定
+doctor-active-with-libraries = { $what }{ $libraries }
+doctor-origin-default = 默认值（没有设定任何版本）
+doctor-origin-argument = 命令行
+doctor-origin-shell = 环境变量 { $variable }
+doctor-origin-global = { $path }（全局）
 doctor-not-activated = 当前环境没有为 { $name } 激活（CUDAENV_ACTIVE={ $active }）：从这里启动的程序拿不到它的库
 doctor-not-activated-unset = 当前环境没有为 { $name } 激活（CUDAENV_ACTIVE 未设置）：从这里启动的程序拿不到它的库
 doctor-not-activated-fix = 启用 shell 钩子（`eval "$(cudaenv init bash)"`），或者用 `cudaenv exec` 运行程序

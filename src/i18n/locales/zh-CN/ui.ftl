@@ -17,3 +17,10 @@ doctor-level-warning = 警告
 doctor-level-error = 错误
 doctor-label-fix = 解决办法：
 doctor-summary = { $errors } 个错误，{ $warnings } 个警告
+
+# 几个报告（explain、doctor、安装说明）共用的名称。
+ui-provider-file = { $provider }（{ $file }）
+ui-provider-driver = NVIDIA 驱动
+ui-provider-vc-runtime = Microsoft Visual C++ 运行库
+ui-provider-unknown = 某个未知的软件包
+ui-cudnn-rule-note = 按 cuDNN { $family } 的规则；cudaenv 的 cuDNN 表只到 { $row }
