@@ -150,6 +150,116 @@ fn pips_files_and_variables_are_read_in_pips_order() {
     assert!(!mirrors[0].requested("simple/nvidia-cuda-runtime-cu12/"));
 }
 
+/// The release catalogue on a Tsinghua-style mirror: NVIDIA's `cuda-toolkit`
+/// metapackage with one release PyPI itself does not have (13.9.0), its
+/// metadata served beside the wheel link (PEP 658), as the mirrors do.
+fn put_catalogue(mirror: &Mirror) {
+    let name = "cuda_toolkit-13.9.0-py2.py3-none-any.whl";
+    let meta = "Metadata-Version: 2.5\nName: cuda-toolkit\nVersion: 13.9.0\nProvides-Extra: all\n\
+                Requires-Dist: nvidia-cuda-runtime==13.9.10.*; (sys_platform == 'linux') and extra == 'all'\n";
+    let pool = format!("packages/13/90/{name}");
+    mirror.put(&format!("{pool}.metadata"), meta.as_bytes());
+    mirror.put(
+        "simple/cuda-toolkit/index.html",
+        format!(
+            "<!DOCTYPE html>\n<html><body>\n<h1>Links for cuda-toolkit</h1>\n\
+             <a href=\"../../{pool}#sha256={}\" data-core-metadata=\"sha256={}\">{name}</a><br/>\n</body></html>\n",
+            "cd".repeat(32),
+            sha256(meta.as_bytes())
+        )
+        .as_bytes(),
+    );
+    // What ls-remote reads of 13.9: its runtime's builds and the cuDNN builds.
+    let runtime = format!(
+        "nvidia_cuda_runtime-13.9.10-py3-none-manylinux_2_27_{}.whl",
+        std::env::consts::ARCH
+    );
+    let page = |project: &str, links: &str| {
+        mirror.put(
+            &format!("simple/{project}/index.html"),
+            format!("<!DOCTYPE html>\n<html><body>\n{links}</body></html>\n").as_bytes(),
+        )
+    };
+    page(
+        "nvidia-cuda-runtime",
+        &format!(
+            "<a href=\"../../packages/ab/ab/{runtime}#sha256={}\">{runtime}</a><br/>\n",
+            "ab".repeat(32)
+        ),
+    );
+    page("nvidia-cudnn-cu13", "");
+}
+
+/// Every command that downloads from PyPI — `install`, `mirror`, `lock`,
+/// `ls-remote`, `update` — takes the index from pip's configuration, set
+/// either way the Chinese guides set it (`pip config set`, which writes the
+/// user's pip.conf, or `PIP_INDEX_URL`): the wheel, the index pages and the
+/// release catalogue all come from the loopback mirror, and nothing names
+/// pypi.org.
+#[test]
+fn every_pypi_download_takes_the_mirror_pip_is_configured_with() {
+    for how in ["pip.conf", "PIP_INDEX_URL"] {
+        let t = TestEnv::new();
+        let mirror = pypi_mirror(t.path("mirror"));
+        put_catalogue(&mirror);
+        let index = format!("{}/simple", mirror.url());
+        let vars: Vec<(&str, &str)> = match how {
+            "pip.conf" => {
+                pip(&t, &["config", "set", "global.index-url", &index]);
+                vec![]
+            }
+            _ => vec![("PIP_INDEX_URL", index.as_str())],
+        };
+        // No NVIDIA server here: a closed loopback port fails at once.
+        let mut vars = vars;
+        vars.push(("CUDAENV_NVIDIA_MIRROR", "http://127.0.0.1:9"));
+        let run = |args: &[&str]| {
+            let o = t.cmd().envs(vars.iter().copied()).args(args).output().unwrap();
+            assert!(!text(&o).contains("pypi.org"), "{how}: {args:?}: {}", text(&o));
+            o
+        };
+        let wheel = wheel_name();
+
+        let o = run(&["update"]);
+        assert!(mirror.requested("simple/cuda-toolkit/"), "{how}: update: {}", text(&o));
+        assert!(
+            text(&o).contains("13.9.0"),
+            "{how}: update names the mirror's new release: {}",
+            text(&o)
+        );
+
+        let o = run(&["ls-remote", "13.9", "--source", "pypi", "--refresh"]);
+        assert_code(&o, 0, &format!("{how}: ls-remote"));
+        assert!(stdout(&o).contains("13.9.0"), "{how}: ls-remote: {}", text(&o));
+
+        let o = run(&["lock", "12.4.1", "--source", "pypi", ONLY_CUDART]);
+        assert_code(&o, 0, &format!("{how}: lock"));
+        let lock = std::fs::read_to_string(t.home.join("cuda.lock")).unwrap();
+        assert!(
+            lock.contains(&format!("{}/packages/", mirror.url())) && lock.contains(&wheel),
+            "{how}: {lock}"
+        );
+
+        let dir = t.path("offline-mirror");
+        let o = run(&[
+            "mirror",
+            dir.to_str().unwrap(),
+            "12.4.1",
+            "--source",
+            "pypi",
+            ONLY_CUDART,
+        ]);
+        assert_code(&o, 0, &format!("{how}: mirror"));
+        assert!(
+            walk_find(&dir, &wheel).is_file(),
+            "{how}: the wheel is in the offline mirror"
+        );
+
+        let o = install_cudart(&t, &vars);
+        assert_installed_from(&t, &o, &mirror);
+    }
+}
+
 /// Runs `cudaenv ARGS…` in a private mount namespace where `etc_apt` is
 /// mounted over `/etc/apt`.
 fn with_apt_sources(t: &TestEnv, etc_apt: &Path, args: &[&str]) -> std::process::Output {
