@@ -36,7 +36,9 @@
 //! It also embeds every page of docs/ as a topic of `cudaenv help TOPIC`
 //! (`$OUT_DIR/help_topics.rs`, see src/cli/help.rs), so that someone holding
 //! only the binary can read the documentation its messages point to, and a
-//! page added to docs/ becomes a topic without a code change.
+//! page added to docs/ becomes a topic without a code change. A page of
+//! docs/zh-CN/ is the Chinese version of the topic of the same name
+//! (`$OUT_DIR/help_topics_zh.rs`), shown under a Chinese locale.
 //!
 //! For the tests, in debug builds only, it tells what this machine lacks, as
 //! cfgs that mark the tests needing it ignored, with the reason, instead of
@@ -200,16 +202,45 @@ fn help_topics() {
         .to_string();
     topics.push(("zh-cn".to_string(), zh_title, zh));
     topics.sort();
-    let mut code = String::from("&[\n");
-    for (name, title, path) in &topics {
-        code.push_str(&format!(
-            "    ({name:?}, {title:?}, include_str!({:?})),\n",
-            path.display().to_string()
-        ));
+    // Chinese versions of topics (docs/zh-CN/<topic>.md), shown instead of
+    // the English page under a Chinese locale; each must translate a topic.
+    let zh_dir = dir.join("zh-CN");
+    println!("cargo::rerun-if-changed={}", zh_dir.display());
+    let mut translated = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&zh_dir) {
+        for entry in entries {
+            let path = entry.expect("docs/zh-CN is readable").path();
+            if path.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let name = path.file_stem().unwrap().to_string_lossy().to_lowercase();
+            assert!(
+                topics.iter().any(|(n, _, _)| *n == name),
+                "docs/zh-CN/{name}.md translates no page of docs/"
+            );
+            let text = std::fs::read_to_string(&path).expect("docs are UTF-8");
+            let title = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# "))
+                .unwrap_or(&name)
+                .trim()
+                .to_string();
+            translated.push((name, title, path));
+        }
     }
-    code.push_str("]\n");
+    translated.sort();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    std::fs::write(out.join("help_topics.rs"), code).expect("OUT_DIR is writable");
+    for (file, list) in [("help_topics.rs", &topics), ("help_topics_zh.rs", &translated)] {
+        let mut code = String::from("&[\n");
+        for (name, title, path) in list {
+            code.push_str(&format!(
+                "    ({name:?}, {title:?}, include_str!({:?})),\n",
+                path.display().to_string()
+            ));
+        }
+        code.push_str("]\n");
+        std::fs::write(out.join(file), code).expect("OUT_DIR is writable");
+    }
 }
 
 /// Sets the cfgs described in the module comment.

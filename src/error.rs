@@ -1374,16 +1374,29 @@ mod tests {
         ));
     }
 
-    /// docs/exit-codes.md is the public contract: every code must be in its table.
+    /// docs/exit-codes.md is the public contract: every code must be in its
+    /// table, and in the Chinese version's (docs/zh-CN/exit-codes.md).
     #[test]
     fn every_exit_code_is_documented() {
-        let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exit-codes.md"));
-        for code in ExitCode::ALL {
-            let row = format!("| `{}` |", code.code());
-            assert!(
-                doc.contains(&row),
-                "docs/exit-codes.md lacks {code:?} ({row})"
-            );
+        for (file, doc) in [
+            (
+                "docs/exit-codes.md",
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exit-codes.md")),
+            ),
+            (
+                "docs/zh-CN/exit-codes.md",
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/docs/zh-CN/exit-codes.md"
+                )),
+            ),
+        ] {
+            for code in ExitCode::ALL {
+                let row = format!("| `{}` |", code.code());
+                assert!(doc.contains(&row), "{file} lacks {code:?} ({row})");
+            }
+            let rows = doc.lines().filter(|l| l.starts_with("| `")).count();
+            assert_eq!(rows, ExitCode::ALL.len(), "{file}: a code it should not have");
         }
     }
 }

@@ -11,9 +11,16 @@
 //! `--help` away and the hint says so. A name that is only a command (or a
 //! command path, `help cache clean`) shows that command's `--help`, which is
 //! what clap's own help subcommand, replaced by this one, did.
+//!
+//! A topic with a Chinese version (docs/zh-CN/<topic>.md) is shown in
+//! Chinese under a Chinese locale (the printer's language, as for every
+//! message), and the topic list names it by its Chinese title; a topic
+//! without one is shown in English, and the list says so.
 
 use super::Env;
 use crate::error::{Error, ExitCode, Result};
+use crate::i18n::Lang;
+use crate::msg;
 
 /// `(name, title, text)` of every `docs/*.md`, sorted by name.
 pub const TOPICS: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/help_topics.rs"));
@@ -30,6 +37,11 @@ pub struct Args {
     pub name: Vec<String>,
 }
 
+/// `(name, title, text)` of every `docs/zh-CN/*.md`: the Chinese version of
+/// the topic of the same name.
+pub const TOPICS_ZH: &[(&str, &str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/help_topics_zh.rs"));
+
 /// The text of a topic.
 pub fn topic(name: &str) -> Option<&'static str> {
     TOPICS
@@ -38,27 +50,59 @@ pub fn topic(name: &str) -> Option<&'static str> {
         .map(|(_, _, text)| *text)
 }
 
-/// The topic list shown under the top-level `--help` and by `cudaenv help`.
+/// The topic's Chinese version, where it has one.
+fn translated(name: &str) -> Option<(&'static str, &'static str)> {
+    TOPICS_ZH
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, title, text)| (*title, *text))
+}
+
+/// The text of a topic in `lang`: its translation where there is one, else
+/// the English page.
+pub fn topic_in(name: &str, lang: Lang) -> Option<&'static str> {
+    match lang {
+        Lang::ZhCn => translated(name).map(|(_, text)| text).or_else(|| topic(name)),
+        Lang::En => topic(name),
+    }
+}
+
+/// The topic list shown under the top-level `--help` (English, as clap's
+/// help is) and by `cudaenv help` (in the printer's language).
 pub fn topic_list() -> String {
+    topic_list_in(Lang::En)
+}
+
+pub fn topic_list_in(lang: Lang) -> String {
     let width = TOPICS.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
-    let mut s = String::from("Documentation (`cudaenv help TOPIC`):\n");
+    let mut s = format!("{}\n", msg!("ui-help-topics").render(lang));
+    let english = msg!("ui-help-topic-in-english").render(lang);
     for (name, title, _) in TOPICS {
+        let title = match (lang, translated(name)) {
+            (Lang::ZhCn, Some((zh, _))) => zh.to_string(),
+            // The Chinese quick start is Chinese in every language.
+            (Lang::ZhCn, None) if *name != "zh-cn" => format!("{title}{english}"),
+            _ => title.to_string(),
+        };
         s.push_str(&format!("  {name:width$}  {}\n", title.replace('`', "")));
     }
     s
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
+    let lang = env.printer.lang();
     let mut cli = super::examples::command().bin_name("cudaenv");
+    if lang != Lang::En {
+        cli = cli.after_help(topic_list_in(lang));
+    }
     cli.build();
     if let [name] = args.name.as_slice()
-        && let Some(text) = topic(name)
+        && let Some(text) = topic_in(name, lang)
     {
         env.out(text.as_bytes())?;
         if cli.find_subcommand(name).is_some() {
-            env.printer.hint(format!(
-                "the options of the `{name}` command: `cudaenv {name} --help`"
-            ));
+            env.printer
+                .hint_msg(&msg!("ui-help-command-options", command = name));
         }
         return Ok(ExitCode::Success);
     }
@@ -107,5 +151,25 @@ mod tests {
         assert!(topic("shell").unwrap().starts_with("# Shell integration"));
         assert!(topic("exit-codes").unwrap().contains("| `3` |"));
         assert!(topic("no-such-topic").is_none());
+    }
+
+    /// Every Chinese page translates a topic, starts with a Chinese title,
+    /// and is what a Chinese locale gets; English gets the English page.
+    #[test]
+    fn chinese_versions_are_chosen_by_the_language() {
+        assert!(!TOPICS_ZH.is_empty());
+        for (name, title, text) in TOPICS_ZH {
+            assert!(topic(name).is_some(), "{name}");
+            assert!(
+                title.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{name}: {title}"
+            );
+            assert_eq!(topic_in(name, Lang::ZhCn), Some(*text));
+            assert_eq!(topic_in(name, Lang::En), topic(name));
+            assert!(topic_list_in(Lang::ZhCn).contains(title), "{name}");
+        }
+        assert_eq!(topic_in("layout", Lang::ZhCn), topic("layout"));
+        assert!(topic_list_in(Lang::ZhCn).contains("（英文）"));
+        assert!(!topic_list().contains("（英文）"));
     }
 }

@@ -274,3 +274,57 @@ fn texts_from_other_modules_in_chinese_and_in_the_c_locale() {
     }
     s.snapshot("i18n_texts_from_other_modules");
 }
+
+/// `cudaenv help`: a topic with a Chinese version (docs/zh-CN/) is shown in
+/// Chinese under a Chinese locale and in English under `LANG=C`; the topic
+/// list names such topics by their Chinese titles and marks the rest as
+/// English; a topic without a translation is the English page, its hint in
+/// Chinese. Every link of a Chinese page leads to a file of the repository.
+#[test]
+fn help_topics_in_chinese_where_they_exist() {
+    let t = TestEnv::new();
+    let run = |lang: (&str, &str), args: &[&str]| {
+        let o = t.cmd().env(lang.0, lang.1).args(args).output().unwrap();
+        assert_code(&o, 0, &format!("{lang:?} {args:?}"));
+        (stdout(&o), stderr(&o))
+    };
+    let zh_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/zh-CN");
+    let mut pages = 0;
+    for entry in std::fs::read_dir(&zh_dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let chinese = std::fs::read_to_string(&path).unwrap();
+        let english = std::fs::read_to_string(zh_dir.join(format!("../{name}.md"))).unwrap();
+        assert_eq!(run(ZH, &["help", &name]).0, chinese, "{name}");
+        assert_eq!(run(C, &["help", &name]).0, english, "{name}");
+        let title = chinese.lines().next().unwrap().trim_start_matches("# ");
+        assert!(run(ZH, &["help"]).0.contains(title), "{name}: {title}");
+        let mut rest = chinese.as_str();
+        while let Some(i) = rest.find("](") {
+            rest = &rest[i + 2..];
+            let target = rest[..rest.find(')').unwrap()].split('#').next().unwrap();
+            if !target.starts_with("http") && !target.is_empty() {
+                assert!(
+                    zh_dir.join(target).exists(),
+                    "docs/zh-CN/{name}.md links to {target}, which does not exist"
+                );
+            }
+        }
+        pages += 1;
+    }
+    assert!(pages >= 2, "{pages} Chinese pages");
+    let (list, _) = run(ZH, &["help"]);
+    assert!(list.contains("文档（`cudaenv help 主题`）："), "{list}");
+    assert!(list.contains("Shell integration（英文）"), "{list}");
+    let (list, _) = run(C, &["help"]);
+    assert!(list.contains("Documentation (`cudaenv help TOPIC`):"), "{list}");
+    assert!(!list.contains("英文"), "{list}");
+    // Untranslated: the English page, the hint in the reader's language.
+    let (page, hint) = run(ZH, &["help", "shell"]);
+    assert!(page.starts_with("# Shell integration"), "{page}");
+    assert_eq!(
+        hint,
+        "提示: `shell` 命令的选项：`cudaenv shell --help`\n",
+        "{hint}"
+    );
+}

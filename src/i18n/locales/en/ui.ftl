@@ -31,3 +31,8 @@ ui-provider-driver = the NVIDIA driver
 ui-provider-vc-runtime = the Microsoft Visual C++ runtime
 ui-provider-unknown = an unknown package
 ui-cudnn-rule-note = the rule of cuDNN { $family }; cudaenv's cuDNN table stops at { $row }
+
+# `cudaenv help`.
+ui-help-topics = Documentation (`cudaenv help TOPIC`):
+ui-help-topic-in-english = {""}
+ui-help-command-options = the options of the `{ $command }` command: `cudaenv { $command } --help`

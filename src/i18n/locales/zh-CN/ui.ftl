@@ -24,3 +24,8 @@ ui-provider-driver = NVIDIA 驱动
 ui-provider-vc-runtime = Microsoft Visual C++ 运行库
 ui-provider-unknown = 某个未知的软件包
 ui-cudnn-rule-note = 按 cuDNN { $family } 的规则；cudaenv 的 cuDNN 表只到 { $row }
+
+# `cudaenv help`。
+ui-help-topics = 文档（`cudaenv help 主题`）：
+ui-help-topic-in-english = （英文）
+ui-help-command-options = `{ $command }` 命令的选项：`cudaenv { $command } --help`
