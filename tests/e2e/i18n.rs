@@ -297,8 +297,16 @@ fn help_topics_in_chinese_where_they_exist() {
         let english = std::fs::read_to_string(zh_dir.join(format!("../{name}.md"))).unwrap();
         assert_eq!(run(ZH, &["help", &name]).0, chinese, "{name}");
         assert_eq!(run(C, &["help", &name]).0, english, "{name}");
-        let title = chinese.lines().next().unwrap().trim_start_matches("# ");
-        assert!(run(ZH, &["help"]).0.contains(title), "{name}: {title}");
+        // The tables in step: the same rows (their first cells), in order.
+        let rows = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with("| `"))
+                .map(|l| l.split(" | ").next().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(rows(&chinese), rows(&english), "{name}: the tables' rows");
+        let title = chinese.lines().next().unwrap().trim_start_matches("# ").replace('`', "");
+        assert!(run(ZH, &["help"]).0.contains(&title), "{name}: {title}");
         let mut rest = chinese.as_str();
         while let Some(i) = rest.find("](") {
             rest = &rest[i + 2..];
@@ -315,7 +323,10 @@ fn help_topics_in_chinese_where_they_exist() {
     assert!(pages >= 2, "{pages} Chinese pages");
     let (list, _) = run(ZH, &["help"]);
     assert!(list.contains("文档（`cudaenv help 主题`）："), "{list}");
-    assert!(list.contains("Shell integration（英文）"), "{list}");
+    assert!(
+        list.contains("Shell integration: the hook, shims and cudaenv shell（英文）"),
+        "{list}"
+    );
     let (list, _) = run(C, &["help"]);
     assert!(list.contains("Documentation (`cudaenv help TOPIC`):"), "{list}");
     assert!(!list.contains("英文"), "{list}");
