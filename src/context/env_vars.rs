@@ -76,6 +76,9 @@ pub const SHELL: &str = "SHELL";
 pub const PIP_INDEX_URL: &str = "PIP_INDEX_URL";
 /// pip's configuration file, read for `[global] index-url` before the usual locations.
 pub const PIP_CONFIG_FILE: &str = "PIP_CONFIG_FILE";
+/// apt's configuration file, read first, as apt reads it: its `Dir::Etc…`
+/// say where apt's sources are (`tool_config::apt_debian_mirror`).
+pub const APT_CONFIG: &str = "APT_CONFIG";
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
 /// The driver's JIT compute cache: its directory (default `~/.nv/ComputeCache`),
 /// its size limit in bytes, and the switch that disables it. `verify` reads

@@ -212,9 +212,9 @@ const MAX_SOURCES: u64 = 1 << 20;
 /// `http(s)://` and `file:` URIs are taken. An Ubuntu machine has none: its
 /// archive does not carry Debian's packages.
 pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
-    let etc_apt = ctx.etc().join("apt");
-    let mut files = vec![etc_apt.join("sources.list")];
-    if let Ok(rd) = std::fs::read_dir(etc_apt.join("sources.list.d")) {
+    let dirs = AptDirs::read(ctx);
+    let mut files = vec![dirs.sourcelist()];
+    if let Ok(rd) = std::fs::read_dir(dirs.sourceparts()) {
         let mut parts: Vec<PathBuf> = rd
             .flatten()
             .map(|e| e.path())
@@ -242,6 +242,221 @@ pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
         }
     }
     None
+}
+
+/// The largest apt configuration file read, and the most files of
+/// `apt.conf.d` read.
+const MAX_APT_CONF: u64 = 1 << 20;
+const MAX_APT_CONF_PARTS: usize = 256;
+
+/// Where apt reads its sources, as apt's own configuration says: `Dir`,
+/// `Dir::Etc`, `Dir::Etc::sourcelist` and `Dir::Etc::sourceparts`, set in
+/// `APT_CONFIG`'s file, the files of `Dir::Etc::parts` (`apt.conf.d`) and
+/// `Dir::Etc::main` (`apt.conf`), read in that order with the later value
+/// winning, as apt reads them. Only these keys are taken; a relative value
+/// is under its parent (`Dir::Etc "etc/apt/"` under `Dir`), as apt has it.
+/// The default root is the context's `/etc`'s parent, so `Context::etc`
+/// moves everything for tests.
+#[derive(Debug, Default)]
+struct AptDirs {
+    /// Lower-cased key → value, for the keys above.
+    values: std::collections::BTreeMap<String, String>,
+    etc: PathBuf,
+}
+
+impl AptDirs {
+    fn read(ctx: &Context) -> AptDirs {
+        let mut dirs = AptDirs {
+            values: Default::default(),
+            etc: ctx.etc().to_path_buf(),
+        };
+        if let Some(file) = ctx.var(env_vars::APT_CONFIG).filter(|v| !v.is_empty()) {
+            dirs.read_file(Path::new(file));
+        }
+        let parts = dirs.find_dir("dir::etc::parts", "apt.conf.d");
+        if let Ok(rd) = std::fs::read_dir(&parts) {
+            let mut files: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(apt_reads_conf)
+                })
+                .collect();
+            files.sort();
+            for f in files.iter().take(MAX_APT_CONF_PARTS) {
+                dirs.read_file(f);
+            }
+        }
+        let main = dirs.find_dir("dir::etc::main", "apt.conf");
+        dirs.read_file(&main);
+        dirs
+    }
+
+    fn read_file(&mut self, path: &Path) {
+        if let Some(text) = read_small(path, MAX_APT_CONF) {
+            for (key, value) in apt_conf_values(&text) {
+                if matches!(
+                    key.as_str(),
+                    "dir"
+                        | "dir::etc"
+                        | "dir::etc::parts"
+                        | "dir::etc::main"
+                        | "dir::etc::sourcelist"
+                        | "dir::etc::sourceparts"
+                ) {
+                    self.values.insert(key, value);
+                }
+            }
+        }
+    }
+
+    /// `Dir::Etc`: absolute, or under `Dir` (default: the context's etc's
+    /// parent, `/`).
+    fn etc_apt(&self) -> PathBuf {
+        let root = match self.values.get("dir") {
+            Some(d) => PathBuf::from(d),
+            None => self.etc.parent().unwrap_or(Path::new("/")).to_path_buf(),
+        };
+        match self.values.get("dir::etc") {
+            Some(e) => root.join(e),
+            None => match self.values.get("dir") {
+                Some(_) => root.join("etc/apt"),
+                None => self.etc.join("apt"),
+            },
+        }
+    }
+
+    /// A path under `Dir::Etc` (an absolute value stands alone).
+    fn find_dir(&self, key: &str, default: &str) -> PathBuf {
+        self.etc_apt()
+            .join(self.values.get(key).map_or(default, String::as_str))
+    }
+
+    fn sourcelist(&self) -> PathBuf {
+        self.find_dir("dir::etc::sourcelist", "sources.list")
+    }
+
+    fn sourceparts(&self) -> PathBuf {
+        self.find_dir("dir::etc::sourceparts", "sources.list.d")
+    }
+}
+
+/// The names apt reads in `apt.conf.d`: letters, digits, `_-.`, with no
+/// extension or `.conf` (apt skips `*.dpkg-old`, `*.save` and the like).
+fn apt_reads_conf(name: &str) -> bool {
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    valid
+        && match name.rsplit_once('.') {
+            None => true,
+            Some((stem, ext)) => !stem.is_empty() && ext == "conf",
+        }
+}
+
+/// The `key value` pairs of apt's configuration syntax, keys in full
+/// (`Dir { Etc "x"; };` gives `dir::etc`) and lower-cased (apt's keys are
+/// case-insensitive): `key "value";`, `key value;`, `key { … };` scopes,
+/// `//`, `#` and `/* */` comments. `#include` and `#clear` are skipped.
+fn apt_conf_values(text: &str) -> Vec<(String, String)> {
+    #[derive(Debug, PartialEq)]
+    enum Tok {
+        Word(String),
+        Open,
+        Close,
+        Semi,
+    }
+    let mut toks = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {}
+            '{' => toks.push(Tok::Open),
+            '}' => toks.push(Tok::Close),
+            ';' => toks.push(Tok::Semi),
+            '#' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            '"' => {
+                let mut s = String::new();
+                for c in chars.by_ref() {
+                    if c == '"' {
+                        break;
+                    }
+                    s.push(c);
+                }
+                toks.push(Tok::Word(s));
+            }
+            c => {
+                let mut s = String::from(c);
+                while let Some(&n) = chars.peek() {
+                    if n.is_whitespace() || matches!(n, '{' | '}' | ';' | '"') {
+                        break;
+                    }
+                    s.push(n);
+                    chars.next();
+                }
+                toks.push(Tok::Word(s));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut scope: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Word(key) => {
+                let full = scope
+                    .iter()
+                    .map(String::as_str)
+                    .chain([key.as_str()])
+                    .collect::<Vec<_>>()
+                    .join("::")
+                    .to_ascii_lowercase();
+                match toks.get(i + 1) {
+                    Some(Tok::Open) => {
+                        scope.push(key.clone());
+                        i += 2;
+                    }
+                    Some(Tok::Word(value)) => {
+                        out.push((full, value.clone()));
+                        i += 2;
+                    }
+                    _ => i += 1,
+                }
+            }
+            Tok::Close => {
+                scope.pop();
+                i += 1;
+            }
+            Tok::Open | Tok::Semi => i += 1,
+        }
+    }
+    out
 }
 
 /// The names apt reads in `sources.list.d` (apt ignores the rest, such as
@@ -559,6 +774,79 @@ mod tests {
             one_line_debian_uri("deb cdrom:[Debian]/ bookworm main\n"),
             None
         );
+    }
+
+    #[test]
+    fn apt_configuration_syntax() {
+        let t = "// a comment\nDir \"/srv/root/\";\n# another\nDir::Etc {\n  SourceList \"my.list\"; /* inline */\n  sourceparts \"/x/parts\";\n};\nAPT { Get { Assume-Yes \"true\"; }; };\n";
+        assert_eq!(
+            apt_conf_values(t),
+            vec![
+                ("dir".to_string(), "/srv/root/".to_string()),
+                ("dir::etc::sourcelist".into(), "my.list".into()),
+                ("dir::etc::sourceparts".into(), "/x/parts".into()),
+                ("apt::get::assume-yes".into(), "true".into()),
+            ]
+        );
+        assert!(apt_reads_conf("70debconf") && apt_reads_conf("99-mirror.conf"));
+        assert!(!apt_reads_conf("50x.dpkg-old") && !apt_reads_conf("a.conf.save"));
+    }
+
+    /// Where apt's sources are: /etc/apt by default; moved by `Dir::Etc` in
+    /// apt.conf.d, by `APT_CONFIG`'s file (read first, so apt.conf.d's
+    /// files win over it), and by `Dir::Etc::sourcelist`/`sourceparts`.
+    #[test]
+    fn apt_sources_where_apts_configuration_puts_them() {
+        let t = tempfile::tempdir().unwrap();
+        let etc = t.path().join("etc");
+        let ctx = |vars: &[(&str, &str)]| {
+            let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = vars
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect();
+            Context::new(env, t.path().to_path_buf())
+                .unwrap()
+                .with_etc(etc.clone())
+        };
+        let write = |p: &Path, text: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let line = |host: &str| format!("deb http://{host}/debian bookworm main\n");
+        write(&etc.join("apt/sources.list"), &line("default"));
+        let mirror = |c: &Context| apt_debian_mirror(c).map(|(u, _)| u);
+        assert_eq!(mirror(&ctx(&[])).as_deref(), Some("http://default/debian"));
+
+        let other = t.path().join("other-apt");
+        write(&other.join("sources.list"), &line("other"));
+        let conf = t.path().join("apt.conf");
+        write(&conf, &format!("Dir::Etc \"{}/\";\n", other.display()));
+        let via_env = [("APT_CONFIG", conf.to_str().unwrap())];
+        assert_eq!(mirror(&ctx(&via_env)).as_deref(), Some("http://other/debian"));
+
+        // The parts of the moved Dir::Etc are read: one names another list file.
+        write(&other.join("tuna.list"), &line("tuna"));
+        write(
+            &other.join("apt.conf.d/99mirror"),
+            "Dir::Etc::SourceList \"tuna.list\";\n",
+        );
+        assert_eq!(mirror(&ctx(&via_env)).as_deref(), Some("http://tuna/debian"));
+        // Without APT_CONFIG, /etc/apt's parts: a list file that is not there…
+        write(
+            &etc.join("apt/apt.conf.d/50list"),
+            "Dir { Etc { SourceList \"none.list\"; }; };\n",
+        );
+        write(&etc.join("apt/apt.conf.d/60list.dpkg-old"), "Dir::Etc::SourceList \"sources.list\";");
+        write(&etc.join("apt/sources.list.d/x.list"), &line("parts"));
+        assert_eq!(mirror(&ctx(&[])).as_deref(), Some("http://parts/debian"));
+        // …and sourceparts moves the directory.
+        let parts = t.path().join("parts");
+        write(&parts.join("y.list"), &line("moved-parts"));
+        write(
+            &etc.join("apt/apt.conf"),
+            &format!("Dir::Etc::sourceparts \"{}\";", parts.display()),
+        );
+        assert_eq!(mirror(&ctx(&[])).as_deref(), Some("http://moved-parts/debian"));
     }
 
     #[test]

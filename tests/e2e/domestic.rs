@@ -393,6 +393,52 @@ fn the_debian_mirror_apt_uses_is_what_the_debian_source_downloads_from() {
     );
 }
 
+/// apt's own configuration moves its sources, and cudaenv follows: an
+/// `APT_CONFIG` file whose `Dir::Etc` points at another directory (what a
+/// chroot or an unprivileged apt setup does), whose `apt.conf.d` names the
+/// list file. No mount namespace needed: the machine's /etc/apt is only read.
+#[test]
+fn apt_config_and_dir_etc_move_the_sources_cudaenv_reads() {
+    let t = TestEnv::new();
+    let etc_apt = t.path("apt-root/etc/apt");
+    std::fs::create_dir_all(etc_apt.join("apt.conf.d")).unwrap();
+    std::fs::write(
+        etc_apt.join("apt.conf.d/10sources"),
+        "Dir::Etc { SourceList \"tuna.list\"; };\n",
+    )
+    .unwrap();
+    std::fs::write(
+        etc_apt.join("tuna.list"),
+        "deb https://mirrors.tuna.tsinghua.edu.cn/debian bookworm main\n",
+    )
+    .unwrap();
+    let conf = t.path("apt.conf");
+    std::fs::write(
+        &conf,
+        format!("// moved\nDir \"{}/\";\n", t.path("apt-root").display()),
+    )
+    .unwrap();
+    let o = t
+        .cmd()
+        .env("APT_CONFIG", &conf)
+        .args([
+            "install",
+            "11.2",
+            "--source",
+            "debian",
+            "--dry-run",
+            crate::debian::ONLY_CUDART,
+        ])
+        .output()
+        .unwrap();
+    assert_code(&o, 0, "a dry run through apt's moved sources");
+    assert!(
+        stdout(&o).contains("https://mirrors.tuna.tsinghua.edu.cn/debian/pool/"),
+        "{}",
+        text(&o)
+    );
+}
+
 fn walk_find(dir: &Path, needle: &str) -> PathBuf {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
