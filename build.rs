@@ -230,7 +230,10 @@ fn help_topics() {
     }
     translated.sort();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for (file, list) in [("help_topics.rs", &topics), ("help_topics_zh.rs", &translated)] {
+    for (file, list) in [
+        ("help_topics.rs", &topics),
+        ("help_topics_zh.rs", &translated),
+    ] {
         let mut code = String::from("&[\n");
         for (name, title, path) in list {
             code.push_str(&format!(

@@ -1380,11 +1380,11 @@ mod tests {
     fn every_exit_code_is_documented() {
         for (file, doc) in [
             (
-                "docs/exit-codes.md",
+                "the English page",
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exit-codes.md")),
             ),
             (
-                "docs/zh-CN/exit-codes.md",
+                "the Chinese page",
                 include_str!(concat!(
                     env!("CARGO_MANIFEST_DIR"),
                     "/docs/zh-CN/exit-codes.md"
@@ -1396,7 +1396,11 @@ mod tests {
                 assert!(doc.contains(&row), "{file} lacks {code:?} ({row})");
             }
             let rows = doc.lines().filter(|l| l.starts_with("| `")).count();
-            assert_eq!(rows, ExitCode::ALL.len(), "{file}: a code it should not have");
+            assert_eq!(
+                rows,
+                ExitCode::ALL.len(),
+                "{file}: a code it should not have"
+            );
         }
     }
 }

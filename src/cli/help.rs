@@ -62,7 +62,9 @@ fn translated(name: &str) -> Option<(&'static str, &'static str)> {
 /// the English page.
 pub fn topic_in(name: &str, lang: Lang) -> Option<&'static str> {
     match lang {
-        Lang::ZhCn => translated(name).map(|(_, text)| text).or_else(|| topic(name)),
+        Lang::ZhCn => translated(name)
+            .map(|(_, text)| text)
+            .or_else(|| topic(name)),
         Lang::En => topic(name),
     }
 }
@@ -161,7 +163,9 @@ mod tests {
         for (name, title, text) in TOPICS_ZH {
             assert!(topic(name).is_some(), "{name}");
             assert!(
-                title.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                title
+                    .chars()
+                    .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
                 "{name}: {title}"
             );
             assert_eq!(topic_in(name, Lang::ZhCn), Some(*text));

@@ -822,7 +822,10 @@ mod tests {
         let conf = t.path().join("apt.conf");
         write(&conf, &format!("Dir::Etc \"{}/\";\n", other.display()));
         let via_env = [("APT_CONFIG", conf.to_str().unwrap())];
-        assert_eq!(mirror(&ctx(&via_env)).as_deref(), Some("http://other/debian"));
+        assert_eq!(
+            mirror(&ctx(&via_env)).as_deref(),
+            Some("http://other/debian")
+        );
 
         // The parts of the moved Dir::Etc are read: one names another list file.
         write(&other.join("tuna.list"), &line("tuna"));
@@ -830,13 +833,19 @@ mod tests {
             &other.join("apt.conf.d/99mirror"),
             "Dir::Etc::SourceList \"tuna.list\";\n",
         );
-        assert_eq!(mirror(&ctx(&via_env)).as_deref(), Some("http://tuna/debian"));
+        assert_eq!(
+            mirror(&ctx(&via_env)).as_deref(),
+            Some("http://tuna/debian")
+        );
         // Without APT_CONFIG, /etc/apt's parts: a list file that is not there…
         write(
             &etc.join("apt/apt.conf.d/50list"),
             "Dir { Etc { SourceList \"none.list\"; }; };\n",
         );
-        write(&etc.join("apt/apt.conf.d/60list.dpkg-old"), "Dir::Etc::SourceList \"sources.list\";");
+        write(
+            &etc.join("apt/apt.conf.d/60list.dpkg-old"),
+            "Dir::Etc::SourceList \"sources.list\";",
+        );
         write(&etc.join("apt/sources.list.d/x.list"), &line("parts"));
         assert_eq!(mirror(&ctx(&[])).as_deref(), Some("http://parts/debian"));
         // …and sourceparts moves the directory.
@@ -846,7 +855,10 @@ mod tests {
             &etc.join("apt/apt.conf"),
             &format!("Dir::Etc::sourceparts \"{}\";", parts.display()),
         );
-        assert_eq!(mirror(&ctx(&[])).as_deref(), Some("http://moved-parts/debian"));
+        assert_eq!(
+            mirror(&ctx(&[])).as_deref(),
+            Some("http://moved-parts/debian")
+        );
     }
 
     #[test]

@@ -214,14 +214,27 @@ fn every_pypi_download_takes_the_mirror_pip_is_configured_with() {
         let mut vars = vars;
         vars.push(("CUDAENV_NVIDIA_MIRROR", "http://127.0.0.1:9"));
         let run = |args: &[&str]| {
-            let o = t.cmd().envs(vars.iter().copied()).args(args).output().unwrap();
-            assert!(!text(&o).contains("pypi.org"), "{how}: {args:?}: {}", text(&o));
+            let o = t
+                .cmd()
+                .envs(vars.iter().copied())
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                !text(&o).contains("pypi.org"),
+                "{how}: {args:?}: {}",
+                text(&o)
+            );
             o
         };
         let wheel = wheel_name();
 
         let o = run(&["update"]);
-        assert!(mirror.requested("simple/cuda-toolkit/"), "{how}: update: {}", text(&o));
+        assert!(
+            mirror.requested("simple/cuda-toolkit/"),
+            "{how}: update: {}",
+            text(&o)
+        );
         assert!(
             text(&o).contains("13.9.0"),
             "{how}: update names the mirror's new release: {}",
@@ -230,7 +243,11 @@ fn every_pypi_download_takes_the_mirror_pip_is_configured_with() {
 
         let o = run(&["ls-remote", "13.9", "--source", "pypi", "--refresh"]);
         assert_code(&o, 0, &format!("{how}: ls-remote"));
-        assert!(stdout(&o).contains("13.9.0"), "{how}: ls-remote: {}", text(&o));
+        assert!(
+            stdout(&o).contains("13.9.0"),
+            "{how}: ls-remote: {}",
+            text(&o)
+        );
 
         let o = run(&["lock", "12.4.1", "--source", "pypi", ONLY_CUDART]);
         assert_code(&o, 0, &format!("{how}: lock"));

@@ -235,8 +235,16 @@ fn texts_from_other_modules_in_chinese_and_in_the_c_locale() {
     // with NCCL beside it; then a global version, and CUDAENV_VERSION.
     for (file, origin, kind) in [
         ("default.json", "default: no version is set", "default"),
-        ("global.json", "/tmp/ce-home/root/version (global)", "global"),
-        ("shell.json", "the CUDAENV_VERSION environment variable", "shell"),
+        (
+            "global.json",
+            "/tmp/ce-home/root/version (global)",
+            "global",
+        ),
+        (
+            "shell.json",
+            "the CUDAENV_VERSION environment variable",
+            "shell",
+        ),
     ] {
         let mut r = report.clone();
         let active = &mut r["facts"]["active"];
@@ -265,12 +273,25 @@ fn texts_from_other_modules_in_chinese_and_in_the_c_locale() {
                 "Loaded runtime CuDNN library: 9.0.0 but source was compiled with: 9.40.0.",
             ],
         );
-        s.run_with(&[lang], &["install", "10.2", "--source", "pypi", "--offline"]);
         s.run_with(
             &[lang],
-            &["install", "12.4+nccl2", "--source", "nvidia", "--offline", "--dry-run"],
+            &["install", "10.2", "--source", "pypi", "--offline"],
         );
-        s.run_with(&[lang], &["install", "9.2", "--source", "legacy", "--offline"]);
+        s.run_with(
+            &[lang],
+            &[
+                "install",
+                "12.4+nccl2",
+                "--source",
+                "nvidia",
+                "--offline",
+                "--dry-run",
+            ],
+        );
+        s.run_with(
+            &[lang],
+            &["install", "9.2", "--source", "legacy", "--offline"],
+        );
     }
     s.snapshot("i18n_texts_from_other_modules");
 }
@@ -305,7 +326,12 @@ fn help_topics_in_chinese_where_they_exist() {
                 .collect()
         };
         assert_eq!(rows(&chinese), rows(&english), "{name}: the tables' rows");
-        let title = chinese.lines().next().unwrap().trim_start_matches("# ").replace('`', "");
+        let title = chinese
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("# ")
+            .replace('`', "");
         assert!(run(ZH, &["help"]).0.contains(&title), "{name}: {title}");
         let mut rest = chinese.as_str();
         while let Some(i) = rest.find("](") {
@@ -328,14 +354,16 @@ fn help_topics_in_chinese_where_they_exist() {
         "{list}"
     );
     let (list, _) = run(C, &["help"]);
-    assert!(list.contains("Documentation (`cudaenv help TOPIC`):"), "{list}");
+    assert!(
+        list.contains("Documentation (`cudaenv help TOPIC`):"),
+        "{list}"
+    );
     assert!(!list.contains("英文"), "{list}");
     // Untranslated: the English page, the hint in the reader's language.
     let (page, hint) = run(ZH, &["help", "shell"]);
     assert!(page.starts_with("# Shell integration"), "{page}");
     assert_eq!(
-        hint,
-        "提示: `shell` 命令的选项：`cudaenv shell --help`\n",
+        hint, "提示: `shell` 命令的选项：`cudaenv shell --help`\n",
         "{hint}"
     );
 }

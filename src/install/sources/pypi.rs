@@ -918,7 +918,10 @@ impl PypiSource {
             .ok_or_else(|| Error::NotAvailable {
                 what: format!("CUDA {}", spec.cuda),
                 source_name: Some("PyPI".into()),
-                hint: Some(crate::msg!("hint-pypi-releases", releases = served.join(", "))),
+                hint: Some(crate::msg!(
+                    "hint-pypi-releases",
+                    releases = served.join(", ")
+                )),
             })
     }
 
@@ -1001,12 +1004,14 @@ impl PypiSource {
             if picked.is_none() && skip {
                 continue;
             }
-            let (w, how) = picked.ok_or_else(|| {
-                Error::NotAvailable {
-                    what: format!("{project} {version} (CUDA {}) for {}", release.version, self.wheels_for.name()),
-                    source_name: Some(self.index.base().to_string()),
-                    hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
-                }
+            let (w, how) = picked.ok_or_else(|| Error::NotAvailable {
+                what: format!(
+                    "{project} {version} (CUDA {}) for {}",
+                    release.version,
+                    self.wheels_for.name()
+                ),
+                source_name: Some(self.index.base().to_string()),
+                hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
             })?;
             if how == Match::SameMinor {
                 notes.push(format!(

@@ -323,7 +323,12 @@ impl Remote {
                 what: names.join(", "),
                 source_name: Some(match self.opts.choice {
                     SourceChoice::Auto => "the configured source order (it has no `pypi`)".into(),
-                    other => format!("--source {}", <SourceChoice as clap::ValueEnum>::to_possible_value(&other).map(|v| v.get_name().to_string()).unwrap_or_default()),
+                    other => format!(
+                        "--source {}",
+                        <SourceChoice as clap::ValueEnum>::to_possible_value(&other)
+                            .map(|v| v.get_name().to_string())
+                            .unwrap_or_default()
+                    ),
                 }),
                 hint: Some(crate::msg!("hint-libraries-need-pypi")),
             });

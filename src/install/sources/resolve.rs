@@ -28,7 +28,6 @@ use crate::error::{Error, Result};
 pub use crate::spec::source::{SourceChoice, SourceOrder};
 use crate::spec::{StackSpec, Version, VersionName};
 
-
 /// The components without which a profile's stack does not work: the
 /// runtime always; for `devel`/`full` the compiler too (from CUDA 13 its
 /// front end `crt` and `nvvm` are components of their own). Others (a
@@ -352,7 +351,10 @@ impl Resolver<'_> {
                     names.join(", ")
                 ),
                 source_name: Some(self.choice_name().into()),
-                hint: Some(crate::msg!("hint-ls-remote-without", components = names.join(","))),
+                hint: Some(crate::msg!(
+                    "hint-ls-remote-without",
+                    components = names.join(",")
+                )),
             });
         }
         let mut notes = Vec::new();

@@ -335,7 +335,10 @@ fn active_findings(f: &Facts, o: &mut Out) {
         return;
     };
     if a.name == "system" {
-        o.ok("active", msg!("doctor-active-system", origin => origin_msg(a)));
+        o.ok(
+            "active",
+            msg!("doctor-active-system", origin => origin_msg(a)),
+        );
         return;
     }
     let what = match (&a.cuda, &a.cudnn) {

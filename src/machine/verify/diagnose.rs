@@ -11,10 +11,10 @@ use super::ffi;
 use super::{ApiError, Expected, Origin, Outcome, Probe};
 use crate::error::Error;
 use crate::i18n::Msg;
-use crate::msg;
 use crate::machine::compat::{
     self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit,
 };
+use crate::msg;
 use crate::spec::Version;
 
 #[derive(Debug, Default)]
@@ -358,7 +358,11 @@ pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -
                 };
                 match l.version.as_deref() {
                     Some(v) if !v.is_empty() => {
-                        msg!("hint-timeout-jit-library-version", library = name, version = v)
+                        msg!(
+                            "hint-timeout-jit-library-version",
+                            library = name,
+                            version = v
+                        )
                     }
                     _ => msg!("hint-timeout-jit-library", library = name),
                 }
