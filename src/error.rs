@@ -284,8 +284,8 @@ pub enum Error {
         cc: String,
         cuda: String,
         reason: String,
-        /// What to use instead, e.g. `CUDA 11.8 or newer`.
-        instead: String,
+        /// What to use instead, e.g. `CUDA 11.8 or newer`, in the user's language.
+        instead: Msg,
     },
 
     #[error("no GPU is visible: {detail}")]
@@ -391,8 +391,6 @@ pub enum Error {
         machine: String,
         /// The target's name when planning for one; `None` for this machine.
         target: Option<&'static str>,
-        /// The GPU, named as the guard names it.
-        gpu: String,
     },
 
     #[error("`{name}` is neither a help topic nor a command")]
@@ -929,12 +927,12 @@ impl Error {
             Error::WouldNotRun {
                 driver_too_old,
                 target,
-                gpu,
                 ..
             } => match (*driver_too_old, target) {
                 (true, None) => msg!("hint-would-not-run-driver"),
-                (true, Some(name)) => msg!("hint-would-not-run-target-driver", machine = name),
-                (false, _) => msg!("hint-would-not-run-gpu", gpu = gpu),
+                (true, Some(_)) => msg!("hint-would-not-run-target-driver"),
+                (false, None) => msg!("hint-would-not-run-gpu"),
+                (false, Some(_)) => msg!("hint-would-not-run-target-gpu"),
             },
             Error::NoDriver { .. } => msg!("hint-no-driver"),
             Error::DriverTooOld {
@@ -947,7 +945,7 @@ impl Error {
                 cuda = driver_cuda
             ),
             Error::ArchUnsupported { instead, .. } => {
-                msg!("hint-arch-unsupported", instead = instead)
+                msg!("hint-arch-unsupported", instead => instead.clone())
             }
             Error::NoDevice {
                 visible_devices: Some(v),

@@ -197,7 +197,6 @@ pub(super) fn guard_install(
                 compat::Whose::ThisMachine => None,
                 compat::Whose::Target => Some(machine.name()),
             },
-            gpu: machine.gpu_named(),
         });
     }
     for i in &issues {

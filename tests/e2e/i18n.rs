@@ -292,6 +292,24 @@ fn texts_from_other_modules_in_chinese_and_in_the_c_locale() {
             &[lang],
             &["install", "9.2", "--source", "legacy", "--offline"],
         );
+        // The install guard's refusals, for a target machine.
+        for [spec, flag, value] in [
+            ["13.0", "--target-driver", "450.80.02"],
+            ["11.2", "--target-arch", "sm_90"],
+        ] {
+            s.run_with(
+                &[lang],
+                &[
+                    "install",
+                    spec,
+                    "--strict",
+                    "--dry-run",
+                    "--offline",
+                    flag,
+                    value,
+                ],
+            );
+        }
     }
     s.snapshot("i18n_texts_from_other_modules");
 }

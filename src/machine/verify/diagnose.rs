@@ -271,9 +271,9 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
                 cuda: cuda.truncate(2).to_string(),
                 reason: format!("its oldest supported architecture is {}", oldest.sm()),
                 instead: match compat::arch::alternative(cuda, gpu) {
-                    Some(Alternative::FromOn(v)) => format!("CUDA {v} or newer"),
-                    Some(Alternative::Before(v)) => format!("a CUDA older than {v}"),
-                    None => "none known to cudaenv".into(),
+                    Some(Alternative::FromOn(v)) => msg!("hint-arch-cuda-from", cuda = v),
+                    Some(Alternative::Before(v)) => msg!("hint-arch-cuda-before", cuda = v),
+                    None => msg!("hint-arch-none-known"),
                 },
             }),
             GpuFit::TooNew { .. } => out.push(Error::StackPredatesGpu {
@@ -442,7 +442,7 @@ fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiErr
                 .as_ref()
                 .map_or_else(|| "?".into(), Version::to_string),
             reason: format!("{check}: {e}"),
-            instead: "a newer CUDA".into(),
+            instead: msg!("hint-arch-newer-cuda"),
         });
     } else if !arch {
         d.problems.push(Error::CheckFailed {
@@ -718,6 +718,51 @@ mod tests {
         p.devices[0].name = "Tesla P4".into();
         let d = diagnose(&expected(), &p);
         assert_eq!(exit(&d), ExitCode::ArchUnsupported, "{:?}", d.problems);
+        // Its hint, what to use instead included, in each language.
+        let hint = d.problems[0].hint_msg().unwrap();
+        assert!(
+            hint.en()
+                .starts_with("select a CUDA that supports this GPU: "),
+            "{hint}"
+        );
+        let zh = hint.render(crate::i18n::Lang::ZhCn);
+        assert!(zh.starts_with("请选一个支持这块 GPU 的 CUDA："), "{zh}");
+        assert!(!zh.contains("newer") && !zh.contains("older"), "{zh}");
+    }
+
+    /// What the measurements before a timeout say, in Chinese too: no English
+    /// fragment (the evidence, the library, the fix) inside the Chinese text.
+    #[test]
+    fn a_timeouts_explanation_reads_in_chinese() {
+        let mut p = healthy();
+        p.runtime.version = Some(v("11.2"));
+        p.gemm.clear();
+        p.libraries[2].version = Some("11.4.1".into());
+        let mut e = expected();
+        e.cuda = Some(v("11.2.2"));
+        let why = explain_timeout(
+            &e,
+            &p,
+            &stopped(
+                "cublasCreate on GPU 0",
+                Some(118.0),
+                Some((19_000_000, 232_000_000)),
+            ),
+        )
+        .unwrap();
+        let zh = why.render(crate::i18n::Lang::ZhCn);
+        assert!(
+            zh.starts_with(
+                "`cublasCreate on GPU 0` 只是慢，并没有卡死：进程在 120 秒内用了 118 秒 CPU 时间 和 \
+                 驱动的计算缓存（/home/u/.nv/ComputeCache）从 19 MB 增长到 232 MB。CUDA 11.2 没有 sm_90 代码"
+            ),
+            "{zh}"
+        );
+        assert!(zh.contains("cuBLAS 11.4.1 的 PTX"), "{zh}");
+        assert!(zh.contains("改用 CUDA 11.8 或更新的版本"), "{zh}");
+        for english in ["the process", "the driver", "use CUDA", "libraries'"] {
+            assert!(!zh.contains(english), "{english}: {zh}");
+        }
     }
 
     fn stopped(

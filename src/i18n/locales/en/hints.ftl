@@ -45,8 +45,9 @@ hint-no-native-windows-gpu-wsl-spec = use WSL2, where its Linux build has the GP
 hint-no-native-windows-gpu-wsl = use WSL2, where its Linux builds have the GPU
 hint-framework-not-installed = name a version (`cudaenv compat { $framework }==VERSION`), or point CUDAENV_PYTHON at the interpreter whose environment has it
 hint-would-not-run-driver = upgrade the NVIDIA driver, pick an older CUDA (`cudaenv compat` shows what each needs), or drop --strict to install anyway
-hint-would-not-run-target-driver = upgrade { $machine }'s NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway
-hint-would-not-run-gpu = pick a CUDA release that supports { $gpu }, or drop --strict to install anyway
+hint-would-not-run-target-driver = upgrade the target machine's NVIDIA driver, pick an older CUDA (`cudaenv compat` with the same target shows what each needs), or drop --strict to install anyway
+hint-would-not-run-gpu = pick a CUDA release that supports this GPU, or drop --strict to install anyway
+hint-would-not-run-target-gpu = pick a CUDA release that supports the target machine's GPU, or drop --strict to install anyway
 hint-no-driver = on a machine with an NVIDIA GPU, install NVIDIA's driver (`nvidia-smi` then lists the GPU); in a container, start it with the GPU exposed (e.g. `docker run --gpus all`). On a machine without one, nothing can be verified. cudaenv installs toolkits, never the driver
 hint-driver-too-old = upgrade the NVIDIA driver to { $driver } or newer, or select a CUDA this driver runs (`cudaenv install { $cuda }`, then `cudaenv local { $cuda }`)
 hint-arch-unsupported = select a CUDA that supports this GPU: { $instead }
@@ -155,3 +156,9 @@ hint-timeout-jit = `{ $stage }` was slow, not stuck{ $evidence }. CUDA { $cuda }
 hint-timeout-busy = `{ $stage }` was busy, not stuck: { $evidence }. The call is slow here (a large --size, or code the driver compiles), not hung: raise the limit with --timeout SECS
 hint-timeout-busy-cached = `{ $stage }` was busy, not stuck: { $evidence }. The call is slow here (a large --size, or code the driver compiles, kept in its compute cache up to { $limit }), not hung: raise the limit with --timeout SECS
 hint-timeout-idle = `{ $stage }` did not return and the process was idle ({ $evidence }): it is waiting on the driver or the GPU, not computing. Run another CUDA program (`nvidia-smi`, a framework's first GPU call) to see whether it waits too: if so the driver or GPU is stuck (look for Xid errors in `dmesg`; reload the kernel module or reboot)
+
+# What to use instead on a GPU the stack's CUDA cannot run on.
+hint-arch-cuda-from = CUDA { $cuda } or newer
+hint-arch-cuda-before = a CUDA older than { $cuda }
+hint-arch-none-known = none known to cudaenv
+hint-arch-newer-cuda = a newer CUDA

@@ -45,8 +45,9 @@ hint-no-native-windows-gpu-wsl-spec = 请用 WSL2，它的 Linux 版支持 GPU�
 hint-no-native-windows-gpu-wsl = 请用 WSL2，它的 Linux 版支持 GPU
 hint-framework-not-installed = 请指定版本（`cudaenv compat { $framework }==VERSION`），或者让 CUDAENV_PYTHON 指向装了它的那个 Python 解释器
 hint-would-not-run-driver = 升级 NVIDIA 驱动，或者选一个更旧的 CUDA（`cudaenv compat` 会列出每个版本的要求），或者去掉 --strict 强行安装
-hint-would-not-run-target-driver = 升级 { $machine } 的 NVIDIA 驱动，或者选一个更旧的 CUDA（对同一个目标运行 `cudaenv compat` 可以看到每个版本的要求），或者去掉 --strict 强行安装
-hint-would-not-run-gpu = 选一个支持 { $gpu } 的 CUDA 版本，或者去掉 --strict 强行安装
+hint-would-not-run-target-driver = 升级目标机器的 NVIDIA 驱动，或者选一个更旧的 CUDA（对同一个目标运行 `cudaenv compat` 可以看到每个版本的要求），或者去掉 --strict 强行安装
+hint-would-not-run-gpu = 选一个支持这块 GPU 的 CUDA 版本，或者去掉 --strict 强行安装
+hint-would-not-run-target-gpu = 选一个支持目标机器 GPU 的 CUDA 版本，或者去掉 --strict 强行安装
 hint-no-driver = 在装有 NVIDIA GPU 的机器上，请安装 NVIDIA 驱动（装好后 `nvidia-smi` 会列出 GPU）；在容器里，启动时要把 GPU 传进去（例如 `docker run --gpus all`）。没有 GPU 的机器上无法做任何验证。cudaenv 只安装工具包，从不安装驱动
 hint-driver-too-old = 把 NVIDIA 驱动升级到 { $driver } 或更新，或者选一个这个驱动能运行的 CUDA（先 `cudaenv install { $cuda }`，再 `cudaenv local { $cuda }`）
 hint-arch-unsupported = 请选一个支持这块 GPU 的 CUDA：{ $instead }
@@ -154,3 +155,9 @@ hint-timeout-jit = `{ $stage }` 只是慢，并没有卡死{ $evidence }。CUDA 
 hint-timeout-busy = `{ $stage }` 一直在忙，并没有卡死：{ $evidence }。这个调用在这里很慢（--size 很大，或者驱动在编译代码），不是挂起：请用 --timeout SECS 放宽时限
 hint-timeout-busy-cached = `{ $stage }` 一直在忙，并没有卡死：{ $evidence }。这个调用在这里很慢（--size 很大，或者驱动在编译代码，编译结果保存在它的计算缓存里，最多 { $limit }），不是挂起：请用 --timeout SECS 放宽时限
 hint-timeout-idle = `{ $stage }` 没有返回，而进程处于空闲（{ $evidence }）：它在等驱动或 GPU，并没有在计算。请运行另一个 CUDA 程序（`nvidia-smi`，或某个框架的第一次 GPU 调用），看看它是否也在等：如果是，说明驱动或 GPU 卡住了（在 `dmesg` 里找 Xid 错误；重新加载内核模块或重启）
+
+# GPU 跑不了这套 CUDA 时，改用什么。
+hint-arch-cuda-from = CUDA { $cuda } 或更新的版本
+hint-arch-cuda-before = 比 { $cuda } 更早的 CUDA
+hint-arch-none-known = cudaenv 不知道有哪个版本可用
+hint-arch-newer-cuda = 更新的 CUDA
