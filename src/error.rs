@@ -285,7 +285,8 @@ pub enum Error {
         cuda: String,
         reason: String,
         /// What to use instead, e.g. `CUDA 11.8 or newer`, in the user's language.
-        instead: Msg,
+        /// Boxed: the error stays small enough to return by value.
+        instead: Box<Msg>,
     },
 
     #[error("no GPU is visible: {detail}")]
@@ -945,7 +946,7 @@ impl Error {
                 cuda = driver_cuda
             ),
             Error::ArchUnsupported { instead, .. } => {
-                msg!("hint-arch-unsupported", instead => instead.clone())
+                msg!("hint-arch-unsupported", instead => (**instead).clone())
             }
             Error::NoDevice {
                 visible_devices: Some(v),

@@ -270,11 +270,11 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
                 cc: dev.cc_string(),
                 cuda: cuda.truncate(2).to_string(),
                 reason: format!("its oldest supported architecture is {}", oldest.sm()),
-                instead: match compat::arch::alternative(cuda, gpu) {
+                instead: Box::new(match compat::arch::alternative(cuda, gpu) {
                     Some(Alternative::FromOn(v)) => msg!("hint-arch-cuda-from", cuda = v),
                     Some(Alternative::Before(v)) => msg!("hint-arch-cuda-before", cuda = v),
                     None => msg!("hint-arch-none-known"),
-                },
+                }),
             }),
             GpuFit::TooNew { .. } => out.push(Error::StackPredatesGpu {
                 index: dev.index,
@@ -442,7 +442,7 @@ fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiErr
                 .as_ref()
                 .map_or_else(|| "?".into(), Version::to_string),
             reason: format!("{check}: {e}"),
-            instead: msg!("hint-arch-newer-cuda"),
+            instead: Box::new(msg!("hint-arch-newer-cuda")),
         });
     } else if !arch {
         d.problems.push(Error::CheckFailed {
