@@ -151,7 +151,10 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         }
         let conf = cluster.conf();
         cluster.daemons.push(spawn(
-            Command::new("/usr/sbin/slurmctld").arg("-D").arg("-f").arg(&conf),
+            Command::new("/usr/sbin/slurmctld")
+                .arg("-D")
+                .arg("-f")
+                .arg(&conf),
         ));
         cluster.daemons.push(spawn(
             Command::new("/usr/sbin/slurmd")
