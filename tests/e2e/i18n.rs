@@ -336,11 +336,12 @@ fn help_topics_in_chinese_where_they_exist() {
         let english = std::fs::read_to_string(zh_dir.join(format!("../{name}.md"))).unwrap();
         assert_eq!(run(ZH, &["help", &name]).0, chinese, "{name}");
         assert_eq!(run(C, &["help", &name]).0, english, "{name}");
-        // The tables in step: the same rows (their first cells), in order.
+        // The tables in step: the same rows (the code their first cell
+        // starts with), in order.
         let rows = |text: &str| -> Vec<String> {
             text.lines()
-                .filter(|l| l.starts_with("| `"))
-                .map(|l| l.split(" | ").next().unwrap().to_string())
+                .filter_map(|l| l.strip_prefix("| `"))
+                .map(|l| l.split('`').next().unwrap().to_string())
                 .collect()
         };
         assert_eq!(rows(&chinese), rows(&english), "{name}: the tables' rows");
