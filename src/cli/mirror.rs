@@ -21,7 +21,6 @@ use super::resolution::{self, Resolution};
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::{Fetcher, Progress};
 use crate::install::mirror::{FileEntry, Mirror, wheel_project};
-use crate::install::settings::Settings;
 use crate::install::sources::catalogue;
 use crate::install::sources::nvidia::{self, Product};
 use crate::install::sources::{Artifact, Plan, SourceKind};
@@ -86,7 +85,7 @@ fn install_args(args: &Args, spec: Option<StackSpec>) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let settings = Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     let nvidia_base = settings.nvidia_base()?;
     let debian_base = settings.debian_base()?;
 

@@ -261,6 +261,9 @@ pub async fn metapackage(index: &Index, cuda: &Version) -> Result<Option<Artifac
             sha256: f.sha256,
             md5: None,
             size: f.size,
+            // Announced or not, a metapackage wheel is no larger than any
+            // metadata file: its download stops there.
+            max_size: Some(MAX_METADATA as u64),
             format: ArchiveFormat::Wheel,
             layout: Layout::Wheel,
             source: SourceKind::Pypi,

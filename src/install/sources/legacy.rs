@@ -417,6 +417,7 @@ impl LegacySource {
             sha256,
             md5,
             size: None,
+            max_size: None,
             format: if windows {
                 ArchiveFormat::WindowsInstaller
             } else {
@@ -458,6 +459,7 @@ impl LegacySource {
                 sha256,
                 md5: None,
                 size: None,
+                max_size: None,
                 format,
                 layout: Layout::LegacyCudnn,
                 source: SourceKind::Legacy,
