@@ -163,7 +163,10 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
         let line = fetcher.progress().add(&rel, a.size);
         let r = fetch_verified(fetcher, &a, line).await;
-        fetcher.progress().finish(line);
+        // A line says what was done with its file: nothing, when it failed.
+        if r.is_ok() {
+            fetcher.progress().finish(line);
+        }
         r.map(|(file, sha256, size)| (rel, a, file, sha256, size))
     }))
     .buffer_unordered(args.jobs.max(1));

@@ -910,6 +910,21 @@ impl Fetcher {
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
+        // A size the index did not announce but the server does: bounded
+        // and given room before a byte is written.
+        if a.size.is_none()
+            && let Some(len) = resp.content_length()
+        {
+            let before = if resumed { have } else { 0 };
+            if before + len > self.bound(a) {
+                remove_part(part);
+                return Err(Attempt::Fail(self.past_bound(a, "the server announced")));
+            }
+            if let Err(e) = room_for(a, part, before, len, true) {
+                remove_part(part);
+                return Err(Attempt::Fail(e));
+            }
+        }
         let mut hasher = Hasher::new();
         let mut file = if resumed {
             // Hash what we already have, then append.
