@@ -27,12 +27,17 @@
 //! that restarts from zero or fails makes its reads fail.
 //!
 //! Every download has an upper bound: the size its index or manifest
-//! announces, or, where none is announced (a PEP 503 HTML page, a mirror's
-//! page, a `file://` source), a ceiling (`MAX_DOWNLOAD`, or
+//! announces (a `cudaenv mirror` read through `file://` announces its
+//! record's sizes), else the most its kind of file has (`Artifact::max_size`:
+//! a metapackage wheel), else, where nothing is known (a PEP 503 HTML page,
+//! a `file://` source), a ceiling (`MAX_DOWNLOAD`, or
 //! `CUDAENV_MAX_DOWNLOAD`): a server streaming without end is cut off there.
 //! A `file://` artifact must be a regular file (a FIFO or a link to a device
-//! is refused before a byte is read). Before a download of known size
-//! starts, the cache's file system must have room for it.
+//! is refused before a byte is read). The cache's file system must have
+//! room (`room_for`): for the whole file before a download of known size
+//! starts; for a server's `Content-Length`, and before each block, while
+//! one of unknown size streams. A full disk is `Error::NoSpace` (exit 6),
+//! and the part file is removed.
 //!
 //! Connection errors, truncated bodies and 5xx answers are retried with
 //! exponential backoff; a server that stalls or trickles is given up on
