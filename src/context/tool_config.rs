@@ -258,10 +258,7 @@ const MAX_SOURCES: u64 = 1 << 20;
 /// `http(s)://` and `file:` URIs are taken. An Ubuntu machine has none: its
 /// archive does not carry Debian's packages. Files that are there but
 /// could not be read go to `passed`.
-pub fn apt_debian_mirror(
-    ctx: &Context,
-    passed: &mut Vec<PassedOver>,
-) -> Option<(String, PathBuf)> {
+pub fn apt_debian_mirror(ctx: &Context, passed: &mut Vec<PassedOver>) -> Option<(String, PathBuf)> {
     let etc_apt = ctx.etc().join("apt");
     let mut files = vec![etc_apt.join("sources.list")];
     if let Ok(rd) = std::fs::read_dir(etc_apt.join("sources.list.d")) {

@@ -147,6 +147,21 @@ impl RecordedSizes {
         }))
     }
 
+    /// The record of the mirror whose NVIDIA part is `base` (`DIR/nvidia`):
+    /// `None` when `base` is not laid out so or `DIR` has no record.
+    pub fn of_nvidia_mirror(base: &Path) -> Result<Option<RecordedSizes>> {
+        let Some(dir) = base
+            .parent()
+            .filter(|_| base.file_name().is_some_and(|n| n == "nvidia"))
+        else {
+            return Ok(None);
+        };
+        Ok(read_record(dir)?.map(|r| RecordedSizes {
+            dir: dir.to_path_buf(),
+            files: r.files.into_iter().map(|(k, f)| (k, f.size)).collect(),
+        }))
+    }
+
     /// The recorded size of `file` (a path under the mirror), if it is one.
     pub fn size_of(&self, file: &Path) -> Option<u64> {
         let rel = file.strip_prefix(&self.dir).ok()?;
@@ -491,6 +506,52 @@ mod tests {
         assert!(Mirror::place(&evil, "https://h", "").is_err());
         let evil = artifact(SourceKind::Pypi, "https://h/x", "<script>.whl");
         assert!(Mirror::place(&evil, "", "").is_err());
+    }
+
+    #[test]
+    fn the_record_gives_the_sizes_of_the_files_its_indexes_reach() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let sha = "ab".repeat(32);
+        let run = "nvidia/compute/cuda/11.0.2/local_installers/cuda_11.0.2_450.51.05_linux.run";
+        std::fs::write(
+            dir.join(RECORD),
+            format!(
+                "{{\"schema\": 1, \"files\": {{\"pypi/files/x-1-py3-none-any.whl\": {{\"sha256\": \"{sha}\", \"size\": 3, \"project\": \"x\"}}, \"{run}\": {{\"sha256\": \"{sha}\", \"size\": 5}}}}, \"stacks\": []}}"
+            ),
+        )
+        .unwrap();
+        let pypi = RecordedSizes::of_pypi_index(&dir.join("pypi/simple"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            pypi.size_of(&dir.join("pypi/files/x-1-py3-none-any.whl")),
+            Some(3)
+        );
+        assert_eq!(pypi.size_of(&dir.join("pypi/files/other.whl")), None);
+        assert_eq!(
+            pypi.size_of(&dir.join("pypi/files/../files/x-1-py3-none-any.whl")),
+            None
+        );
+        let nvidia = RecordedSizes::of_nvidia_mirror(&dir.join("nvidia"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(nvidia.size_of(&dir.join(run)), Some(5));
+        // Another layout is no mirror of cudaenv's: no record is looked for.
+        assert!(
+            RecordedSizes::of_pypi_index(&dir.join("simple"))
+                .unwrap()
+                .is_none()
+        );
+        assert!(RecordedSizes::of_nvidia_mirror(dir).unwrap().is_none());
+        // A record that is there but no regular file is an error naming it.
+        std::fs::remove_file(dir.join(RECORD)).unwrap();
+        std::fs::create_dir(dir.join(RECORD)).unwrap();
+        let e = RecordedSizes::of_pypi_index(&dir.join("pypi/simple"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("mirror.json") && e.contains("directory"), "{e}");
     }
 
     #[test]

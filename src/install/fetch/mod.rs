@@ -973,22 +973,23 @@ impl Fetcher {
         let flush = |block: &mut Vec<u8>, file: &mut File, upto: u64| {
             let len = block.len() as u64;
             if a.size.is_none() {
-                room_for(a, part, upto - len, len, false).map_err(Attempt::Fail)?;
+                room_for(a, part, upto - len, len, false)
+                    .map_err(|e| Box::new(Attempt::Fail(e)))?;
             }
             std::io::Write::write_all(file, block)
-                .map_err(|e| Attempt::Fail(write_failed(a, part, upto - len, e)))?;
+                .map_err(|e| Box::new(Attempt::Fail(write_failed(a, part, upto - len, e))))?;
             block.clear();
             mark.update(|m| {
                 m.prefix = upto;
                 m.hashed = upto;
             });
-            Ok::<(), Attempt>(())
+            Ok::<(), Box<Attempt>>(())
         };
         while let Some(chunk) = stream.next().await {
             let chunk = match chunk {
                 Ok(c) => c,
                 Err(e) => {
-                    flush(&mut block, &mut file, got).map_err(|f| no_room(f, part))?;
+                    flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
                     return Err(e);
                 }
             };
@@ -996,7 +997,7 @@ impl Fetcher {
             block.extend_from_slice(&chunk);
             got += chunk.len() as u64;
             if block.len() >= WRITE_BLOCK {
-                flush(&mut block, &mut file, got).map_err(|f| no_room(f, part))?;
+                flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
             }
             self.progress.advance(line, chunk.len() as u64);
             if got > self.bound(a) {
@@ -1007,7 +1008,7 @@ impl Fetcher {
                 return Err(Attempt::Fail(self.past_bound(a, "the server sent")));
             }
         }
-        flush(&mut block, &mut file, got).map_err(|f| no_room(f, part))?;
+        flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
         if let Some(want) = expected_len
             && got < want
         {

@@ -363,8 +363,16 @@ fn wheel_metadata(bytes: &[u8]) -> std::result::Result<Option<String>, String> {
     if f.size() > MAX_METADATA as u64 {
         return Err("its METADATA is larger than any metadata file".into());
     }
+    // Bounded by the cap, not only by the size the archive claims.
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut f, &mut text).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(&mut f, MAX_METADATA as u64 + 1),
+        &mut text,
+    )
+    .map_err(|e| e.to_string())?;
+    if text.len() > MAX_METADATA {
+        return Err("its METADATA is larger than any metadata file".into());
+    }
     Ok(Some(text))
 }
 

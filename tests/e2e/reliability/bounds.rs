@@ -523,8 +523,12 @@ fn config_files() -> Vec<ConfigFile> {
     fn dry_run(env: &TestEnv) -> Command {
         let idx = Box::leak(Box::new(cudart_index()));
         let mut c = env.cmd();
-        c.env("CUDAENV_PYPI_INDEX", idx.url())
-            .args(["install", "12.4.1", ONLY_CUDART, "--dry-run"]);
+        c.env("CUDAENV_PYPI_INDEX", idx.url()).args([
+            "install",
+            "12.4.1",
+            ONLY_CUDART,
+            "--dry-run",
+        ]);
         c
     }
     vec![
@@ -541,8 +545,12 @@ fn config_files() -> Vec<ConfigFile> {
                 )
                 .unwrap();
                 let mut c = env.cmd();
-                c.env("XDG_CONFIG_DIRS", &xdg)
-                    .args(["install", "12.4.1", ONLY_CUDART, "--dry-run"]);
+                c.env("XDG_CONFIG_DIRS", &xdg).args([
+                    "install",
+                    "12.4.1",
+                    ONLY_CUDART,
+                    "--dry-run",
+                ]);
                 (env.home.join(".config/pip/pip.conf"), c, None)
             },
             code: 0,
@@ -559,8 +567,12 @@ fn config_files() -> Vec<ConfigFile> {
                 .unwrap();
                 let conf = env.path("pip.ini");
                 let mut c = env.cmd();
-                c.env("PIP_CONFIG_FILE", &conf)
-                    .args(["install", "12.4.1", ONLY_CUDART, "--dry-run"]);
+                c.env("PIP_CONFIG_FILE", &conf).args([
+                    "install",
+                    "12.4.1",
+                    ONLY_CUDART,
+                    "--dry-run",
+                ]);
                 (conf, c, None)
             },
             code: 0,
@@ -649,7 +661,10 @@ fn configuration_files_that_cannot_be_read_are_named() {
             // The line naming it, with its cause when that is a line of its own.
             let lines: Vec<&str> = err.lines().collect();
             let line = lines.iter().position(|l| l.contains(&name)).map(|i| {
-                match lines.get(i + 1).filter(|n| n.trim_start().starts_with("caused by")) {
+                match lines
+                    .get(i + 1)
+                    .filter(|n| n.trim_start().starts_with("caused by"))
+                {
                     Some(cause) => format!("{} / {}", lines[i], cause.trim_start()),
                     None => lines[i].to_string(),
                 }
@@ -698,7 +713,15 @@ fn a_download_of_unknown_size_that_the_disk_cannot_hold_is_stopped() {
              echo \"parts=[$(ls -A \"$2/cache/downloads\" 2>/dev/null | grep part)]\" >&2\n"
         );
         let o = Command::new("unshare")
-            .args(["-m", "--propagation", "private", "bash", "-c", &script, "bash"])
+            .args([
+                "-m",
+                "--propagation",
+                "private",
+                "bash",
+                "-c",
+                &script,
+                "bash",
+            ])
             .arg(bin())
             .arg(&env.root)
             .arg(idx.url())
@@ -726,7 +749,11 @@ fn a_download_of_unknown_size_that_the_disk_cannot_hold_is_stopped() {
                     match (l.find("it needs "), l.find(" are free")) {
                         (Some(i), Some(j)) if i < j => {
                             let needs = &l[i + 9..j];
-                            let more = if needs.starts_with("more than") { "more than " } else { "" };
+                            let more = if needs.starts_with("more than") {
+                                "more than "
+                            } else {
+                                ""
+                            };
                             format!("{}it needs {more}[SIZE], [FREE]{}", &l[..i], &l[j..])
                         }
                         _ => l.to_string(),
@@ -736,7 +763,10 @@ fn a_download_of_unknown_size_that_the_disk_cannot_hold_is_stopped() {
                 .join("\n"),
         );
     }
-    insta::assert_snapshot!("download_of_unknown_size_larger_than_the_free_space", shown.join("\n---\n"));
+    insta::assert_snapshot!(
+        "download_of_unknown_size_larger_than_the_free_space",
+        shown.join("\n---\n")
+    );
 }
 
 /// The `cuda-toolkit` metapackage `mirror` copies is a wheel of a few KB
@@ -767,7 +797,8 @@ fn a_metapackage_download_stops_at_what_a_metapackage_can_be() {
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
     insta::assert_snapshot!("metapackage_past_its_bound", err);
     assert!(
-        !dir.join("pypi/files/cuda_toolkit-12.4.1-py2.py3-none-any.whl").exists(),
+        !dir.join("pypi/files/cuda_toolkit-12.4.1-py2.py3-none-any.whl")
+            .exists(),
         "{err}"
     );
 }

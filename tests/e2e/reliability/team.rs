@@ -263,7 +263,11 @@ fn readme_everyday_flow_gives_a_teammate_the_same_stack() {
         a.iter().any(|l| l.starts_with("lib64/libcudnn.so.9 ")),
         "{a:#?}"
     );
-    for how in [&["install"][..], &["install", "--locked"], &["install", "--frozen"]] {
+    for how in [
+        &["install"][..],
+        &["install", "--locked"],
+        &["install", "--frozen"],
+    ] {
         let mate = TestEnv::new();
         let clone = mate.home.join("myproject");
         std::fs::create_dir_all(&clone).unwrap();
@@ -281,7 +285,12 @@ fn readme_everyday_flow_gives_a_teammate_the_same_stack() {
             text(&o)
         );
         let b = tree(&mate.root.join("versions").join(&name));
-        assert_eq!(a, b, "`cudaenv {}`: the two roots' stacks differ", how.join(" "));
+        assert_eq!(
+            a,
+            b,
+            "`cudaenv {}`: the two roots' stacks differ",
+            how.join(" ")
+        );
     }
     // And the author's `install --locked` checks what is installed against
     // the lock (it is the same stack: nothing to do).
