@@ -13,6 +13,7 @@ pub mod data;
 pub mod driver;
 pub mod framework;
 pub mod libraries;
+pub mod metadata;
 pub mod smi;
 pub mod target;
 
