@@ -372,6 +372,13 @@ fn meta_build(r: &MetaRelease) -> Option<Build> {
 
 /// `CUDA, cuDNN, NCCL: Requires-Dist (extra `and-cuda`) of tensorflow 2.14.0's wheel (…)`.
 fn meta_source(r: &MetaRelease, b: &Build) -> String {
+    if r.cuda.is_none() {
+        return format!(
+            "{}: the package's name, {} (its wheel's metadata names no NVIDIA wheel; registry/compat/frameworks.toml)",
+            b.cuda_text(),
+            r.project
+        );
+    }
     let mut what = vec![b.cuda_text()];
     if let Some(c) = &r.cudnn {
         what.push(format!("cuDNN {c}"));
@@ -654,7 +661,7 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                 }
             }
             sources.extend(table_source);
-            if framework == Framework::Cupy && !meta.is_empty() {
+            if framework == Framework::Cupy && use_table && !meta.is_empty() {
                 let names: Vec<String> = meta
                     .iter()
                     .map(|r| format!("{} {}", r.project, r.version))
