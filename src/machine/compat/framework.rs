@@ -243,6 +243,11 @@ impl Build {
         spec
     }
 
+    /// Known only from a package's name: a wheel whose metadata pins nothing.
+    pub fn name_only(&self) -> bool {
+        self.wheel.is_some() && self.pins.is_empty()
+    }
+
     /// `CUDA ≥ 12.1, < 13.0` or `CUDA 12.1`.
     pub fn cuda_text(&self) -> String {
         match &self.cuda_range {
@@ -624,6 +629,12 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             }
             let from_meta: Vec<&MetaRelease> = match framework {
                 Framework::Torch => pinned.into_iter().collect(),
+                // A package the guide's row has no toolkit for (cupy-cuda13x 13.6).
+                Framework::Cupy if use_table => meta
+                    .iter()
+                    .copied()
+                    .filter(|r| !builds.iter().any(|b| Some(b.cuda.major()) == r.major))
+                    .collect(),
                 _ if use_table => Vec::new(),
                 _ => meta.clone(),
             };
@@ -695,8 +706,12 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             if builds.is_empty() {
                 return Err(unknown());
             }
-            // Stable first, then newest CUDA first: the order `stack_for` prefers.
-            builds.sort_by(|a, b| (b.channel, &b.cuda).cmp(&(a.channel, &a.cuda)));
+            // Stable first, then newest CUDA first: the order `stack_for` prefers;
+            // a build known only by its package's name (cupy-cuda13x 13.6) comes
+            // after the ones a source states, so only its package name picks it.
+            builds.sort_by(|a, b| {
+                (b.channel, !b.name_only(), &b.cuda).cmp(&(a.channel, !a.name_only(), &a.cuda))
+            });
             sources.push(DRIVER_SOURCE.into());
             let from_wheel = match framework {
                 Framework::Torch => pinned,
@@ -1174,6 +1189,10 @@ mod tests {
             "no plugin on PyPI"
         );
         // An old CuPy: known from PyPI, its CUDA major from the package's name.
+        // cupy-cuda13x 13.6.0 is on PyPI though CuPy 13's guide row stops at
+        // 12.4: its package's name gives the major, and only the name picks it.
+        let c = stack_for(&req("cupy-cuda13x==13.6.0"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "13");
         let c = stack_for(&req("cupy-cuda11x==12.0.0"), None).unwrap();
         assert_eq!(c.spec.to_string(), "11");
         assert_eq!(c.requirement.version.to_string(), "12.0.0");
