@@ -197,6 +197,9 @@ pub struct Build {
     /// The wheel whose metadata the build comes from (`None`: a hand-kept table).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wheel: Option<String>,
+    /// CUDA and cuDNN are the tested configuration, inside the wheel's wider range.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tested: bool,
 }
 
 fn ser_opt_display<S: serde::Serializer>(
@@ -289,6 +292,7 @@ fn build(cuda: &Version, cudnn: Option<&Version>, channel: Channel, shared: bool
         libraries: Libraries::default(),
         pins: Vec::new(),
         wheel: None,
+        tested: false,
     }
 }
 
@@ -497,6 +501,7 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
                             libraries: b.libraries,
                             pins: b.pins,
                             wheel: b.wheel,
+                            tested: true,
                             ..tested
                         };
                     }
@@ -880,13 +885,32 @@ pub fn stack_for_on(
     if requirement.builds.len() == 1 {
         let b = &requirement.builds[0];
         let what = match (&b.wheel, &b.cuda_range) {
+            _ if b.tested => "was tested with",
             (Some(_), Some(_)) => "asks for",
             (Some(_), None) => "pins",
             (None, _) if req.framework == Framework::Tensorflow => "was tested with",
             (None, _) => "is built for",
         };
         let spec = b.spec_on(machine);
-        let mut reason = format!("{name} {what} {}", describe(b));
+        let mut reason = if b.tested {
+            // The table tested CUDA and cuDNN; the libraries are the wheel's word.
+            let bare = Build {
+                libraries: Libraries::default(),
+                ..b.clone()
+            };
+            let mut r = format!("{name} {what} {}", describe(&bare));
+            let libs: Vec<String> = b
+                .libraries
+                .iter()
+                .map(|(l, v)| format!("{} {}", l.title(), prefix_text(v)))
+                .collect();
+            if !libs.is_empty() {
+                r.push_str(&format!("; its wheel asks for {}", libs.join(" + ")));
+            }
+            r
+        } else {
+            format!("{name} {what} {}", describe(b))
+        };
         if b.cuda_range.is_some() {
             reason.push_str(&range_pick(&spec, machine));
         }
