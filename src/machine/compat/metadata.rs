@@ -150,6 +150,7 @@ mod tests {
     /// The generated table as the metadata has it, for releases a user asks about.
     #[test]
     fn the_generated_rows_say_what_the_wheels_pin() {
+        assert!(data::frameworks().source.contains("Requires-Dist"));
         let jax = find(Framework::Jax, &v("0.4.30"), None);
         assert_eq!(jax.len(), 1, "no CUDA 13 plugin for 0.4.30");
         let j = jax[0];
