@@ -217,10 +217,12 @@ fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         });
     match tested {
         Some((arg, c)) => {
+            // What was tested is CUDA + cuDNN; the NCCL a wheel asks for is not.
+            let tested = crate::spec::StackSpec::new(c.spec.cuda.clone(), c.spec.cudnn.clone());
             e.provided_by = Some(msg!(
                 "explain-tensorflow-cudart-stub-tested",
                 framework = arg.as_str(),
-                stack = c.spec.to_string()
+                stack = tested.to_string()
             ));
             let found = input.providers(|s| {
                 s.cuda
