@@ -1786,6 +1786,7 @@ mod tests {
             cuda: Some("11.2".into()),
             cudnn: Some("8".into()),
             bundles_cuda: false,
+            kernels: Vec::new(),
         });
         let e = one(&i, "missing-library");
         assert!(e.fix[0].en().contains("--for tensorflow==2.10"), "{e:?}");
