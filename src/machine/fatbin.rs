@@ -142,7 +142,8 @@ fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)
     if !head.starts_with(b"\x7fELF") {
         return Ok(None);
     }
-    let h = goblin::elf::Elf::parse_header(&head).map_err(|e| bad(0, format!("ELF header: {e}")))?;
+    let h =
+        goblin::elf::Elf::parse_header(&head).map_err(|e| bad(0, format!("ELF header: {e}")))?;
     let container = h.container().map_err(|e| bad(0, e.to_string()))?;
     let le = h.endianness().map_err(|e| bad(0, e.to_string()))?;
     let ctx = Ctx::new(container, le);
@@ -153,10 +154,7 @@ fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)
     if u64::from(h.e_shentsize) != entsize {
         return Err(bad(
             0,
-            format!(
-                "section header size {} (expected {entsize})",
-                h.e_shentsize
-            ),
+            format!("section header size {} (expected {entsize})", h.e_shentsize),
         ));
     }
     let table_len = u64::from(h.e_shnum) * entsize;
@@ -170,7 +168,10 @@ fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)
         .get(usize::from(h.e_shstrndx))
         .ok_or_else(|| bad(h.e_shoff, "no section-name table"))?;
     if names_sh.sh_size > MAX_NAMES {
-        return Err(bad(names_sh.sh_offset, "section-name table larger than 1 MiB"));
+        return Err(bad(
+            names_sh.sh_offset,
+            "section-name table larger than 1 MiB",
+        ));
     }
     let names = r.read(
         names_sh.sh_offset,
@@ -266,7 +267,8 @@ fn walk<F: Read + Seek>(r: &mut Reader<F>, start: u64, len: u64) -> Result<Kerne
                 .ok_or_else(|| bad(e, "a fatbinary entry runs past its container"))?;
             if matches!(kind, KIND_PTX | KIND_ELF | KIND_ELF_ALT) {
                 let sm = u32_at(&h, 28);
-                let cc = capability(sm).ok_or_else(|| bad(e, format!("architecture number {sm}")))?;
+                let cc =
+                    capability(sm).ok_or_else(|| bad(e, format!("architecture number {sm}")))?;
                 if kind == KIND_PTX {
                     k.ptx.insert(cc);
                 } else {
@@ -413,7 +415,10 @@ pub(crate) mod tests {
     #[test]
     fn a_library_without_kernels_or_not_elf_has_none() {
         assert_eq!(scan_bytes(&elf(&[])).unwrap(), None);
-        assert_eq!(scan_bytes(b"#!/bin/sh\necho not a library\n").unwrap(), None);
+        assert_eq!(
+            scan_bytes(b"#!/bin/sh\necho not a library\n").unwrap(),
+            None
+        );
         assert_eq!(scan_bytes(&[0u8; 10]).unwrap(), None);
         // /bin/sh on this machine: a real ELF file with no .nv_fatbin.
         let sh = Path::new("/bin/sh");
@@ -443,7 +448,12 @@ pub(crate) mod tests {
         // An architecture number no GPU has.
         let mut sm = good.clone();
         sm[16 + 28..16 + 32].copy_from_slice(&7u32.to_le_bytes());
-        assert!(scan_bytes(&elf(&sm)).unwrap_err().what.contains("architecture"));
+        assert!(
+            scan_bytes(&elf(&sm))
+                .unwrap_err()
+                .what
+                .contains("architecture")
+        );
         // Garbage where a container should start.
         let e = scan_bytes(&elf(b"garbage!garbage!garbage!")).unwrap_err();
         assert!(e.what.contains("not a fatbinary container"), "{e}");
@@ -451,7 +461,12 @@ pub(crate) mod tests {
         // A wrong version.
         let mut ver = good.clone();
         ver[4] = 9;
-        assert!(scan_bytes(&elf(&ver)).unwrap_err().what.contains("version 9"));
+        assert!(
+            scan_bytes(&elf(&ver))
+                .unwrap_err()
+                .what
+                .contains("version 9")
+        );
         // A section that points past the end of the file.
         let mut past = elf(&good);
         let shoff = u64_at(&past, 40) as usize;
@@ -464,11 +479,21 @@ pub(crate) mod tests {
         // A wrong section header size.
         let mut ent = elf(&good);
         ent[58..60].copy_from_slice(&40u16.to_le_bytes());
-        assert!(scan_bytes(&ent).unwrap_err().what.contains("section header size"));
+        assert!(
+            scan_bytes(&ent)
+                .unwrap_err()
+                .what
+                .contains("section header size")
+        );
         // A name-table index out of range.
         let mut strndx = elf(&good);
         strndx[62..64].copy_from_slice(&77u16.to_le_bytes());
-        assert!(scan_bytes(&strndx).unwrap_err().what.contains("section-name"));
+        assert!(
+            scan_bytes(&strndx)
+                .unwrap_err()
+                .what
+                .contains("section-name")
+        );
         // Every truncation of a good file: an answer or an error, never a panic.
         let whole = elf(&[good.clone(), good].concat());
         for cut in 0..whole.len() {

@@ -74,6 +74,8 @@ pub fn fit(
 pub struct ReleaseFor {
     pub release: Version,
     pub cuda: Version,
+    /// Newer than the installed release (else the newest that still has the GPU).
+    pub newer: bool,
 }
 
 /// The oldest architecture `framework`'s builds for `cuda` carry, where the
@@ -120,13 +122,19 @@ pub fn release_for(
             Some(ReleaseFor {
                 release: r.version.clone(),
                 cuda,
+                newer: false,
             })
         })
         .collect();
     fits.sort_by(|a, b| a.release.cmp(&b.release));
     let mm = installed.truncate(2);
-    let newer = fits.iter().find(|f| f.release > mm).cloned();
-    newer.or_else(|| fits.last().cloned())
+    match fits.iter().find(|f| f.release > mm) {
+        Some(f) => Some(ReleaseFor {
+            newer: true,
+            ..f.clone()
+        }),
+        None => fits.last().cloned(),
+    }
 }
 
 #[cfg(test)]
@@ -156,19 +164,32 @@ mod tests {
         assert_eq!(f("sm_87"), KernelFit::Native { sass: cc("sm_86") });
         assert_eq!(f("sm_120"), KernelFit::Jit { ptx: cc("sm_90") });
         assert_eq!(f("sm_100"), KernelFit::Jit { ptx: cc("sm_90") });
-        assert_eq!(f("sm_37"), KernelFit::TooOld { oldest: cc("sm_50") });
+        assert_eq!(
+            f("sm_37"),
+            KernelFit::TooOld {
+                oldest: cc("sm_50")
+            }
+        );
         assert!(!f("sm_37").runs() && f("sm_120").runs());
         // Without the PTX, a Blackwell GPU cannot run it at all.
         assert_eq!(
             fit(&sass, &BTreeSet::new(), cc("sm_120")),
-            Some(KernelFit::Missing { newest: cc("sm_90") })
+            Some(KernelFit::Missing {
+                newest: cc("sm_90")
+            })
         );
         // SASS never crosses majors: sm_90 code does not run on sm_100.
-        assert!(!fit(&set(&["sm_90"]), &BTreeSet::new(), cc("sm_100")).unwrap().runs());
+        assert!(
+            !fit(&set(&["sm_90"]), &BTreeSet::new(), cc("sm_100"))
+                .unwrap()
+                .runs()
+        );
         // PTX for a newer architecture does not run on an older GPU.
         assert_eq!(
             fit(&set(&["sm_100", "sm_120"]), &set(&["sm_121"]), cc("sm_110")),
-            Some(KernelFit::Missing { newest: cc("sm_121") })
+            Some(KernelFit::Missing {
+                newest: cc("sm_121")
+            })
         );
         assert_eq!(fit(&BTreeSet::new(), &BTreeSet::new(), cc("sm_90")), None);
     }
@@ -178,7 +199,10 @@ mod tests {
         // A cu124 torch on Blackwell: the first release with a stable CUDA
         // 12.8 build (RELEASE.md calls 2.7's 12.8 build experimental).
         let r = release_for(Framework::Torch, &v("2.4.1"), cc("sm_120")).unwrap();
-        assert_eq!((r.release.to_string(), r.cuda.to_string()), ("2.8".into(), "12.8".into()));
+        assert_eq!(
+            (r.release.to_string(), r.cuda.to_string()),
+            ("2.8".into(), "12.8".into())
+        );
         // Pascal and a torch whose builds all left it out: the newest release
         // with a CUDA 12.6 (or older) build, not one built with 12.8.
         let r = release_for(Framework::Torch, &v("2.99"), cc("sm_60")).unwrap();
@@ -189,7 +213,10 @@ mod tests {
         assert!(build_runs(Framework::Torch, &v("12.9"), cc("sm_70")));
         // CUDA's own rule without a hand-kept floor (CuPy).
         assert!(release_for(Framework::Cupy, &v("13"), cc("sm_120")).is_some());
-        assert_eq!(release_for(Framework::Tensorflow, &v("2.10"), cc("sm_90")), None);
+        assert_eq!(
+            release_for(Framework::Tensorflow, &v("2.10"), cc("sm_90")),
+            None
+        );
     }
 
     #[test]

@@ -1175,9 +1175,18 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
         let sm = gpu.sm();
         let family = family_of(gpu);
         let version = fw.version.split('+').next().unwrap_or(&fw.version);
-        let fix = || match v(version).and_then(|ver| kernels::release_for(fw.framework, &ver, gpu)) {
+        let fix = || match v(version).and_then(|ver| kernels::release_for(fw.framework, &ver, gpu))
+        {
+            Some(r) if r.newer => msg!(
+                "doctor-kernels-fix-newer",
+                package = fw.package,
+                release = r.release,
+                cuda = r.cuda,
+                sm = sm,
+                command = install_command(fw, &r.release, &r.cuda)
+            ),
             Some(r) => msg!(
-                "doctor-kernels-fix-release",
+                "doctor-kernels-fix-older",
                 package = fw.package,
                 release = r.release,
                 cuda = r.cuda,
@@ -1791,10 +1800,16 @@ mod tests {
         let cc = |s: &str| s.parse::<ComputeCapability>().unwrap();
         t.kernels = vec![LibraryKernels {
             file: "torch/lib/libtorch_cuda.so".into(),
-            sass: ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
-                .map(cc)
-                .into(),
-            ptx: if ptx { [cc("sm_90")].into() } else { Default::default() },
+            sass: [
+                "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90",
+            ]
+            .map(cc)
+            .into(),
+            ptx: if ptx {
+                [cc("sm_90")].into()
+            } else {
+                Default::default()
+            },
             error: None,
         }];
         if let Some(e) = error {
@@ -1822,7 +1837,10 @@ mod tests {
         let found = with(torch_with_kernels(false, None), "9.0");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].level, Level::Ok);
-        assert!(found[0].message.en().contains("kernels for sm_90 run"), "{found:?}");
+        assert!(
+            found[0].message.en().contains("kernels for sm_90 run"),
+            "{found:?}"
+        );
         // sm_89 runs sm_86's machine code.
         let found = with(torch_with_kernels(false, None), "8.9");
         assert!(found[0].message.en().contains("for sm_86 run"), "{found:?}");
@@ -1830,20 +1848,32 @@ mod tests {
         let found = with(torch_with_kernels(false, None), "12.0");
         assert_eq!(found[0].level, Level::Error);
         let msg = found[0].message.en();
-        assert!(msg.contains("cannot run on this GPU (sm_120, Blackwell)"), "{msg}");
+        assert!(
+            msg.contains("cannot run on this GPU (sm_120, Blackwell)"),
+            "{msg}"
+        );
         assert!(msg.contains("PTX for none"), "{msg}");
         let fix = found[0].fix.as_ref().unwrap().en();
-        assert!(fix.contains("torch 2.8 built for CUDA 12.8"), "{fix}");
+        assert!(
+            fix.contains("torch 2.8 built for CUDA 12.8: the first release after yours"),
+            "{fix}"
+        );
         assert!(fix.contains("download.pytorch.org/whl/cu128"), "{fix}");
         // With PTX for sm_90 it runs there after JIT: a warning, not an error.
         let found = with(torch_with_kernels(true, None), "12.0");
         assert_eq!(found[0].level, Level::Warning);
-        assert!(found[0].message.en().contains("only PTX for sm_90"), "{found:?}");
+        assert!(
+            found[0].message.en().contains("only PTX for sm_90"),
+            "{found:?}"
+        );
         // Older than everything: Kepler. The fix is an older release or none.
         let found = with(torch_with_kernels(true, None), "3.7");
         assert_eq!(found[0].level, Level::Error);
         // An unreadable library is a warning of its own; the readable one still counts.
-        let found = with(torch_with_kernels(false, Some("not a fatbinary container")), "9.0");
+        let found = with(
+            torch_with_kernels(false, Some("not a fatbinary container")),
+            "9.0",
+        );
         assert_eq!(
             found.iter().map(|x| x.level).collect::<Vec<_>>(),
             [Level::Warning, Level::Ok]
@@ -1852,13 +1882,24 @@ mod tests {
         let mut f = healthy();
         f.gpus.clear();
         f.python = python(vec![torch_with_kernels(false, None)], &[]);
-        assert!(diagnose(&f).into_iter().find(|x| x.code == "framework-arch").is_none());
+        assert!(
+            diagnose(&f)
+                .into_iter()
+                .find(|x| x.code == "framework-arch")
+                .is_none()
+        );
         // A target replaces this machine's GPU.
         let mut f = healthy();
         f.target = crate::machine::compat::target::Target::parse(None, Some("sm_120")).unwrap();
         f.python = python(vec![torch_with_kernels(false, None)], &[]);
-        let e = diagnose(&f).into_iter().find(|x| x.code == "framework-arch").unwrap();
-        assert!(e.message.en().contains("the target machine's GPU (sm_120"), "{e:?}");
+        let e = diagnose(&f)
+            .into_iter()
+            .find(|x| x.code == "framework-arch")
+            .unwrap();
+        assert!(
+            e.message.en().contains("the target machine's GPU (sm_120"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -72,10 +72,10 @@ pub struct InstalledFramework {
 pub struct LibraryKernels {
     /// Relative to its site-packages directory (`torch/lib/libtorch_cuda.so`).
     pub file: String,
-    /// Machine code (SASS), as `sm_XY`.
+    /// Machine code (SASS), by compute capability (`9.0` = sm_90).
     #[serde(default)]
     pub sass: BTreeSet<ComputeCapability>,
-    /// PTX, as `sm_XY` (`compute_XY` in nvcc's terms).
+    /// PTX, by the compute capability it targets (`compute_90` in nvcc's terms).
     #[serde(default)]
     pub ptx: BTreeSet<ComputeCapability>,
     /// Why its code could not be read (a malformed or unreadable file).
