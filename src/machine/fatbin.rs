@@ -179,7 +179,7 @@ fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)
         "the section-name table",
     )?;
     let name_of = |sh: &SectionHeader| -> Option<&[u8]> {
-        let at = usize::try_from(sh.sh_name).ok()?;
+        let at = sh.sh_name;
         let rest = names.get(at..)?;
         let end = rest.iter().position(|b| *b == 0)?;
         Some(&rest[..end])
@@ -350,7 +350,7 @@ pub(crate) mod tests {
         out.extend(fatbin);
         let names_off = out.len() as u64;
         out.extend(names);
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
         let shoff = out.len() as u64;
