@@ -38,6 +38,10 @@ REQUIREMENTS=(
   man:man-db
   direnv:direnv
   /usr/share/lmod/lmod/init/bash:lmod
+  /usr/sbin/slurmctld:slurmctld
+  /usr/sbin/slurmd:slurmd
+  sbatch:slurm-client
+  /usr/sbin/munged:munge
   tclsh:tcl
   cmake:cmake
   flock:util-linux

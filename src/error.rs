@@ -27,6 +27,10 @@ pub enum ExitCode {
     Integrity = 4,
     /// A network or mirror problem (after retries), or `--offline` with a cold cache.
     Network = 5,
+    /// The file system a download or an install writes to has no room for
+    /// it (checked before a download, and while one of unknown size
+    /// streams; a disk that fills up while unpacking is this too).
+    NoSpace = 6,
     /// The requested release or component does not exist in any source.
     NotAvailable = 7,
     /// A version of the system root, or the root itself, can be written by
@@ -70,13 +74,14 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ExitCode; 23] = [
+    pub const ALL: [ExitCode; 24] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
         ExitCode::NotInstalled,
         ExitCode::Integrity,
         ExitCode::Network,
+        ExitCode::NoSpace,
         ExitCode::NotAvailable,
         ExitCode::UnsafeSystemRoot,
         ExitCode::SystemRootNotWritable,
@@ -202,13 +207,18 @@ pub enum Error {
     #[error("refusing {url}: it is {what}, not a regular file")]
     NotRegularArtifact { url: String, what: &'static str },
 
-    /// The download cache's file system has no room for a download.
-    #[error("not enough free space for {file} in {}: it needs {}, {} are free", dir.display(), crate::spec::human_bytes(*needed), crate::spec::human_bytes(*available))]
+    /// The download cache's file system has no room for a download: before
+    /// it starts (`needed` is its announced size, or one write block when
+    /// none is announced), or while it streams (`needed` is what it had
+    /// plus the next block; `announced: false`).
+    #[error("not enough free space for {file} in {}: it needs {}{}, {} are free", dir.display(), if *announced { "" } else { "more than " }, crate::spec::human_bytes(*needed), crate::spec::human_bytes(*available))]
     NoSpace {
         dir: PathBuf,
         file: String,
         needed: u64,
         available: u64,
+        /// Whether `needed` is the file's announced size (else a lower bound).
+        announced: bool,
     },
 
     /// `from`: the source the file was asked of, when known (for the hint).
@@ -710,7 +720,11 @@ impl Error {
             Error::CheckFailed { .. } | Error::VerifyCrashed { .. } => ExitCode::Failure,
             Error::VerifyTimedOut { .. } => ExitCode::TimedOut,
             Error::StackPredatesGpu { .. } => ExitCode::PtxJitOnly,
-            Error::NoSpace { .. } => ExitCode::Failure,
+            Error::NoSpace { .. } => ExitCode::NoSpace,
+            // A disk that fills up while a version is unpacked or written.
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::StorageFull => {
+                ExitCode::NoSpace
+            }
             Error::WriteOutside { .. } => ExitCode::Usage,
             Error::BadArchive { .. }
             | Error::HashMismatch { .. }
@@ -803,6 +817,9 @@ impl Error {
                 msg!("hint-write-outside", path = path.display())
             }
             Error::NoSpace { .. } => msg!("hint-no-space"),
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::StorageFull => {
+                msg!("hint-no-space")
+            }
             Error::NotRegularArtifact { .. } => msg!("hint-not-regular-artifact"),
             Error::InstalledDiffersFromLock { .. } => msg!("hint-installed-differs-from-lock"),
             Error::UntrustedSystemPath { .. } => msg!("hint-untrusted-system-path"),
@@ -1300,6 +1317,7 @@ mod tests {
             | ExitCode::NotInstalled
             | ExitCode::Integrity
             | ExitCode::Network
+            | ExitCode::NoSpace
             | ExitCode::NotAvailable
             | ExitCode::UnsafeSystemRoot
             | ExitCode::SystemRootNotWritable

@@ -182,7 +182,7 @@ async fn install_async(
 ) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
-    let settings = Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     // `--frozen` resolves nothing: no source is opened.
     let remote = match lock {
         Some(l) if l.frozen() => None,

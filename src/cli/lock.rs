@@ -159,7 +159,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         offline: args.offline,
         allow_unverified: false,
     };
-    let settings = Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     let plans = resolution::block_on(async {
         let remote = resolution::open_remote(env, &settings, opts).await?;
         resolve(env, remote, &request, &platforms, profile, &with, &without).await

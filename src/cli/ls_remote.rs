@@ -61,7 +61,7 @@ async fn list(
     stack: Option<crate::spec::StackSpec>,
     machine: crate::machine::compat::Machine,
 ) -> Result<ExitCode> {
-    let settings = crate::install::settings::Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     let remote = super::resolution::open_remote(
         env,
         &settings,

@@ -21,7 +21,6 @@ use super::resolution::{self, Resolution};
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::{Fetcher, Progress};
 use crate::install::mirror::{FileEntry, Mirror, wheel_project};
-use crate::install::settings::Settings;
 use crate::install::sources::catalogue;
 use crate::install::sources::nvidia::{self, Product};
 use crate::install::sources::{Artifact, Plan, SourceKind};
@@ -86,7 +85,7 @@ fn install_args(args: &Args, spec: Option<StackSpec>) -> install_cli::Args {
 }
 
 async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
-    let settings = Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     let nvidia_base = settings.nvidia_base()?;
     let debian_base = settings.debian_base()?;
 
@@ -164,7 +163,10 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
         let line = fetcher.progress().add(&rel, a.size);
         let r = fetch_verified(fetcher, &a, line).await;
-        fetcher.progress().finish(line);
+        // A line says what was done with its file: nothing, when it failed.
+        if r.is_ok() {
+            fetcher.progress().finish(line);
+        }
         r.map(|(file, sha256, size)| (rel, a, file, sha256, size))
     }))
     .buffer_unordered(args.jobs.max(1));

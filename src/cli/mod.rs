@@ -163,6 +163,16 @@ impl Env {
         Env { ctx, printer }
     }
 
+    /// Every setting an installing command uses, with a warning for each
+    /// configuration file of another tool that is there but was not read.
+    pub fn settings(&self) -> Result<crate::install::settings::Settings> {
+        let settings = crate::install::settings::Settings::resolve(&self.ctx)?;
+        for p in &settings.passed_over {
+            self.printer.warn(p);
+        }
+        Ok(settings)
+    }
+
     /// Whether progress bars may be drawn: not with `--quiet`, not when
     /// output is captured (a bar draws on the terminal, not through `Stdio`).
     pub fn bars_hidden(&self) -> bool {

@@ -34,7 +34,6 @@ use super::Env;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::Attempt;
 use crate::install::fetch::timeouts::{self, Timeouts};
-use crate::install::settings::Settings;
 use crate::install::sources::nvidia::{self, Product};
 use crate::install::sources::remote::{self, CatalogueUpdate};
 use crate::spec::safe_url::DisplaySafeUrl;
@@ -90,7 +89,7 @@ struct Report<'a> {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let settings = Settings::resolve(&env.ctx)?;
+    let settings = env.settings()?;
     let base = settings.nvidia_base()?;
     let timeouts = Timeouts::from_ctx(&env.ctx)?;
     let cache = env.ctx.cache_dir();

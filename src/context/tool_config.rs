@@ -7,9 +7,12 @@
 //! with pip's precedence, apt's one-line and deb822 formats — and only the
 //! one value cudaenv needs is taken. cudaenv's own settings
 //! (`CUDAENV_PYPI_INDEX`, `pypi-index`, `CUDAENV_DEBIAN_MIRROR`,
-//! `debian-mirror`) win over them; `config::Settings` decides. Files that
-//! cannot be read (absent, not a regular file, larger than a configuration
-//! file can reasonably be) are skipped, as the tools skip them.
+//! `debian-mirror`) win over them; `config::Settings` decides. An absent
+//! file is skipped, as the tools skip it; one that is there but cannot be
+//! read (a FIFO, a device, a directory, larger than a configuration file
+//! can reasonably be, not readable by this user) is skipped too, never
+//! opened for reading when it is not a regular file, and named
+//! (`PassedOver`), so that the index or mirror used instead is no surprise.
 
 use std::path::{Path, PathBuf};
 
@@ -20,10 +23,43 @@ use crate::os::platform::Platform;
 /// PyPI's own index, when nothing else is configured.
 pub const DEFAULT_PYPI_INDEX: &str = "https://pypi.org/simple";
 
+/// A configuration file of another tool that is there but was not read,
+/// and why (`it is a FIFO, not a regular file`): said as a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    pub file: PathBuf,
+    pub reason: String,
+}
+
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} was not read: {}", self.file.display(), self.reason)
+    }
+}
+
 /// A configuration file's text: a regular file of at most `max` bytes
 /// (`os::fs::read_bounded_text`: a FIFO or device is refused, not opened).
-fn read_small(path: &Path, max: u64) -> Option<String> {
-    crate::os::fs::read_bounded_text(path, max).ok()
+/// An absent file is `None`; one that is there but unreadable is `None`
+/// and noted in `passed`.
+fn read_small(path: &Path, max: u64, passed: &mut Vec<PassedOver>) -> Option<String> {
+    match crate::os::fs::read_bounded_text(path, max) {
+        Ok(t) => Some(t),
+        Err(crate::os::fs::ReadError::Open(e))
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            None
+        }
+        Err(e) => {
+            passed.push(PassedOver {
+                file: path.to_path_buf(),
+                reason: e.to_string(),
+            });
+            None
+        }
+    }
 }
 
 // --- pip ---------------------------------------------------------------------
@@ -31,17 +67,22 @@ fn read_small(path: &Path, max: u64) -> Option<String> {
 /// Where the index is, and why (for messages): `CUDAENV_PYPI_INDEX`, else
 /// pip's own setting as pip itself would read it (`PIP_INDEX_URL`, then its
 /// configuration files), else PyPI.
-pub fn index_url(ctx: &Context) -> (String, String) {
-    index_url_for(ctx, Platform::host())
+/// Files that are there but could not be read go to `passed`.
+pub fn index_url(ctx: &Context, passed: &mut Vec<PassedOver>) -> (String, String) {
+    index_url_for(ctx, Platform::host(), passed)
 }
 
-fn index_url_for(ctx: &Context, platform: Platform) -> (String, String) {
+fn index_url_for(
+    ctx: &Context,
+    platform: Platform,
+    passed: &mut Vec<PassedOver>,
+) -> (String, String) {
     for var in [env_vars::CUDAENV_PYPI_INDEX, env_vars::PIP_INDEX_URL] {
         if let Some(v) = ctx.var(var).filter(|v| !v.trim().is_empty()) {
             return (v.trim().to_string(), var.into());
         }
     }
-    match pip_config_index(ctx, platform) {
+    match pip_config_index(ctx, platform, passed) {
         Some((url, file)) => (url, file.display().to_string()),
         None => (DEFAULT_PYPI_INDEX.into(), "the default".into()),
     }
@@ -143,12 +184,17 @@ const MAX_PIP_CONF: u64 = 1 << 20;
 /// The `index-url` pip's configuration gives `pip install`, and the file it
 /// comes from: `[install]` wins over `[global]` whichever file each is in,
 /// and within a section the last file read wins. A file that cannot be read
-/// (absent, not a regular file, too large) is skipped, as pip skips it.
-fn pip_config_index(ctx: &Context, platform: Platform) -> Option<(String, PathBuf)> {
+/// (absent, not a regular file, too large) is skipped, as pip skips it;
+/// one that is there is noted in `passed`.
+fn pip_config_index(
+    ctx: &Context,
+    platform: Platform,
+    passed: &mut Vec<PassedOver>,
+) -> Option<(String, PathBuf)> {
     let mut global = None;
     let mut install = None;
     for file in pip_config_files_for(ctx, platform) {
-        let Some(text) = read_small(&file, MAX_PIP_CONF) else {
+        let Some(text) = read_small(&file, MAX_PIP_CONF, passed) else {
             continue;
         };
         let found = pip_conf_index(&text);
@@ -210,8 +256,9 @@ const MAX_SOURCES: u64 = 1 << 20;
 /// `sources.list`, then the files of `sources.list.d` in name order (those
 /// apt reads: `*.list` and deb822 `*.sources`, `Enabled: no` skipped). Only
 /// `http(s)://` and `file:` URIs are taken. An Ubuntu machine has none: its
-/// archive does not carry Debian's packages.
-pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
+/// archive does not carry Debian's packages. Files that are there but
+/// could not be read go to `passed`.
+pub fn apt_debian_mirror(ctx: &Context, passed: &mut Vec<PassedOver>) -> Option<(String, PathBuf)> {
     let etc_apt = ctx.etc().join("apt");
     let mut files = vec![etc_apt.join("sources.list")];
     if let Ok(rd) = std::fs::read_dir(etc_apt.join("sources.list.d")) {
@@ -228,7 +275,7 @@ pub fn apt_debian_mirror(ctx: &Context) -> Option<(String, PathBuf)> {
         files.extend(parts);
     }
     for file in files {
-        let Some(text) = read_small(&file, MAX_SOURCES) else {
+        let Some(text) = read_small(&file, MAX_SOURCES, passed) else {
             continue;
         };
         let deb822 = file.extension().is_some_and(|e| e == "sources");
@@ -434,7 +481,7 @@ mod tests {
                 .with_etc(t.join("etc"))
         };
         let linux = Platform::LinuxX86_64;
-        let index_url = |ctx: &Context| index_url_for(ctx, linux);
+        let index_url = |ctx: &Context| index_url_for(ctx, linux, &mut Vec::new());
         let url = |vars: &[(&str, &str)]| index_url(&ctx(vars)).0;
         assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
         write("etc/xdg/pip/pip.conf", "global", "http://xdg/simple");
@@ -511,7 +558,7 @@ mod tests {
             Context::new(env, t.to_path_buf()).unwrap()
         };
         let url = |vars: &[(&str, &std::path::Path)]| {
-            index_url_for(&ctx(vars), Platform::WindowsX86_64).0
+            index_url_for(&ctx(vars), Platform::WindowsX86_64, &mut Vec::new()).0
         };
         assert_eq!(url(&[]), DEFAULT_PYPI_INDEX);
         // A pip.conf means nothing to pip on Windows.

@@ -570,6 +570,9 @@ fn metadata(plan: &Plan, tree: &Path) -> Metadata {
             sha256: a.sha256.clone(),
         })
         .collect();
+    // In one order whatever the plan's (a resolution's, or a lock's for
+    // `--frozen`): the same stack has the same metadata however installed.
+    m.components.sort_by(|a, b| a.name.cmp(&b.name));
     m
 }
 

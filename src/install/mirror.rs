@@ -74,55 +74,120 @@ pub struct Mirror {
     record: Record,
 }
 
+/// The record of the mirror in `dir`, checked: `None` when it has none; a
+/// record that is not a regular file, too large, or damaged is `BadMirror`.
+fn read_record(dir: &Path) -> Result<Option<Record>> {
+    let record_path = dir.join(RECORD);
+    let bad = |reason: String| Error::BadMirror {
+        path: record_path.clone(),
+        reason,
+    };
+    let bytes = match crate::os::fs::read_bounded(&record_path, crate::os::fs::LARGE) {
+        Ok(bytes) => bytes,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    let record: Record = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+    if record.schema != SCHEMA {
+        return Err(bad(format!(
+            "schema {} (this cudaenv writes {SCHEMA})",
+            record.schema
+        )));
+    }
+    for (path, f) in &record.files {
+        check_relative(path).map_err(|r| bad(format!("file `{path}`: {r}")))?;
+        if !is_sha256(&f.sha256) {
+            return Err(bad(format!(
+                "file `{path}`: `{}` is not a sha256",
+                f.sha256
+            )));
+        }
+        // Names that go into the index pages' paths and HTML.
+        if let Some(p) = &f.project {
+            let name = path.strip_prefix("pypi/files/").unwrap_or("");
+            check_wheel_name(name).map_err(|r| bad(format!("file `{path}`: {r}")))?;
+            let plain = p
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if p.is_empty() || !plain {
+                return Err(bad(format!(
+                    "file `{path}`: `{}` is not a project name",
+                    p.escape_debug()
+                )));
+            }
+        }
+    }
+    Ok(Some(record))
+}
+
+/// The sizes a mirror's record gives its files. A `file://` index reading
+/// the mirror (its PEP 503 pages announce no sizes) takes them as the
+/// files' sizes, so that a file replaced by a larger one is refused at the
+/// size it had when mirrored, not at the general ceiling.
+pub struct RecordedSizes {
+    dir: PathBuf,
+    files: BTreeMap<String, u64>,
+}
+
+impl RecordedSizes {
+    /// The record of the mirror whose PyPI index is `index` (`DIR/pypi/simple`):
+    /// `None` when `index` is not laid out so or `DIR` has no record.
+    pub fn of_pypi_index(index: &Path) -> Result<Option<RecordedSizes>> {
+        let Some(dir) = index
+            .parent()
+            .filter(|_| index.file_name().is_some_and(|n| n == "simple"))
+            .filter(|pypi| pypi.file_name().is_some_and(|n| n == "pypi"))
+            .and_then(Path::parent)
+        else {
+            return Ok(None);
+        };
+        Ok(read_record(dir)?.map(|r| RecordedSizes {
+            dir: dir.to_path_buf(),
+            files: r.files.into_iter().map(|(k, f)| (k, f.size)).collect(),
+        }))
+    }
+
+    /// The record of the mirror whose NVIDIA part is `base` (`DIR/nvidia`):
+    /// `None` when `base` is not laid out so or `DIR` has no record.
+    pub fn of_nvidia_mirror(base: &Path) -> Result<Option<RecordedSizes>> {
+        let Some(dir) = base
+            .parent()
+            .filter(|_| base.file_name().is_some_and(|n| n == "nvidia"))
+        else {
+            return Ok(None);
+        };
+        Ok(read_record(dir)?.map(|r| RecordedSizes {
+            dir: dir.to_path_buf(),
+            files: r.files.into_iter().map(|(k, f)| (k, f.size)).collect(),
+        }))
+    }
+
+    /// The recorded size of `file` (a path under the mirror), if it is one.
+    pub fn size_of(&self, file: &Path) -> Option<u64> {
+        let rel = file.strip_prefix(&self.dir).ok()?;
+        let key: Vec<&str> = rel
+            .components()
+            .map(|c| match c {
+                std::path::Component::Normal(s) => s.to_str(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        self.files.get(&key.join("/")).copied()
+    }
+}
+
 impl Mirror {
     /// Opens `dir` (absolute): creates it with an empty record when it is
     /// new or empty, reads its record when it has one, refuses otherwise.
     pub fn open(dir: &Path) -> Result<Mirror> {
         std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-        let record_path = dir.join(RECORD);
-        match crate::os::fs::read_bounded(&record_path, crate::os::fs::LARGE) {
-            Ok(bytes) => {
-                let bad = |reason: String| Error::BadMirror {
-                    path: record_path.clone(),
-                    reason,
-                };
-                let record: Record =
-                    serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
-                if record.schema != SCHEMA {
-                    return Err(bad(format!(
-                        "schema {} (this cudaenv writes {SCHEMA})",
-                        record.schema
-                    )));
-                }
-                for (path, f) in &record.files {
-                    check_relative(path).map_err(|r| bad(format!("file `{path}`: {r}")))?;
-                    if !is_sha256(&f.sha256) {
-                        return Err(bad(format!(
-                            "file `{path}`: `{}` is not a sha256",
-                            f.sha256
-                        )));
-                    }
-                    // Names that go into the index pages' paths and HTML.
-                    if let Some(p) = &f.project {
-                        let name = path.strip_prefix("pypi/files/").unwrap_or("");
-                        check_wheel_name(name).map_err(|r| bad(format!("file `{path}`: {r}")))?;
-                        let plain = p
-                            .bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-                        if p.is_empty() || !plain {
-                            return Err(bad(format!(
-                                "file `{path}`: `{}` is not a project name",
-                                p.escape_debug()
-                            )));
-                        }
-                    }
-                }
-                Ok(Mirror {
-                    dir: dir.to_path_buf(),
-                    record,
-                })
-            }
-            Err(e) if e.is_not_found() => {
+        match read_record(dir) {
+            Ok(Some(record)) => Ok(Mirror {
+                dir: dir.to_path_buf(),
+                record,
+            }),
+            Err(e) => Err(e),
+            Ok(None) => {
                 let entries = std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?;
                 // A lock left by a run that died before writing the record is ours.
                 if entries.flatten().any(|e| e.file_name() != LOCK) {
@@ -141,10 +206,6 @@ impl Mirror {
                 m.write_record()?;
                 Ok(m)
             }
-            Err(e) => Err(Error::BadMirror {
-                path: record_path,
-                reason: e.to_string(),
-            }),
         }
     }
 
@@ -413,6 +474,7 @@ mod tests {
             sha256: Some("ab".repeat(32)),
             md5: None,
             size: Some(3),
+            max_size: None,
             format: ArchiveFormat::Wheel,
             layout: Layout::Wheel,
             source,
@@ -444,6 +506,52 @@ mod tests {
         assert!(Mirror::place(&evil, "https://h", "").is_err());
         let evil = artifact(SourceKind::Pypi, "https://h/x", "<script>.whl");
         assert!(Mirror::place(&evil, "", "").is_err());
+    }
+
+    #[test]
+    fn the_record_gives_the_sizes_of_the_files_its_indexes_reach() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let sha = "ab".repeat(32);
+        let run = "nvidia/compute/cuda/11.0.2/local_installers/cuda_11.0.2_450.51.05_linux.run";
+        std::fs::write(
+            dir.join(RECORD),
+            format!(
+                "{{\"schema\": 1, \"files\": {{\"pypi/files/x-1-py3-none-any.whl\": {{\"sha256\": \"{sha}\", \"size\": 3, \"project\": \"x\"}}, \"{run}\": {{\"sha256\": \"{sha}\", \"size\": 5}}}}, \"stacks\": []}}"
+            ),
+        )
+        .unwrap();
+        let pypi = RecordedSizes::of_pypi_index(&dir.join("pypi/simple"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            pypi.size_of(&dir.join("pypi/files/x-1-py3-none-any.whl")),
+            Some(3)
+        );
+        assert_eq!(pypi.size_of(&dir.join("pypi/files/other.whl")), None);
+        assert_eq!(
+            pypi.size_of(&dir.join("pypi/files/../files/x-1-py3-none-any.whl")),
+            None
+        );
+        let nvidia = RecordedSizes::of_nvidia_mirror(&dir.join("nvidia"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(nvidia.size_of(&dir.join(run)), Some(5));
+        // Another layout is no mirror of cudaenv's: no record is looked for.
+        assert!(
+            RecordedSizes::of_pypi_index(&dir.join("simple"))
+                .unwrap()
+                .is_none()
+        );
+        assert!(RecordedSizes::of_nvidia_mirror(dir).unwrap().is_none());
+        // A record that is there but no regular file is an error naming it.
+        std::fs::remove_file(dir.join(RECORD)).unwrap();
+        std::fs::create_dir(dir.join(RECORD)).unwrap();
+        let e = RecordedSizes::of_pypi_index(&dir.join("pypi/simple"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("mirror.json") && e.contains("directory"), "{e}");
     }
 
     #[test]

@@ -117,12 +117,16 @@ pub struct Settings {
     pub max_download: Setting<u64>,
     /// Whether an install keeps the archives it downloaded.
     pub keep_downloads: Setting<bool>,
+    /// Other tools' configuration files that are there but were not read
+    /// (a FIFO, a device, too large): the command warns of each.
+    pub passed_over: Vec<tool_config::PassedOver>,
 }
 
 impl Settings {
     /// Reads the file and the variables, and checks what is not a base URL.
     pub fn resolve(ctx: &Context) -> Result<Settings> {
         let config = Config::load(ctx)?;
+        let mut passed_over = Vec::new();
         let base =
             |var: &'static str, key: &'static str, file: &Option<String>, default: &str| match ctx
                 .var(var)
@@ -147,7 +151,7 @@ impl Settings {
             crate::install::sources::debian::DEFAULT_MIRROR,
         );
         if debian_mirror.origin == Origin::Default
-            && let Some((uri, file)) = tool_config::apt_debian_mirror(ctx)
+            && let Some((uri, file)) = tool_config::apt_debian_mirror(ctx, &mut passed_over)
         {
             debian_mirror = Setting::new(uri, Origin::Apt(file.display().to_string()));
         }
@@ -163,7 +167,7 @@ impl Settings {
                 Origin::file(ctx, "pypi-index"),
             ),
             _ => {
-                let (url, why) = tool_config::index_url(ctx);
+                let (url, why) = tool_config::index_url(ctx, &mut passed_over);
                 let origin = match why.as_str() {
                     env_vars::CUDAENV_PYPI_INDEX => Origin::Variable(env_vars::CUDAENV_PYPI_INDEX),
                     "the default" => Origin::Default,
@@ -212,6 +216,7 @@ impl Settings {
             parallel_download_min,
             max_download,
             keep_downloads,
+            passed_over,
         })
     }
 

@@ -168,9 +168,81 @@ pub fn explain(input: &Input) -> Vec<Explanation> {
     dll_load_failed(t, &mut out);
     ctypes_dll_search(t, &mut out);
     missing_library(input, t, &mut out);
+    tensorflow_runtime_stub(input, t, &mut out);
     host_compiler(input, t, &mut out);
     simple_rules(input, t, &mut out);
     out
+}
+
+/// TensorFlow's CUDA stub says "Could not find cuda drivers on your machine"
+/// (and "Failed call to cudaGetRuntimeVersion: Error loading CUDA libraries")
+/// when it cannot load the CUDA runtime it was built against, whether a driver
+/// is there or not; from 2.14 on TensorFlow names the libraries it could not
+/// load only at `TF_CPP_VMODULE=dso_loader=1` (both seen with TensorFlow 2.21
+/// on a machine with driver 580: docs/frameworks.md).
+fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+    let Some(matched) = has(
+        t,
+        &[
+            "Could not find cuda drivers on your machine",
+            "Failed call to cudaGetRuntimeVersion",
+        ],
+    ) else {
+        return;
+    };
+    let meaning = match &input.machine.driver {
+        Some(d) => msg!(
+            "explain-tensorflow-cudart-stub-driver",
+            driver = d.to_string()
+        ),
+        None => msg!("explain-tensorflow-cudart-stub"),
+    };
+    let mut e = Explanation {
+        id: "tensorflow-cuda-runtime",
+        matched,
+        meaning,
+        provided_by: None,
+        installed: None,
+        fix: Vec::new(),
+    };
+    let tested = input
+        .frameworks
+        .iter()
+        .filter(|f| f.framework == Framework::Tensorflow)
+        .find_map(|f| {
+            let mm: Vec<&str> = f.version.split('+').next()?.split('.').take(2).collect();
+            let arg = format!("tensorflow=={}", mm.join("."));
+            let c = compat::stack_for(&arg.parse().ok()?, Some(&input.machine)).ok()?;
+            Some((arg, c))
+        });
+    match tested {
+        Some((arg, c)) => {
+            e.provided_by = Some(msg!(
+                "explain-tensorflow-cudart-stub-tested",
+                framework = arg.as_str(),
+                stack = c.spec.to_string()
+            ));
+            let found = input.providers(|s| {
+                s.cuda
+                    .as_ref()
+                    .is_some_and(|v| v.truncate(2) == c.spec.cuda.truncate(2))
+                    && s.cudnn.as_ref().map(|d| d.major())
+                        == c.spec.cudnn.as_ref().map(|d| d.major())
+            });
+            let (text, switch) = input.installed_text(&found);
+            e.installed = Some(text);
+            e.fix.push(Msg::verbatim(match switch {
+                Some(name) => format!("cudaenv local {name}"),
+                None if found.is_empty() => {
+                    format!("cudaenv install --for {arg} && cudaenv local --for {arg}")
+                }
+                None => "cudaenv exec -- python …".to_string(),
+            }));
+        }
+        None => e.fix.push(msg!("explain-tensorflow-no-gpu-fix-2")),
+    }
+    e.fix.push(msg!("explain-tensorflow-cudart-stub-names"));
+    out.push(e);
 }
 
 /// nvcc's "unsupported GNU version! gcc versions later than N are not
@@ -1263,7 +1335,6 @@ const RULES: &[Rule] = &[
         id: "tensorflow-no-gpu",
         needles: &[
             "Cannot dlopen some GPU libraries",
-            "Could not find cuda drivers on your machine",
             "Skipping registering GPU devices",
         ],
         meaning: "explain-tensorflow-no-gpu",
@@ -1790,6 +1861,50 @@ mod tests {
         });
         let e = one(&i, "missing-library");
         assert!(e.fix[0].en().contains("--for tensorflow==2.10"), "{e:?}");
+    }
+
+    /// TensorFlow 2.21's own lines with no stack active, as printed on a machine
+    /// with driver 580 (docs/frameworks.md): the stub's "no drivers" is the CUDA
+    /// runtime missing, and the stack it was tested with is named when TensorFlow
+    /// is in the environment.
+    #[test]
+    fn tensorflows_cuda_stub_is_the_runtime_missing_not_the_driver() {
+        for line in [
+            "I0000 00:00:1796190644.625155    2058 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.",
+            "E0000 00:00:1796190652.974090    2058 cuda_executor.cc:1737] INTERNAL: CUDA Runtime error: Failed call to cudaGetRuntimeVersion: Error loading CUDA libraries. GPU will not be used.: Error loading CUDA libraries. GPU will not be used.",
+        ] {
+            let mut i = input(line);
+            i.active = None;
+            let e = one(&i, "tensorflow-cuda-runtime");
+            let t = text(&e);
+            assert!(t.contains("the driver is there (520.61.05)"), "{t}");
+            assert!(t.contains("libcudart.so.12"), "{t}");
+            assert!(t.contains("TF_CPP_VMODULE=dso_loader=1"), "{t}");
+            assert!(e.fix[0].en().contains("--for tensorflow==VERSION"), "{t}");
+
+            i.frameworks.push(InstalledFramework {
+                framework: Framework::Tensorflow,
+                package: "tensorflow".into(),
+                version: "2.21.0".into(),
+                cuda: Some("12.5.1".into()),
+                cudnn: Some("9".into()),
+                bundles_cuda: false,
+            });
+            i.machine.driver = DriverVersion::parse("580.159.04");
+            let e = one(&i, "tensorflow-cuda-runtime");
+            assert_eq!(
+                e.provided_by.as_ref().map(Msg::en).as_deref(),
+                Some("tensorflow==2.21 was tested with 12.5+cudnn9.3")
+            );
+            assert_eq!(
+                e.fix[0].en(),
+                "cudaenv install --for tensorflow==2.21 && cudaenv local --for tensorflow==2.21"
+            );
+            i.installed
+                .push(stack("12.5.1+cudnn9.3.0.75", "12.5.1", Some("9.3.0.75")));
+            let e = one(&i, "tensorflow-cuda-runtime");
+            assert_eq!(e.fix[0].en(), "cudaenv local 12.5.1+cudnn9.3.0.75");
+        }
     }
 
     /// A cuDNN newer than the cuDNN table: the CUDA offered with it is the

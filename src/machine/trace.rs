@@ -699,15 +699,22 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
                 ),
             });
         }
-        // Searched for, never mapped (not even later by path): not found.
+        // Searched for, never mapped (not even later by path): not found. A
+        // longer name of a library whose soname was then loaded (cuDNN 9 tries
+        // `libcudnn_graph.so.9.3.0` and `.9.3` before `.so.9`) is a probe that
+        // succeeded, not a missing library.
         let missing: Vec<&String> = img
             .searched
             .iter()
             .filter(|n| {
                 libraries::identify(n).is_some_and(|id| is_cuda_family(&id.component))
                     && !img.loads.iter().any(|l| {
+                        let loaded = Path::new(&l.path).file_name().and_then(|f| f.to_str());
                         l.name == **n
-                            || Path::new(&l.path).file_name() == Path::new(n.as_str()).file_name()
+                            || loaded == Path::new(n.as_str()).file_name().and_then(|f| f.to_str())
+                            || loaded.is_some_and(|f| {
+                                n.strip_prefix(f).is_some_and(|rest| rest.starts_with('.'))
+                            })
                     })
             })
             .collect();
@@ -1155,7 +1162,13 @@ mod tests {
         let images = vec![RawImage {
             pid: 1,
             program: Some("p".into()),
-            searched: vec!["libcudnn_cnn.so.9".into(), "libcublasLt.so.13".into()],
+            searched: vec![
+                "libcudnn_cnn.so.9".into(),
+                "libcublasLt.so.13.0.2".into(),
+                "libcublasLt.so.13".into(),
+                "libcudart.so.12.5".into(),
+                "libcudart.so.125".into(),
+            ],
             loads: vec![
                 RawLoad {
                     name: "libcublasLt.so.13".into(),
@@ -1220,6 +1233,13 @@ mod tests {
         assert_eq!(
             problems[2].library, "libcudnn_cnn.so.9",
             "libcublasLt was found"
+        );
+        assert!(
+            problems[2]
+                .message
+                .ends_with(": libcudnn_cnn.so.9, libcudart.so.125"),
+            "longer names of a loaded soname are probes that succeeded: {}",
+            problems[2].message
         );
     }
 }

@@ -407,6 +407,10 @@ const BESIDE_THE_TOOLKIT: &[(Library, &str, &str, &[&str])] = &[
         "libnvinfer",
         &["tensorrt_cu", "tensorrt_libs"],
     ),
+    // TensorRT 8.x on pypi.org: one `tensorrt` wheel holding the libraries
+    // beside its Python bindings (`tensorrt/libnvinfer.so.8`); from 10.x that
+    // project holds the bindings alone, and its libraries come as above.
+    (Library::Tensorrt, "tensorrt", "libnvinfer", &["tensorrt-"]),
     (
         Library::Cusparselt,
         "nvidia/cusparselt/lib",
@@ -870,6 +874,48 @@ mod tests {
         let t = inspect(&sp.path().join("nvidia")).unwrap();
         let libs: Vec<Library> = t.libs.iter().map(|(l, _)| *l).collect();
         assert_eq!(libs, [Library::Nccl]);
+    }
+
+    /// TensorRT 8.6 as pypi.org's `tensorrt` wheel lays it out (libraries
+    /// beside the bindings, in `tensorrt/`); TensorRT 10's `tensorrt` wheel,
+    /// bindings alone, is no library.
+    #[test]
+    fn tensorrt_8_from_its_monolithic_wheel() {
+        let sp = site_packages_from_listings(&[
+            "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl.txt",
+        ]);
+        for f in [
+            "tensorrt/__init__.py",
+            "tensorrt/tensorrt.so",
+            "tensorrt/libnvinfer.so.8",
+            "tensorrt/libnvinfer_builder_resource.so.8.6.0",
+            "tensorrt-8.6.0.dist-info/METADATA",
+        ] {
+            let p = sp.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, b"").unwrap();
+        }
+        let t = inspect(sp.path()).unwrap();
+        let libs: Vec<(Library, String)> = t
+            .libs
+            .iter()
+            .map(|(l, f)| (*l, f.version.to_string()))
+            .collect();
+        assert_eq!(libs, [(Library::Tensorrt, "8.6.0".to_string())]);
+        assert!(
+            t.lib_dirs.iter().any(|d| d == Path::new("tensorrt")),
+            "{:?}",
+            t.lib_dirs
+        );
+
+        std::fs::remove_file(sp.path().join("tensorrt/libnvinfer.so.8")).unwrap();
+        std::fs::remove_file(
+            sp.path()
+                .join("tensorrt/libnvinfer_builder_resource.so.8.6.0"),
+        )
+        .unwrap();
+        let t = inspect(sp.path()).unwrap();
+        assert!(t.libs.is_empty(), "{:?}", t.libs);
     }
 
     #[test]

@@ -370,7 +370,7 @@ fn module_export_replaces_only_its_own_files_and_refuses_what_it_cannot_write() 
 const CLUSTERS_MD: &str = include_str!("../../docs/clusters.md");
 
 /// The code block after `<!-- KIND: NAME -->` in docs/clusters.md.
-fn doc_block(kind: &str, name: &str) -> String {
+pub(crate) fn doc_block(kind: &str, name: &str) -> String {
     let marker = format!("<!-- {kind}: {name} -->\n");
     let at = CLUSTERS_MD
         .find(&marker)

@@ -36,6 +36,7 @@ mod pypi;
 mod reliability;
 mod shell;
 mod shims;
+mod slurm;
 mod stack;
 mod suite;
 mod system_root;

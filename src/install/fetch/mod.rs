@@ -27,12 +27,17 @@
 //! that restarts from zero or fails makes its reads fail.
 //!
 //! Every download has an upper bound: the size its index or manifest
-//! announces, or, where none is announced (a PEP 503 HTML page, a mirror's
-//! page, a `file://` source), a ceiling (`MAX_DOWNLOAD`, or
+//! announces (a `cudaenv mirror` read through `file://` announces its
+//! record's sizes), else the most its kind of file has (`Artifact::max_size`:
+//! a metapackage wheel), else, where nothing is known (a PEP 503 HTML page,
+//! a `file://` source), a ceiling (`MAX_DOWNLOAD`, or
 //! `CUDAENV_MAX_DOWNLOAD`): a server streaming without end is cut off there.
 //! A `file://` artifact must be a regular file (a FIFO or a link to a device
-//! is refused before a byte is read). Before a download of known size
-//! starts, the cache's file system must have room for it.
+//! is refused before a byte is read). The cache's file system must have
+//! room (`room_for`): for the whole file before a download of known size
+//! starts; for a server's `Content-Length`, and before each block, while
+//! one of unknown size streams. A full disk is `Error::NoSpace` (exit 6),
+//! and the part file is removed.
 //!
 //! Connection errors, truncated bodies and 5xx answers are retried with
 //! exponential backoff; a server that stalls or trickles is given up on
@@ -601,18 +606,25 @@ impl Fetcher {
         self
     }
 
-    /// The most bytes `a` may have: its announced size, else the ceiling.
+    /// The most bytes `a` may have: its announced size, else the most its
+    /// kind of file has (`max_size`), else the ceiling.
     fn bound(&self, a: &Artifact) -> u64 {
-        a.size.unwrap_or(self.max_unannounced)
+        a.size
+            .or(a.max_size.map(|m| m.min(self.max_unannounced)))
+            .unwrap_or(self.max_unannounced)
     }
 
     /// The error for a download that passed its bound.
     fn past_bound(&self, a: &Artifact, what: &str) -> Error {
         Error::SizeMismatch {
             url: a.url.to_string(),
-            reason: match a.size {
-                Some(s) => format!("{what} more than the {s} bytes the index announced"),
-                None => format!(
+            reason: match (a.size, a.max_size) {
+                (Some(s), _) => format!("{what} more than the {s} bytes the index announced"),
+                (None, Some(m)) if m < self.max_unannounced => format!(
+                    "no size was announced, and {what} more than the {} such a file has at most",
+                    crate::spec::human_bytes(m)
+                ),
+                (None, _) => format!(
                     "no size was announced, and {what} more than the {} ceiling for such downloads ({} sets it)",
                     crate::spec::human_bytes(self.max_unannounced),
                     crate::context::env_vars::CUDAENV_MAX_DOWNLOAD
@@ -677,19 +689,18 @@ impl Fetcher {
             return Ok(dest);
         }
         let part = PathBuf::from(format!("{}.part", dest.display()));
-        if let Some(size) = a.size {
-            let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
-            let needed = size.saturating_sub(have);
-            if let Some(free) = crate::os::fs::free_space(&dir)
-                && free < needed
-            {
-                return Err(Error::NoSpace {
-                    dir: dir.clone(),
-                    file: a.file_name.clone(),
-                    needed,
-                    available: free,
-                });
-            }
+        // Room for the file before a byte is written: its announced size, or
+        // at least one write block when none is announced (the stream then
+        // checks again before each block: `room_for`).
+        let have = std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0);
+        let needed = match a.size {
+            Some(size) => size.saturating_sub(have),
+            None => WRITE_BLOCK as u64,
+        };
+        if let Err(e) = room_for(a, &part, have, needed, a.size.is_some()) {
+            // A part that cannot grow is no start for a resume.
+            remove_part(&part);
+            return Err(e);
         }
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
@@ -809,7 +820,13 @@ impl Fetcher {
             }
             Err(e) => return Err(unreadable(e.into())),
         };
-        let mut to = File::create(part).map_err(Error::io("cannot write", part))?;
+        // The file's own size tells the room it needs, announced or not.
+        let len = from.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > self.bound(a) {
+            return Err(self.past_bound(a, "the file holds"));
+        }
+        room_for(a, part, 0, len, true)?;
+        let mut to = File::create(part).map_err(|e| write_failed(a, part, 0, e))?;
         self.progress.reset(line);
         let mut hasher = Hasher::new();
         let mut buf = vec![0u8; 1 << 20];
@@ -826,8 +843,10 @@ impl Fetcher {
                 return Err(self.past_bound(a, "the file holds"));
             }
             hasher.update(&buf[..n]);
-            std::io::Write::write_all(&mut to, &buf[..n])
-                .map_err(Error::io("cannot write", part))?;
+            if let Err(e) = std::io::Write::write_all(&mut to, &buf[..n]) {
+                drop(to);
+                return Err(write_failed(a, part, got, e));
+            }
             self.progress.advance(line, n as u64);
         }
         if let Some(want) = a.size
@@ -896,6 +915,21 @@ impl Fetcher {
             }));
         }
         let resumed = have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT;
+        // A size the index did not announce but the server does: bounded
+        // and given room before a byte is written.
+        if a.size.is_none()
+            && let Some(len) = resp.content_length()
+        {
+            let before = if resumed { have } else { 0 };
+            if before + len > self.bound(a) {
+                remove_part(part);
+                return Err(Attempt::Fail(self.past_bound(a, "the server announced")));
+            }
+            if let Err(e) = room_for(a, part, before, len, true) {
+                remove_part(part);
+                return Err(Attempt::Fail(e));
+            }
+        }
         let mut hasher = Hasher::new();
         let mut file = if resumed {
             // Hash what we already have, then append.
@@ -934,20 +968,28 @@ impl Fetcher {
         // Written in blocks (see WRITE_BLOCK); what is held is flushed before
         // any return that keeps the part, so a resume starts after it.
         let mut block = Vec::with_capacity(WRITE_BLOCK);
+        // Before each block, the room for it: a download of unknown size
+        // stops, naming the space, before the disk is full.
         let flush = |block: &mut Vec<u8>, file: &mut File, upto: u64| {
-            std::io::Write::write_all(file, block)?;
+            let len = block.len() as u64;
+            if a.size.is_none() {
+                room_for(a, part, upto - len, len, false)
+                    .map_err(|e| Box::new(Attempt::Fail(e)))?;
+            }
+            std::io::Write::write_all(file, block)
+                .map_err(|e| Box::new(Attempt::Fail(write_failed(a, part, upto - len, e))))?;
             block.clear();
             mark.update(|m| {
                 m.prefix = upto;
                 m.hashed = upto;
             });
-            Ok::<(), std::io::Error>(())
+            Ok::<(), Box<Attempt>>(())
         };
         while let Some(chunk) = stream.next().await {
             let chunk = match chunk {
                 Ok(c) => c,
                 Err(e) => {
-                    flush(&mut block, &mut file, got).map_err(io)?;
+                    flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
                     return Err(e);
                 }
             };
@@ -955,7 +997,7 @@ impl Fetcher {
             block.extend_from_slice(&chunk);
             got += chunk.len() as u64;
             if block.len() >= WRITE_BLOCK {
-                flush(&mut block, &mut file, got).map_err(io)?;
+                flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
             }
             self.progress.advance(line, chunk.len() as u64);
             if got > self.bound(a) {
@@ -966,7 +1008,7 @@ impl Fetcher {
                 return Err(Attempt::Fail(self.past_bound(a, "the server sent")));
             }
         }
-        flush(&mut block, &mut file, got).map_err(io)?;
+        flush(&mut block, &mut file, got).map_err(|f| no_room(*f, part))?;
         if let Some(want) = expected_len
             && got < want
         {
@@ -1330,6 +1372,50 @@ fn finished_ranges(part: &Path, size: u64) -> Option<Vec<bool>> {
 }
 
 /// Removes a download's part file and its record of finished ranges.
+/// A failed flush of a stream: a part that ran out of room is removed
+/// (nothing half-written stays) before the error goes up.
+fn no_room(f: Attempt, part: &Path) -> Attempt {
+    if matches!(&f, Attempt::Fail(Error::NoSpace { .. })) {
+        remove_part(part);
+    }
+    f
+}
+
+/// `NoSpace` unless the file system holding `part` has `needed` more bytes
+/// free (`have`: what `part` holds already). Unknown free space passes: the
+/// write itself then tells (`write_failed`).
+fn room_for(a: &Artifact, part: &Path, have: u64, needed: u64, announced: bool) -> Result<()> {
+    let dir = part.parent().unwrap_or(part);
+    match crate::os::fs::free_space(dir) {
+        Some(free) if free < needed => Err(Error::NoSpace {
+            dir: dir.to_path_buf(),
+            file: a.file_name.clone(),
+            needed: if announced { needed } else { have + needed },
+            available: free,
+            announced,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The error for a write into `part` that failed after `got` bytes: a full
+/// file system is `NoSpace` (and the part is removed: nothing half-written
+/// stays, and its space is given back), anything else an I/O error.
+fn write_failed(a: &Artifact, part: &Path, got: u64, e: std::io::Error) -> Error {
+    if e.kind() != std::io::ErrorKind::StorageFull {
+        return Error::io("cannot write", part)(e);
+    }
+    remove_part(part);
+    let dir = part.parent().unwrap_or(part);
+    Error::NoSpace {
+        dir: dir.to_path_buf(),
+        file: a.file_name.clone(),
+        needed: a.size.unwrap_or(got),
+        available: crate::os::fs::free_space(dir).unwrap_or(0),
+        announced: a.size.is_some(),
+    }
+}
+
 fn remove_part(part: &Path) {
     let _ = std::fs::remove_file(part);
     let _ = std::fs::remove_file(ranges_file(part));

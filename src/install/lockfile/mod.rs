@@ -665,6 +665,7 @@ pub fn frozen_plan(
             sha256: Some(l.sha256.clone()),
             md5: None,
             size: l.size,
+            max_size: None,
             format,
             layout,
             source: l.source,

@@ -261,6 +261,9 @@ pub async fn metapackage(index: &Index, cuda: &Version) -> Result<Option<Artifac
             sha256: f.sha256,
             md5: None,
             size: f.size,
+            // Announced or not, a metapackage wheel is no larger than any
+            // metadata file: its download stops there.
+            max_size: Some(MAX_METADATA as u64),
             format: ArchiveFormat::Wheel,
             layout: Layout::Wheel,
             source: SourceKind::Pypi,
@@ -360,8 +363,16 @@ fn wheel_metadata(bytes: &[u8]) -> std::result::Result<Option<String>, String> {
     if f.size() > MAX_METADATA as u64 {
         return Err("its METADATA is larger than any metadata file".into());
     }
+    // Bounded by the cap, not only by the size the archive claims.
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut f, &mut text).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(&mut f, MAX_METADATA as u64 + 1),
+        &mut text,
+    )
+    .map_err(|e| e.to_string())?;
+    if text.len() > MAX_METADATA {
+        return Err("its METADATA is larger than any metadata file".into());
+    }
     Ok(Some(text))
 }
 

@@ -118,6 +118,7 @@ impl DebianSource {
             sha256: Some(p.sha256.clone()),
             md5: None,
             size: Some(p.size),
+            max_size: None,
             format: ArchiveFormat::Deb,
             layout: Layout::Debian {
                 triplet: self.triplet().to_string(),

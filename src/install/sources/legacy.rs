@@ -314,6 +314,25 @@ impl LegacySource {
         format!("{}/{}", self.base.trim_end_matches('/'), path)
     }
 
+    /// The size a `cudaenv mirror` records for `path` when the base is
+    /// that mirror's NVIDIA part on disk (`file://DIR/nvidia`): the pins
+    /// carry no sizes, and a download is bounded by what is known.
+    fn recorded_size(&self, path: &str) -> Result<Option<u64>> {
+        let to_path = |u: &str| {
+            reqwest::Url::parse(u)
+                .ok()
+                .filter(|u| u.scheme() == "file")
+                .and_then(|u| u.to_file_path().ok())
+        };
+        let (Some(base), Some(file)) = (to_path(&self.base), to_path(&self.url(path))) else {
+            return Ok(None);
+        };
+        Ok(
+            crate::install::mirror::RecordedSizes::of_nvidia_mirror(&base)?
+                .and_then(|s| s.size_of(&file)),
+        )
+    }
+
     /// The newest runfile release matching `spec`.
     pub fn find_cuda(&self, spec: &Version) -> Option<Runfile> {
         self.registry
@@ -416,7 +435,8 @@ impl LegacySource {
             url: self.url(&r.path).into(),
             sha256,
             md5,
-            size: None,
+            size: self.recorded_size(&r.path)?,
+            max_size: None,
             format: if windows {
                 ArchiveFormat::WindowsInstaller
             } else {
@@ -457,7 +477,8 @@ impl LegacySource {
                 url: self.url(&a.path).into(),
                 sha256,
                 md5: None,
-                size: None,
+                size: self.recorded_size(&a.path)?,
+                max_size: None,
                 format,
                 layout: Layout::LegacyCudnn,
                 source: SourceKind::Legacy,

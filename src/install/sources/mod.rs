@@ -116,6 +116,10 @@ pub struct Artifact {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub md5: Option<String>,
     pub size: Option<u64>,
+    /// The most bytes it can have where its exact size is not announced
+    /// (a metapackage wheel: a few KB); the download stops there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_size: Option<u64>,
     pub format: ArchiveFormat,
     pub layout: Layout,
     pub source: SourceKind,

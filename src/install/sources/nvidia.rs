@@ -580,6 +580,7 @@ pub fn artifact(
         sha256: Some(a.sha256.clone()),
         md5: None,
         size: Some(a.size),
+        max_size: None,
         format,
         layout: Layout::StripTop,
         source: SourceKind::Nvidia,

@@ -489,11 +489,27 @@ fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFil
         .to_file_path()
         .map_err(|()| unreadable("not a local path".into()))?;
     let file = dir.join("index.html");
-    match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
-        Ok(bytes) => Ok(Some(parse_html(&String::from_utf8_lossy(&bytes), page))),
-        Err(e) if e.is_not_found() && !dir.exists() => Ok(None),
-        Err(e) => Err(unreadable(format!("cannot read {}: {e}", file.display()))),
+    let mut files = match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
+        Ok(bytes) => parse_html(&String::from_utf8_lossy(&bytes), page),
+        Err(e) if e.is_not_found() && !dir.exists() => return Ok(None),
+        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", file.display()))),
+    };
+    // A mirror `cudaenv mirror` wrote: its record knows every file's size.
+    if let Some(sizes) = dir
+        .parent()
+        .map(crate::install::mirror::RecordedSizes::of_pypi_index)
+        .transpose()?
+        .flatten()
+    {
+        for f in files.iter_mut().filter(|f| f.size.is_none()) {
+            f.size = reqwest::Url::parse(f.url.expose())
+                .ok()
+                .filter(|u| u.scheme() == "file")
+                .and_then(|u| u.to_file_path().ok())
+                .and_then(|p| sizes.size_of(&p));
+        }
     }
+    Ok(Some(files))
 }
 
 /// PEP 503: `<a href="URL#sha256=…" data-yanked…>file name</a>`.
@@ -1106,6 +1122,7 @@ fn artifact(component: &str, w: &Wheel) -> Artifact {
         sha256: w.file.sha256.clone(),
         md5: None,
         size: w.file.size,
+        max_size: None,
         format: ArchiveFormat::Wheel,
         layout: Layout::Wheel,
         source: SourceKind::Pypi,

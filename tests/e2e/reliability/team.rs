@@ -176,15 +176,17 @@ fn tree(dir: &Path) -> Vec<String> {
                 out.push(format!("{rel}/ {mode:o}"));
                 walk(base, &p, out);
             } else {
-                let mut bytes = std::fs::read(&p).unwrap();
+                let bytes = std::fs::read(&p).unwrap();
                 if rel == ".cudaenv/meta.toml" {
+                    // Line by line, so that a difference reads as one.
                     let t = String::from_utf8(bytes).unwrap();
-                    bytes = t
-                        .lines()
-                        .filter(|l| !l.starts_with("created"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                        .into_bytes();
+                    out.push(format!("{rel} {mode:o}"));
+                    out.extend(
+                        t.lines()
+                            .filter(|l| !l.starts_with("created"))
+                            .map(|l| format!("{rel}: {l}")),
+                    );
+                    continue;
                 }
                 out.push(format!(
                     "{rel} {mode:o} {} {}",
@@ -254,30 +256,42 @@ fn readme_everyday_flow_gives_a_teammate_the_same_stack() {
         "the lock does not hold the cuDNN the project runs:\n{lock}"
     );
 
-    // A teammate clones the project (the two committed files) and installs.
-    let mate = TestEnv::new();
-    let clone = mate.home.join("myproject");
-    std::fs::create_dir_all(&clone).unwrap();
-    for f in [".cuda-version", "cuda.lock"] {
-        std::fs::copy(proj.join(f), clone.join(f)).unwrap();
-    }
-    let err = ok(&mate, &idx, &clone, &["install"]);
-    assert!(err.contains("following"), "{err}");
-    let o = run(&mate, &idx, &clone, &["version"]);
-    assert!(
-        String::from_utf8_lossy(&o.stdout).starts_with(&name),
-        "{}",
-        text(&o)
-    );
-    let (a, b) = (
-        tree(&author.root.join("versions").join(&name)),
-        tree(&mate.root.join("versions").join(&name)),
-    );
+    // A teammate clones the project (the two committed files) and installs,
+    // each of the three ways a lock is installed from, into a fresh root.
+    let a = tree(&author.root.join("versions").join(&name));
     assert!(
         a.iter().any(|l| l.starts_with("lib64/libcudnn.so.9 ")),
         "{a:#?}"
     );
-    assert_eq!(a, b, "the two roots' stacks differ");
+    for how in [
+        &["install"][..],
+        &["install", "--locked"],
+        &["install", "--frozen"],
+    ] {
+        let mate = TestEnv::new();
+        let clone = mate.home.join("myproject");
+        std::fs::create_dir_all(&clone).unwrap();
+        for f in [".cuda-version", "cuda.lock"] {
+            std::fs::copy(proj.join(f), clone.join(f)).unwrap();
+        }
+        let err = ok(&mate, &idx, &clone, how);
+        if how.len() == 1 {
+            assert!(err.contains("following"), "{err}");
+        }
+        let o = run(&mate, &idx, &clone, &["version"]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout).starts_with(&name),
+            "{how:?}: {}",
+            text(&o)
+        );
+        let b = tree(&mate.root.join("versions").join(&name));
+        assert_eq!(
+            a,
+            b,
+            "`cudaenv {}`: the two roots' stacks differ",
+            how.join(" ")
+        );
+    }
     // And the author's `install --locked` checks what is installed against
     // the lock (it is the same stack: nothing to do).
     let err = ok(&author, &idx, &proj, &["install", "--locked"]);

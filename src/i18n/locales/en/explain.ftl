@@ -109,8 +109,12 @@ explain-cublas-not-initialized = cuBLAS could not create its handle: usually the
 explain-cublas-not-initialized-fix-1 = cudaenv doctor   # finds stray CUDA copies on LD_LIBRARY_PATH
 explain-cublas-not-initialized-fix-2 = free GPU memory (see out-of-memory)
 explain-tensorflow-no-gpu = TensorFlow did not register the GPU because a library failed to load (the lines before this one name it) or no driver was found. On native Windows, TensorFlow ≥ 2.11 has no GPU support at all (use WSL2)
-explain-tensorflow-no-gpu-fix-1 = paste the `Could not load dynamic library …` lines into `cudaenv explain`
+explain-tensorflow-no-gpu-fix-1 = paste the `Could not load dynamic library …` lines into `cudaenv explain` (TensorFlow 2.14 and later print them only with `TF_CPP_VMODULE=dso_loader=1`: run it again with that set)
 explain-tensorflow-no-gpu-fix-2 = cudaenv local --for tensorflow==VERSION   # pins the CUDA + cuDNN it was tested with
+explain-tensorflow-cudart-stub = despite the wording, this is TensorFlow's CUDA stub failing to load the CUDA runtime it was built against (libcudart.so.12 for TensorFlow 2.14 and later, libcudart.so.11.0 for 2.5–2.13): no CUDA stack is active, or the active one has another CUDA major. The driver may well be installed (`nvidia-smi` says)
+explain-tensorflow-cudart-stub-driver = despite the wording, the driver is there ({ $driver }): TensorFlow's CUDA stub could not load the CUDA runtime it was built against (libcudart.so.12 for TensorFlow 2.14 and later, libcudart.so.11.0 for 2.5–2.13), because no CUDA stack is active or the active one has another CUDA major
+explain-tensorflow-cudart-stub-tested = { $framework } was tested with { $stack }
+explain-tensorflow-cudart-stub-names = TF_CPP_VMODULE=dso_loader=1 python … 2>&1 | cudaenv explain   # names every library it could not load
 explain-dnn-not-found = the framework could not load cuDNN (or loaded an incompatible one)
 explain-dnn-not-found-fix-1 = cudaenv compat FRAMEWORK   # says which cuDNN it needs
 explain-dnn-not-found-fix-2 = cudaenv install --for FRAMEWORK==VERSION

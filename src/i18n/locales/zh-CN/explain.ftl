@@ -108,8 +108,12 @@ explain-cublas-not-initialized = cuBLAS 无法创建句柄：通常是 GPU 显�
 explain-cublas-not-initialized-fix-1 = cudaenv doctor   # 找出 LD_LIBRARY_PATH 上多余的 CUDA
 explain-cublas-not-initialized-fix-2 = 释放 GPU 显存（见 out-of-memory 一条）
 explain-tensorflow-no-gpu = TensorFlow 没有注册 GPU：要么某个库加载失败（这一行之前的日志会写出是哪个库），要么没有找到驱动。在原生 Windows 上，TensorFlow ≥ 2.11 完全不支持 GPU（请用 WSL2）
-explain-tensorflow-no-gpu-fix-1 = 把日志里 `Could not load dynamic library …` 那几行粘贴给 `cudaenv explain`
+explain-tensorflow-no-gpu-fix-1 = 把日志里 `Could not load dynamic library …` 那几行粘贴给 `cudaenv explain`（TensorFlow 2.14 及以后只在设置了 `TF_CPP_VMODULE=dso_loader=1` 时才打印这几行：设置后再运行一次）
 explain-tensorflow-no-gpu-fix-2 = cudaenv local --for tensorflow==VERSION   # 锁定它测试时用的 CUDA + cuDNN
+explain-tensorflow-cudart-stub = 别被字面意思误导：这是 TensorFlow 的 CUDA 桩代码没能加载它编译时对应的 CUDA 运行时（TensorFlow 2.14 及以后是 libcudart.so.12，2.5–2.13 是 libcudart.so.11.0）：当前没有激活的 CUDA 版本，或者激活的版本 CUDA 主版本号不对。驱动很可能是装好的（用 `nvidia-smi` 确认）
+explain-tensorflow-cudart-stub-driver = 别被字面意思误导：驱动是有的（{ $driver }）。TensorFlow 的 CUDA 桩代码没能加载它编译时对应的 CUDA 运行时（TensorFlow 2.14 及以后是 libcudart.so.12，2.5–2.13 是 libcudart.so.11.0），原因是当前没有激活的 CUDA 版本，或者激活的版本 CUDA 主版本号不对
+explain-tensorflow-cudart-stub-tested = { $framework } 测试时用的是 { $stack }
+explain-tensorflow-cudart-stub-names = TF_CPP_VMODULE=dso_loader=1 python … 2>&1 | cudaenv explain   # 列出它加载失败的每一个库
 explain-dnn-not-found = 框架无法加载 cuDNN（或者加载了不兼容的版本）
 explain-dnn-not-found-fix-1 = cudaenv compat FRAMEWORK   # 告诉你它需要哪个 cuDNN
 explain-dnn-not-found-fix-2 = cudaenv install --for FRAMEWORK==VERSION
