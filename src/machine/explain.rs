@@ -1889,6 +1889,7 @@ mod tests {
                 cuda: Some("12.5.1".into()),
                 cudnn: Some("9".into()),
                 bundles_cuda: false,
+                kernels: Vec::new(),
             });
             i.machine.driver = DriverVersion::parse("580.159.04");
             let e = one(&i, "tensorflow-cuda-runtime");
