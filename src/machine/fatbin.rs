@@ -135,12 +135,12 @@ fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)
     use goblin::container::Ctx;
     use goblin::elf::{SectionHeader, section_header::SHT_NOBITS};
 
-    if r.size < 64 {
-        return Ok(None);
-    }
-    let head = r.read(0, 64, "the ELF header")?;
+    let head = r.read(0, r.size.min(64), "the ELF header")?;
     if !head.starts_with(b"\x7fELF") {
         return Ok(None);
+    }
+    if head.len() < 64 {
+        return Err(bad(0, "the ELF header is cut short"));
     }
     let h =
         goblin::elf::Elf::parse_header(&head).map_err(|e| bad(0, format!("ELF header: {e}")))?;
@@ -420,6 +420,14 @@ pub(crate) mod tests {
             None
         );
         assert_eq!(scan_bytes(&[0u8; 10]).unwrap(), None);
+        assert_eq!(scan_bytes(&[]).unwrap(), None);
+        // ELF's magic and then nothing is not a library without kernels.
+        assert!(
+            scan_bytes(b"\x7fELF\x02\x01")
+                .unwrap_err()
+                .what
+                .contains("cut short")
+        );
         // /bin/sh on this machine: a real ELF file with no .nv_fatbin.
         let sh = Path::new("/bin/sh");
         if sh.exists() {

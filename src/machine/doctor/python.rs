@@ -578,6 +578,79 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_kernels_of_each_frameworks_own_libraries_only() {
+        use crate::machine::fatbin::tests::{container, elf, entry};
+        use crate::machine::fatbin::{KIND_ELF, KIND_PTX};
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path();
+        let lib = |rel: &str, bytes: &[u8]| {
+            let p = site.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        let torch_code = elf(&container(&[
+            entry(KIND_ELF, 80, 8),
+            entry(KIND_PTX, 80, 8),
+        ]));
+        lib("torch/lib/libtorch_cuda.so", &torch_code);
+        // A CUDA library older wheels bundled beside torch's own: not torch's code.
+        lib(
+            "torch/lib/libcudnn_ops_infer.so.8",
+            &elf(&container(&[entry(KIND_ELF, 120, 8)])),
+        );
+        lib("torch/lib/libc10_cuda.so", b"not ELF at all");
+        lib(
+            "torch/lib/libtorch_cuda_linalg.so",
+            b"\x7fELF\x02\x01\x01 truncated",
+        );
+        lib(
+            "jax_cuda12_plugin/_linalg.so",
+            &elf(&container(&[entry(KIND_ELF, 90, 8)])),
+        );
+        lib(
+            "jax_plugins/xla_cuda12/xla_cuda_plugin.so",
+            &elf(&container(&[entry(KIND_PTX, 90, 8)])),
+        );
+        dist(site, "torch", "2.4.1", &[]);
+        dist(site, "jax-cuda12-plugin", "0.4.30", &[]);
+        dist(site, "jax-cuda12-pjrt", "0.4.30", &[]);
+        let env = scan(&[site.to_path_buf()]);
+        let of = |p: &str| {
+            let f = env.frameworks.iter().find(|f| f.package == p).unwrap();
+            f.kernels
+                .iter()
+                .map(|k| {
+                    let sms = |s: &BTreeSet<ComputeCapability>| {
+                        s.iter().map(|c| c.sm()).collect::<Vec<_>>().join(",")
+                    };
+                    format!(
+                        "{} sass={} ptx={} {}",
+                        k.file,
+                        sms(&k.sass),
+                        sms(&k.ptx),
+                        k.error.is_some()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            of("torch"),
+            [
+                "torch/lib/libtorch_cuda.so sass=sm_80 ptx=sm_80 false",
+                "torch/lib/libtorch_cuda_linalg.so sass= ptx= true",
+            ]
+        );
+        assert_eq!(
+            of("jax-cuda12-plugin"),
+            ["jax_cuda12_plugin/_linalg.so sass=sm_90 ptx= false"]
+        );
+        assert_eq!(
+            of("jax-cuda12-pjrt"),
+            ["jax_plugins/xla_cuda12/xla_cuda_plugin.so sass= ptx=sm_90 false"]
+        );
+    }
+
+    #[test]
     fn cpu_torch_has_no_cuda() {
         let tmp = tempfile::tempdir().unwrap();
         dist(tmp.path(), "torch", "2.4.1+cpu", &[]);
