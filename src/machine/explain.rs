@@ -1859,6 +1859,7 @@ mod tests {
             cuda: Some("11.2".into()),
             cudnn: Some("8".into()),
             bundles_cuda: false,
+            kernels: Vec::new(),
         });
         let e = one(&i, "missing-library");
         assert!(e.fix[0].en().contains("--for tensorflow==2.10"), "{e:?}");
@@ -1890,6 +1891,7 @@ mod tests {
                 cuda: Some("12.5.1".into()),
                 cudnn: Some("9".into()),
                 bundles_cuda: false,
+                kernels: Vec::new(),
             });
             i.machine.driver = DriverVersion::parse("580.159.04");
             let e = one(&i, "tensorflow-cuda-runtime");

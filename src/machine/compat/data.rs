@@ -32,6 +32,7 @@ pub const JAX_TOML: &str = table!("jax.toml");
 pub const CUPY_TOML: &str = table!("cupy.toml");
 pub const LIBRARIES_TOML: &str = table!("libraries.toml");
 pub const FRAMEWORKS_TOML: &str = table!("frameworks.toml");
+pub const FRAMEWORK_ARCH_TOML: &str = table!("framework_arch.toml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +221,24 @@ pub struct Bound {
     pub from: Option<String>,
 }
 
+/// Hand-kept facts about the architectures frameworks' wheels carry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameworkArchTable {
+    pub source: String,
+    pub floor: Vec<ArchFloor>,
+}
+
+/// A framework's builds for `cuda_min` and newer start at `oldest`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchFloor {
+    pub framework: String,
+    pub cuda_min: Version,
+    pub oldest: String,
+    pub evidence: String,
+}
+
 fn parse<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> T {
     // Embedded, generated and tested data: a failure here is a build defect.
     toml::from_str(text)
@@ -273,6 +292,11 @@ pub fn libraries() -> &'static LibrariesTable {
     T.get_or_init(|| parse("libraries.toml", LIBRARIES_TOML))
 }
 
+pub fn framework_arch() -> &'static FrameworkArchTable {
+    static T: OnceLock<FrameworkArchTable> = OnceLock::new();
+    T.get_or_init(|| parse("framework_arch.toml", FRAMEWORK_ARCH_TOML))
+}
+
 #[cfg(test)]
 mod tests {
     //! Each table against the reference file it was generated from.
@@ -315,6 +339,7 @@ mod tests {
         assert!(libraries().source.contains("manifests"));
         assert!(jax().source.contains("JAX installation guide"));
         assert!(cupy().source.contains("CuPy installation guide"));
+        assert!(framework_arch().source.contains("build_cuda.sh"));
     }
 
     /// The JAX and CuPy tables are reviewed by hand: check their shape and the

@@ -13,6 +13,7 @@ pub mod arch;
 pub mod data;
 pub mod driver;
 pub mod framework;
+pub mod kernels;
 pub mod libraries;
 pub mod metadata;
 pub mod smi;
