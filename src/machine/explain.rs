@@ -695,8 +695,13 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.meaning = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
             e.provided_by = Some(msg!("explain-lib-tensorrt-old-provided-by", major = major));
             e.fix.push(msg!("explain-lib-tensorrt-old-fix-1"));
-            e.fix
-                .push(msg!("explain-lib-tensorrt-old-fix-2", major = major));
+            e.fix.push(if *major == 8 {
+                // pypi.org's `tensorrt` 8.5/8.6 wheels carry libnvinfer.so.8
+                // in site-packages/tensorrt/ (`link` records it).
+                msg!("explain-lib-tensorrt-8-fix")
+            } else {
+                msg!("explain-lib-tensorrt-old-fix-2", major = major)
+            });
         }
         Provider::Library { library, major } => {
             let role = match library {
@@ -1614,6 +1619,16 @@ mod tests {
                 "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
                 "missing-library",
                 &["TensorRT", "still uses the GPU"],
+            ),
+            (
+                "Could not load dynamic library 'libnvinfer.so.8'; dlerror: libnvinfer.so.8: cannot open shared object file",
+                "missing-library",
+                &[
+                    "TensorRT 8",
+                    "still uses the GPU",
+                    "tensorrt==8.6.*",
+                    "cudaenv link",
+                ],
             ),
             (
                 "libcuda.so.1: cannot open shared object file: No such file or directory",
