@@ -236,6 +236,8 @@ struct Out<'a> {
     builds: Vec<BuildOut<'a>>,
     confirmed: bool,
     notes: &'a [String],
+    /// Where each fact comes from.
+    sources: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     choice: Option<Choice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -281,6 +283,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             builds,
             confirmed: requirement.confirmed,
             notes: &requirement.notes,
+            sources: &requirement.sources,
             choice: choice.as_ref().map(|c| Choice {
                 spec: c.spec.to_string(),
                 reason: &c.reason,
@@ -307,8 +310,19 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 .unwrap_or_default()
         ));
     }
+    // A CUDA range from a wheel's metadata (`≥ 12.1, < 13.0`) widens the column.
+    let cuda_text = |b: &Build| match &b.cuda_range {
+        Some(r) => r.to_string(),
+        None => b.cuda.to_string(),
+    };
+    let w = builds
+        .iter()
+        .map(|b| cuda_text(b.build).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     let header = format!(
-        "  {:<6} {:<11} {:<13} {:<64} {}",
+        "  {:<w$} {:<11} {:<13} {:<64} {}",
         "CUDA",
         "cuDNN",
         "build",
@@ -332,13 +346,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             (Some(false), Some(w)) => format!("no: {w}"),
             _ => String::new(),
         };
-        let channel = match b.build.channel {
-            compat::data::Channel::Stable => "stable",
-            compat::data::Channel::Experimental => "experimental",
+        let channel = match (b.build.channel, &b.build.wheel) {
+            (compat::data::Channel::Stable, None) => "stable",
+            (compat::data::Channel::Stable, Some(_)) => "stable (PyPI)",
+            (compat::data::Channel::Experimental, _) => "experimental",
         };
         let line = format!(
-            "  {:<6} {:<11} {:<13} {:<64} {}",
-            b.build.cuda.to_string(),
+            "  {:<w$} {:<11} {:<13} {:<64} {}",
+            cuda_text(b.build),
             b.build
                 .cudnn
                 .as_ref()
@@ -359,6 +374,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     for n in &requirement.notes {
         t.push_str(&format!("note: {n}\n"));
+    }
+    for f in &requirement.sources {
+        t.push_str(&format!("from: {f}\n"));
     }
     if let Some(c) = &choice {
         t.push_str(&format!("stack: {}\nwhy:   {}\n", c.spec, c.reason));

@@ -217,10 +217,12 @@ fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         });
     match tested {
         Some((arg, c)) => {
+            // What was tested is CUDA + cuDNN; the NCCL a wheel asks for is not.
+            let tested = crate::spec::StackSpec::new(c.spec.cuda.clone(), c.spec.cudnn.clone());
             e.provided_by = Some(msg!(
                 "explain-tensorflow-cudart-stub-tested",
                 framework = arg.as_str(),
-                stack = c.spec.to_string()
+                stack = tested.to_string()
             ));
             let found = input.providers(|s| {
                 s.cuda
@@ -693,8 +695,13 @@ fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation
             e.meaning = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
             e.provided_by = Some(msg!("explain-lib-tensorrt-old-provided-by", major = major));
             e.fix.push(msg!("explain-lib-tensorrt-old-fix-1"));
-            e.fix
-                .push(msg!("explain-lib-tensorrt-old-fix-2", major = major));
+            e.fix.push(if *major == 8 {
+                // pypi.org's `tensorrt` 8.5/8.6 wheels carry libnvinfer.so.8
+                // in site-packages/tensorrt/ (`link` records it).
+                msg!("explain-lib-tensorrt-8-fix")
+            } else {
+                msg!("explain-lib-tensorrt-old-fix-2", major = major)
+            });
         }
         Provider::Library { library, major } => {
             let role = match library {
@@ -1614,6 +1621,16 @@ mod tests {
                 &["TensorRT", "still uses the GPU"],
             ),
             (
+                "Could not load dynamic library 'libnvinfer.so.8'; dlerror: libnvinfer.so.8: cannot open shared object file",
+                "missing-library",
+                &[
+                    "TensorRT 8",
+                    "still uses the GPU",
+                    "tensorrt==8.6.*",
+                    "cudaenv link",
+                ],
+            ),
+            (
                 "libcuda.so.1: cannot open shared object file: No such file or directory",
                 "missing-library",
                 &["NVIDIA driver's own library"],
@@ -1857,6 +1874,7 @@ mod tests {
             cuda: Some("11.2".into()),
             cudnn: Some("8".into()),
             bundles_cuda: false,
+            kernels: Vec::new(),
         });
         let e = one(&i, "missing-library");
         assert!(e.fix[0].en().contains("--for tensorflow==2.10"), "{e:?}");
@@ -1888,6 +1906,7 @@ mod tests {
                 cuda: Some("12.5.1".into()),
                 cudnn: Some("9".into()),
                 bundles_cuda: false,
+                kernels: Vec::new(),
             });
             i.machine.driver = DriverVersion::parse("580.159.04");
             let e = one(&i, "tensorflow-cuda-runtime");

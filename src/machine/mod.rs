@@ -9,12 +9,15 @@
 //! - `verify`: the proof on the GPU, in a child process (load by soname, run
 //!   GEMMs and a convolution, check the results);
 //! - `trace`: which CUDA libraries a real command loaded, and from where;
+//! - `fatbin`: the GPU architectures a CUDA library has kernels for, read
+//!   from its `.nv_fatbin` section (headers only);
 //! - `explain`: an error message from a CUDA program turned into its cause
 //!   and the command that fixes it.
 
 pub mod compat;
 pub mod doctor;
 pub mod explain;
+pub mod fatbin;
 pub mod libcuda;
 pub mod trace;
 pub mod verify;

@@ -325,13 +325,16 @@ fn target_driver_and_arch_plan_for_another_machine() {
         "planning for the target machine (driver 470.57.02, sm_80), not this one\n"
     );
     insta::assert_snapshot!(String::from_utf8_lossy(&o.stdout), @r#"
-    torch 2.4 (linux) — Python >=3.8, <=3.12
+    torch 2.4.1 (linux) — Python >=3.8, <=3.12
       CUDA   cuDNN       build         driver (linux)                                                   target
-      12.1   9.1.0.70    stable        ≥ 530.30.02 (≥ 525.60.13 with minor version compatibility)       no: needs driver ≥ 525.60.13, the target machine has 470.57.02
+      12.1   9.1.0.70    stable (PyPI) ≥ 530.30.02 (≥ 525.60.13 with minor version compatibility)       no: needs driver ≥ 525.60.13, the target machine has 470.57.02
       11.8   9.1.0.70    stable        ≥ 520.61.05 (≥ 450.80.02 with minor version compatibility)       runs
       12.4   9.1.0.70    experimental  ≥ 550.54.14 (≥ 525.60.13 with minor version compatibility)       no: needs driver ≥ 525.60.13, the target machine has 470.57.02
+    from: CUDA 12.1, cuDNN == 9.1.0.70, NCCL == 2.20.5: Requires-Dist of torch 2.4.1's wheel (torch-2.4.1-cp39-cp39-manylinux1_x86_64.whl) (registry/compat/frameworks.toml)
+    from: the other builds, Python: PyTorch's RELEASE.md matrix (registry/compat/pytorch.toml)
+    from: driver floors: CUDA release notes, Tables 2 and 3 (registry/compat/cuda_driver.toml)
     stack: 11.8+cudnn9.1
-    why:   torch 2.4 has stable builds for CUDA 11.8, 12.1 (experimental: 12.4); picked CUDA 11.8, the newest one the target machine runs (CUDA 12.1: needs driver ≥ 525.60.13, the target machine has 470.57.02), with cuDNN 9.1.0.70; name another with `torch==2.4+cuXY`
+    why:   torch 2.4.1 has stable builds for CUDA 11.8, 12.1 (experimental: 12.4); picked CUDA 11.8, the newest one the target machine runs (CUDA 12.1: needs driver ≥ 525.60.13, the target machine has 470.57.02), with cuDNN 9.1.0.70; name another with `torch==2.4.1+cuXY`
     use:   cudaenv install --for torch==2.4   or   cudaenv local --for torch==2.4
     "#);
     let o = env

@@ -230,7 +230,10 @@ fn compat_and_local_for_use_the_installed_framework() {
         .unwrap();
     let r = json(&out);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(r["version"], "2.4");
+    assert_eq!(
+        r["version"], "2.4.1",
+        "the release's own wheel metadata answers"
+    );
     assert_eq!(r["installed"]["version"], "2.4.1+cu118");
     assert_eq!(
         r["choice"]["spec"], "11.8+cudnn9.1",
@@ -277,10 +280,17 @@ fn compat_and_local_for_named_releases() {
     let t = TestEnv::new();
     for (req, spec) in [
         ("tensorflow==2.10", "11.2+cudnn8.1"),
-        ("tensorflow==2.16.1", "12.3+cudnn8.9"),
-        ("torch==2.4", "12.1+cudnn9.1"),
+        // From the wheels' metadata: the NCCL / cuSPARSELt they pin come along.
+        ("tensorflow==2.16.1", "12.3+cudnn8.9+nccl2.19"),
+        ("torch==2.4", "12.1+cudnn9.1+nccl2.20"),
+        ("torch==2.7", "12.6+cudnn9.5+nccl2.26+cusparselt0.6"),
         ("torch==2.7+cu118", "11.8+cudnn9.1"),
+        ("torch==2.0.1", "11.7+cudnn8.5+nccl2.14"),
         ("torch==1.12", "11.3+cudnn8.3"),
+        ("jax==0.4.30", "12+cudnn9+nccl2"),
+        ("jax==0.4.30+cu124", "12.4+cudnn9+nccl2"),
+        ("cupy-cuda12x==12.2.0", "12"),
+        ("tensorflow==2.14.0", "11.8+cudnn8.7+nccl2.16"),
     ] {
         let out = t.cmd().args(["compat", req, "--json"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{req}");
@@ -620,4 +630,119 @@ fn doctor_reads_the_driver_through_the_shared_binding() {
     assert_eq!(gpu["name"], "NVIDIA H200", "{cuda:#}");
     assert_eq!(gpu["compute_capability"], "9.0", "{cuda:#}");
     assert_eq!(gpu["memory_mib"], 143771, "{cuda:#}");
+}
+
+/// The stack `--for` takes from a release's wheel metadata, carried through:
+/// `install --for jax==0.4.30` plans CUDA 12.4 (the newest the target
+/// driver fully supports, in the plugin's `>=12.1` range), the newest cuDNN 9
+/// and NCCL 2 (the plugin's `nvidia-nccl-cu12>=2.18.1`); `local --for` pins
+/// the same, `lock` locks the NCCL wheel beside the toolkit's and cuDNN's, and
+/// `export pip-constraints` pins it for pip. All against a loopback index
+/// whose pages list the three projects (nothing is downloaded: the plan and
+/// the lock need only the index).
+#[test]
+fn the_wheel_metadata_stack_is_planned_pinned_locked_and_exported() {
+    let t = TestEnv::new();
+    let index = crate::nvidia::Mirror::start(t.path("index"));
+    let arch = std::env::consts::ARCH;
+    for (project, file) in [
+        (
+            "nvidia-cuda-runtime-cu12",
+            "nvidia_cuda_runtime_cu12-12.4.127",
+        ),
+        ("nvidia-cudnn-cu12", "nvidia_cudnn_cu12-9.1.0.70"),
+        ("nvidia-nccl-cu12", "nvidia_nccl_cu12-2.18.1"),
+        ("nvidia-nccl-cu12", "nvidia_nccl_cu12-2.21.5"),
+    ] {
+        let name = format!("{file}-py3-none-manylinux2014_{arch}.whl");
+        let page = format!("simple/{project}/index.html");
+        let mut html = std::fs::read_to_string(t.path("index").join(&page)).unwrap_or_default();
+        html.push_str(&format!(
+            "<a href=\"../../packages/{name}#sha256={}\">{name}</a><br/>\n",
+            "ab".repeat(32)
+        ));
+        index.put(&page, html.as_bytes());
+    }
+    let only_cudart = crate::pypi::ONLY_CUDART;
+    let vars = [
+        ("CUDAENV_PYPI_INDEX", format!("{}/simple", index.url())),
+        ("CUDAENV_TARGET_DRIVER", "550.54.15".to_string()),
+    ];
+    let run = |cwd: &Path, args: &[&str]| {
+        t.cmd()
+            .current_dir(cwd)
+            .envs(vars.iter().map(|(k, v)| (k, v)))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+
+    let out = run(
+        &t.home,
+        &[
+            "install",
+            "--for",
+            "jax==0.4.30",
+            only_cudart,
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("jax==0.4.30: 12.4+cudnn9+nccl2 (jax 0.4.30 asks for CUDA ≥ 12.1, < 13.0"),
+        "{err}"
+    );
+    let plan = json(&out);
+    assert_eq!(plan["name"], "12.4.1+cudnn9.1.0.70+nccl2.21.5", "{plan:#}");
+    let files: Vec<&str> = plan["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["file_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(
+        files[2].starts_with("nvidia_nccl_cu12-2.21.5-"),
+        "{files:?}"
+    );
+
+    let proj = t.home.join("jax-project");
+    std::fs::create_dir_all(&proj).unwrap();
+    let out = run(&proj, &["local", "--for", "jax==0.4.30"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join(".cuda-version"))
+            .unwrap()
+            .trim(),
+        "12.4+cudnn9+nccl2"
+    );
+    let out = run(&proj, &["lock", only_cudart]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&proj, &["export", "pip-constraints"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pins = String::from_utf8_lossy(&out.stdout).into_owned();
+    for pin in [
+        "nvidia-cuda-runtime-cu12==12.4.127\n",
+        "nvidia-cudnn-cu12==9.1.0.70\n",
+        "nvidia-nccl-cu12==2.21.5\n",
+    ] {
+        assert!(pins.contains(pin), "{pins}");
+    }
 }

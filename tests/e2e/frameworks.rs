@@ -287,11 +287,12 @@ fn jax_local_without_a_stack_gets_a_fix_that_runs() {
     let args: Vec<&str> = fix.split_whitespace().skip(1).collect();
     let out = t.run_in(&project, &args);
     assert_success(&out, &fix);
+    // The jax-cuda13-plugin 0.11.2 wheel asks for cuDNN 9 and NCCL 2 beside CUDA 13.
     assert_eq!(
         std::fs::read_to_string(project.join(".cuda-version"))
             .unwrap()
             .trim(),
-        "13.0+cudnn9"
+        "13.0+cudnn9+nccl2"
     );
 }
 

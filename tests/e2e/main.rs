@@ -24,6 +24,7 @@ mod frameworks;
 mod host_compiler;
 mod i18n;
 mod install_script;
+mod kernels;
 mod layout;
 mod lock;
 mod messages;

@@ -201,6 +201,27 @@ fn compat_tables_json_and_errors() {
     s.snapshot("compat");
 }
 
+/// `compat` of releases the hand-kept tables never had, answered from the
+/// frameworks' own wheel metadata (registry/compat/frameworks.toml, generated
+/// from the committed registry/inputs/frameworks): JAX 0.4.30's CUDA and cuDNN
+/// ranges and NCCL floor, an old torch whose PyPI build pins its cuDNN (and the
+/// matrix's other build beside it), an old TensorFlow 2.x whose `and-cuda` extra
+/// pins NCCL and TensorRT 8 (shown, not installed), an old CuPy whose wheel names
+/// no NVIDIA wheel (its major from the package's name), and a JAX release that
+/// has no CUDA plugin on PyPI. Each answer says where each fact comes from.
+#[test]
+fn compat_from_the_frameworks_wheel_metadata() {
+    let t = TestEnv::new();
+    let mut s = Session::new(&t, &t.home);
+    s.run(&["compat", "jax==0.4.30"]);
+    s.run(&["compat", "jax==0.4.30", "--json"]);
+    s.run(&["compat", "torch==1.13.1"]);
+    s.run(&["compat", "tensorflow==2.14.0"]);
+    s.run(&["compat", "cupy-cuda12x==12.2.0"]);
+    s.run(&["compat", "jax==0.4.20"]);
+    s.snapshot("compat_metadata");
+}
+
 /// `explain`: the diagnosis of the two most common CUDA errors, as text and
 /// as `--json`, and text it does not recognise.
 #[test]

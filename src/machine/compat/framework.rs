@@ -14,12 +14,13 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::spec::{StackSpec, Version};
+use crate::spec::{Libraries, Library, StackSpec, Version};
 
 use super::Machine;
 use super::arch::{self, ArchSupport};
-use super::data::{self, Channel};
+use super::data::{self, Bound, Channel, MetaRelease};
 use super::driver::{self, DriverFit, DriverRequirement};
+use super::metadata;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -170,7 +171,15 @@ pub fn parse_cuda_tag(tag: &str) -> Option<Version> {
 /// One way to run a framework release: a CUDA (+ cuDNN) build.
 #[derive(Debug, Clone, Serialize)]
 pub struct Build {
+    /// The CUDA of the build; for a range (`cuda_range`), its lowest.
     pub cuda: Version,
+    /// The CUDA major.minor range a wheel's metadata allows (`≥ 12.1, < 13.0`),
+    /// when it names a range rather than one release.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_opt_display"
+    )]
+    pub cuda_range: Option<Bound>,
     pub cudnn: Option<Version>,
     pub channel: Channel,
     /// The matrix states one cuDNN for several CUDA builds of the row.
@@ -179,17 +188,75 @@ pub struct Build {
     pub cudnn_minimum: bool,
     pub driver_linux: Option<DriverRequirement>,
     pub driver_windows: Option<DriverRequirement>,
+    /// NCCL, cuSPARSELt, TensorRT a stack for this build carries (spec prefixes).
+    #[serde(skip_serializing_if = "Libraries::is_empty")]
+    pub libraries: Libraries,
+    /// The requirements of the wheel's metadata this build was read from, as written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<String>,
+    /// The wheel whose metadata the build comes from (`None`: a hand-kept table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wheel: Option<String>,
+    /// CUDA and cuDNN are the tested configuration, inside the wheel's wider range.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tested: bool,
+}
+
+fn ser_opt_display<S: serde::Serializer>(
+    v: &Option<Bound>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(b) => s.collect_str(b),
+        None => s.serialize_none(),
+    }
 }
 
 impl Build {
     /// The stack spec for this build: CUDA major.minor + cuDNN major.minor
-    /// (only the cuDNN major when the table gives a minimum: the newest then).
+    /// (only the cuDNN major when the table gives a minimum: the newest then),
+    /// and the libraries the wheel pins. A CUDA range asks for the newest CUDA
+    /// it allows (`Bound::cuda_spec`).
     pub fn spec(&self) -> StackSpec {
         let digits = if self.cudnn_minimum { 1 } else { 2 };
-        StackSpec::new(
-            self.cuda.truncate(2),
-            self.cudnn.as_ref().map(|c| c.truncate(digits)),
-        )
+        let cuda = self
+            .cuda_range
+            .as_ref()
+            .and_then(Bound::cuda_spec)
+            .unwrap_or_else(|| self.cuda.truncate(2));
+        StackSpec {
+            libs: self.libraries.clone(),
+            ..StackSpec::new(cuda, self.cudnn.as_ref().map(|c| c.truncate(digits)))
+        }
+    }
+
+    /// `spec`, with a CUDA range narrowed to the newest CUDA whose release
+    /// driver `machine` has (what its driver fully supports), when that lies in
+    /// the range.
+    pub fn spec_on(&self, machine: Option<&Machine>) -> StackSpec {
+        let mut spec = self.spec();
+        if let (Some(range), Some(m)) = (&self.cuda_range, machine)
+            && let Some(d) = &m.driver
+            && let Some(max) = driver::max_cuda(d, m.driver_os)
+            && range.allows(&max)
+            && spec.cuda.minor().is_none_or(|_| max <= spec.cuda)
+        {
+            spec.cuda = max;
+        }
+        spec
+    }
+
+    /// Known only from a package's name: a wheel whose metadata pins nothing.
+    pub fn name_only(&self) -> bool {
+        self.wheel.is_some() && self.pins.is_empty()
+    }
+
+    /// `CUDA ≥ 12.1, < 13.0` or `CUDA 12.1`.
+    pub fn cuda_text(&self) -> String {
+        match &self.cuda_range {
+            Some(r) => format!("CUDA {r}"),
+            None => format!("CUDA {}", self.cuda),
+        }
     }
 }
 
@@ -207,6 +274,9 @@ pub struct Requirement {
     /// False for rows the source itself calls unconfirmed.
     pub confirmed: bool,
     pub notes: Vec<String>,
+    /// Where each fact comes from: the wheel metadata, a hand-kept table, the CUDA tables.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 fn build(cuda: &Version, cudnn: Option<&Version>, channel: Channel, shared: bool) -> Build {
@@ -218,6 +288,11 @@ fn build(cuda: &Version, cudnn: Option<&Version>, channel: Channel, shared: bool
         cudnn_minimum: false,
         driver_linux: driver::requirement(cuda, driver::DriverOs::Linux),
         driver_windows: driver::requirement(cuda, driver::DriverOs::Windows),
+        cuda_range: None,
+        libraries: Libraries::default(),
+        pins: Vec::new(),
+        wheel: None,
+        tested: false,
     }
 }
 
@@ -249,44 +324,247 @@ pub fn releases(framework: Framework, platform: &str) -> Vec<Version> {
     }
 }
 
+/// Where driver floors come from, for every requirement's `sources`.
+const DRIVER_SOURCE: &str =
+    "driver floors: CUDA release notes, Tables 2 and 3 (registry/compat/cuda_driver.toml)";
+
+/// The build a release's wheel metadata describes: its CUDA (one release or a
+/// range), cuDNN, and the NCCL / cuSPARSELt / TensorRT pins. A wheel that
+/// names a CUDA major only (by its project's name) gets that major's range.
+fn meta_build(r: &MetaRelease) -> Option<Build> {
+    let (cuda, range) = match &r.cuda {
+        Some(b) if b.eq.is_some() => (b.eq.clone()?, None),
+        Some(b) => (
+            match &b.ge {
+                Some(g) => g.clone(),
+                None => Version::from_parts(&[r.major?, 0]),
+            },
+            Some(b.clone()),
+        ),
+        None => {
+            let m = r.major?;
+            (
+                Version::from_parts(&[m, 0]),
+                Some(Bound {
+                    ge: Some(Version::from_parts(&[m, 0])),
+                    lt: Some(Version::from_parts(&[m + 1, 0])),
+                    ..Bound::default()
+                }),
+            )
+        }
+    };
+    let mut b = build(
+        &cuda,
+        r.cudnn.as_ref().and_then(Bound::floor),
+        Channel::Stable,
+        false,
+    );
+    b.cuda_range = range;
+    b.cudnn_minimum = r.cudnn.as_ref().is_some_and(|c| c.eq.is_none());
+    b.pins = r.cuda_from.clone();
+    if let Some(from) = r.cudnn.as_ref().and_then(|c| c.from.clone()) {
+        b.pins.push(from);
+    }
+    for (lib, bound) in r.libraries() {
+        b.pins.extend(bound.from.clone());
+        // TensorRT comes from its -libs wheels, 10 and later; an older pin
+        // (TensorFlow 2.14's 8.5) is shown, not installed.
+        let installable =
+            lib != Library::Tensorrt || bound.floor().is_some_and(|v| v.major() >= 10);
+        if let (true, Some(prefix)) = (installable, bound.spec_prefix()) {
+            b.libraries.insert(lib, prefix);
+        }
+    }
+    b.wheel = Some(r.wheel.clone());
+    Some(b)
+}
+
+/// `CUDA, cuDNN, NCCL: Requires-Dist (extra `and-cuda`) of tensorflow 2.14.0's wheel (…)`.
+fn meta_source(r: &MetaRelease, b: &Build) -> String {
+    if r.cuda.is_none() {
+        return format!(
+            "{}: the package's name, {} (its wheel's metadata names no NVIDIA wheel; registry/compat/frameworks.toml)",
+            b.cuda_text(),
+            r.project
+        );
+    }
+    let mut what = vec![b.cuda_text()];
+    if let Some(c) = &r.cudnn {
+        what.push(format!("cuDNN {c}"));
+    }
+    for (lib, bound) in r.libraries() {
+        what.push(format!("{} {bound}", lib.title()));
+    }
+    let extra = r
+        .extra
+        .as_ref()
+        .map(|e| format!(" (extra `{e}`)"))
+        .unwrap_or_default();
+    format!(
+        "{}: Requires-Dist{extra} of {} (registry/compat/frameworks.toml)",
+        what.join(", "),
+        r.wheel_named()
+    )
+}
+
+/// Notes for pins that do not become part of the stack.
+fn meta_notes(r: &MetaRelease, notes: &mut Vec<String>) {
+    if let Some(t) = &r.tensorrt
+        && t.floor().is_some_and(|v| v.major() < 10)
+    {
+        notes.push(format!(
+            "{} pins TensorRT {t}{}: not part of the stack (cudaenv installs TensorRT 10 and later, from the tensorrt-cuNN-libs wheels); TF-TRT is optional",
+            r.project,
+            r.extra.as_ref().map(|e| format!(" in its `{e}` extra")).unwrap_or_default()
+        ));
+    }
+}
+
+/// The releases a framework's data knows, as major.minor (for the error's list).
+fn known(framework: Framework, platform: &str) -> Vec<String> {
+    let mut v: Vec<Version> = releases(framework, platform)
+        .iter()
+        .map(|v| v.truncate(2))
+        .collect();
+    if platform == "linux" {
+        v.extend(
+            metadata::releases(framework)
+                .filter(|r| r.nvidia || framework == Framework::Cupy)
+                .map(|r| r.version.truncate(2)),
+        );
+    }
+    v.sort();
+    v.dedup();
+    v.reverse();
+    v.iter().map(|v| v.to_string()).collect()
+}
+
+fn platform_name(platform: &str) -> &'static str {
+    if platform == "windows" {
+        "windows"
+    } else {
+        "linux"
+    }
+}
+
 /// The requirement of `framework` `version` on `platform` (`linux` or `windows`).
+///
+/// The wheels' own metadata (`metadata`, Linux x86_64) is read first for the
+/// release asked for; the hand-kept tables add what it does not say (PyTorch's
+/// other builds, TensorFlow's tested builds and Python ranges, CuPy's supported
+/// toolkits) and answer alone where a wheel names no NVIDIA wheel.
 pub fn requirement(framework: Framework, version: &Version, platform: &str) -> Result<Requirement> {
     let mm = version.truncate(2);
     let unknown = || Error::UnknownFrameworkVersion {
         framework: framework.name().into(),
         version: version.to_string(),
-        known: releases(framework, platform)
-            .iter()
-            .map(|v| v.truncate(2).to_string())
-            .collect(),
+        known: known(framework, platform),
     };
+    let meta = if platform == "linux" {
+        metadata::find(framework, version, None)
+    } else {
+        Vec::new()
+    };
+    let pinned = meta.iter().copied().find(|r| r.cuda.is_some());
     match framework {
         Framework::Tensorflow => {
-            let b = data::tensorflow()
+            let tested = data::tensorflow()
                 .build
                 .iter()
-                .find(|b| b.platform == platform && b.version.truncate(2) == mm)
-                .ok_or_else(|| no_native_windows_gpu(platform, version).unwrap_or_else(unknown))?;
+                .find(|b| b.platform == platform && b.version.truncate(2) == mm);
             let mut notes = Vec::new();
+            let mut sources = Vec::new();
+            let (version, package, python, b) = match (
+                pinned.and_then(|r| Some((r, meta_build(r)?))),
+                tested,
+            ) {
+                (Some((r, mut b)), t) => {
+                    sources.push(meta_source(r, &b));
+                    meta_notes(r, &mut notes);
+                    // A range (2.20 on: `>=12.5.82, <13.0`) that holds the tested
+                    // configuration gets it: the metadata says what may work, the
+                    // table what was tested.
+                    if let (Some(range), Some(t)) = (b.cuda_range.clone(), t)
+                        && range.allows(&t.cuda)
+                        && r.cudnn.as_ref().is_none_or(|c| c.allows(&t.cudnn))
+                    {
+                        notes.push(format!(
+                            "{} {} allows CUDA {range}{}; the stack is its tested configuration, CUDA {} + cuDNN {}",
+                            r.project,
+                            r.version,
+                            r.cudnn.as_ref().map(|c| format!(" + cuDNN {c}")).unwrap_or_default(),
+                            t.cuda,
+                            t.cudnn
+                        ));
+                        let tested = build(&t.cuda, Some(&t.cudnn), Channel::Stable, false);
+                        b = Build {
+                            libraries: b.libraries,
+                            pins: b.pins,
+                            wheel: b.wheel,
+                            tested: true,
+                            ..tested
+                        };
+                    }
+                    if let Some(t) = t {
+                        let what = if b.wheel.is_some()
+                            && b.cuda_range.is_none()
+                            && r.cuda.as_ref().is_some_and(|c| c.eq.is_none())
+                        {
+                            "the stack's CUDA and cuDNN, Python"
+                        } else {
+                            "Python"
+                        };
+                        sources.push(format!("{what}: TensorFlow's tested build configurations (registry/compat/tensorflow.toml)"));
+                        if t.cuda.truncate(2) != b.cuda.truncate(2)
+                            || b.cudnn.as_ref().map(|c| c.truncate(2)) != Some(t.cudnn.truncate(2))
+                        {
+                            notes.push(format!(
+                                "TensorFlow's tested build configurations list CUDA {} + cuDNN {} for {}",
+                                t.cuda, t.cudnn, t.version
+                            ));
+                        }
+                    }
+                    let python = t
+                        .map(|t| t.python.join(", "))
+                        .unwrap_or_else(|| "unknown".into());
+                    (r.version.clone(), r.project.clone(), python, b)
+                }
+                (None, Some(t)) => {
+                    sources.push("CUDA, cuDNN, Python: TensorFlow's tested build configurations (registry/compat/tensorflow.toml)".into());
+                    if let Some(r) = meta.first() {
+                        sources.push(format!(
+                            "{} names no NVIDIA wheel in its metadata",
+                            r.wheel_named()
+                        ));
+                    }
+                    (
+                        t.version.clone(),
+                        t.package.clone(),
+                        t.python.join(", "),
+                        build(&t.cuda, Some(&t.cudnn), Channel::Stable, false),
+                    )
+                }
+                (None, None) => {
+                    return Err(no_native_windows_gpu(platform, version).unwrap_or_else(unknown));
+                }
+            };
             if platform == "linux" && mm >= Version::from_parts(&[2, 14]) {
                 notes.push(format!(
                     "`pip install tensorflow[and-cuda]=={}` brings these as NVIDIA wheels; a cudaenv stack serves plain `tensorflow`",
                     mm
                 ));
             }
+            sources.push(DRIVER_SOURCE.into());
             Ok(Requirement {
                 framework,
-                version: b.version.clone(),
-                package: b.package.clone(),
-                platform: if platform == "windows" {
-                    "windows"
-                } else {
-                    "linux"
-                },
-                python: b.python.join(", "),
-                builds: vec![build(&b.cuda, Some(&b.cudnn), Channel::Stable, false)],
+                version,
+                package,
+                platform: platform_name(platform),
+                python,
+                builds: vec![b],
                 confirmed: true,
                 notes,
+                sources,
             })
         }
         Framework::Torch | Framework::Jax | Framework::Cupy => {
@@ -301,46 +579,172 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
             } else {
                 mm.clone()
             };
-            let r = table
-                .release
-                .iter()
-                .find(|r| r.version.truncate(2) == key)
-                .ok_or_else(unknown)?;
-            let mut builds: Vec<Build> = r
-                .build
-                .iter()
-                .map(|b| Build {
-                    cudnn_minimum: b.cudnn_minimum,
-                    ..build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared)
-                })
-                .collect();
-            // Stable first, then newest CUDA first: the order `stack_for` prefers.
-            builds.sort_by(|a, b| (b.channel, &b.cuda).cmp(&(a.channel, &a.cuda)));
+            let row = table.release.iter().find(|r| r.version.truncate(2) == key);
             let mut notes = Vec::new();
-            if !r.confirmed && framework == Framework::Torch {
-                notes.push(
-                    "unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release"
-                        .into(),
-                );
-            } else if !r.confirmed {
-                notes.push(format!("unconfirmed: {framework}'s guide states its current requirements, not since which release"));
+            let mut sources = Vec::new();
+            let table_name = match framework {
+                Framework::Jax => "the JAX installation guide (registry/compat/jax.toml)",
+                Framework::Cupy => "CuPy's installation guide (registry/compat/cupy.toml)",
+                _ => "PyTorch's RELEASE.md matrix (registry/compat/pytorch.toml)",
+            };
+            let from_table = |r: &data::TorchRelease| -> Vec<Build> {
+                r.build
+                    .iter()
+                    .map(|b| Build {
+                        cudnn_minimum: b.cudnn_minimum,
+                        ..build(&b.cuda, b.cudnn.as_ref(), b.channel, b.cudnn_shared)
+                    })
+                    .collect()
+            };
+            // JAX: the plugins' metadata says it all where there is some.
+            // torch: the PyPI wheel's pins are one build of the matrix row.
+            // CuPy: the guide's toolkits, where it has a row for the major release.
+            let use_table = match framework {
+                Framework::Jax => meta.is_empty(),
+                Framework::Cupy => row.is_some(),
+                _ => true,
+            };
+            let mut builds = match (use_table, row) {
+                (true, Some(r)) => from_table(r),
+                _ => Vec::new(),
+            };
+            if framework == Framework::Cupy && use_table && !meta.is_empty() {
+                // Only the CUDA majors this release has packages for.
+                builds.retain(|b| meta.iter().any(|r| r.major == Some(b.cuda.major())));
             }
-            if let Some(n) = &r.note {
-                notes.push(n.clone());
+            let mut table_source = None;
+            if use_table && let Some(r) = row {
+                table_source = Some(match framework {
+                    Framework::Torch if pinned.is_some() => {
+                        format!("the other builds, Python: {table_name}")
+                    }
+                    _ => format!("CUDA, cuDNN, Python: {table_name}"),
+                });
+                if !r.confirmed && framework == Framework::Torch {
+                    notes.push(
+                        "unconfirmed: the copies of PyTorch's RELEASE.md disagree for this release"
+                            .into(),
+                    );
+                } else if !r.confirmed {
+                    notes.push(format!("unconfirmed: {framework}'s guide states its current requirements, not since which release"));
+                }
+                if let Some(n) = &r.note {
+                    notes.push(n.clone());
+                }
             }
+            let from_meta: Vec<&MetaRelease> = match framework {
+                Framework::Torch => pinned.into_iter().collect(),
+                // A package the guide's row has no toolkit for (cupy-cuda13x 13.6).
+                Framework::Cupy if use_table => meta
+                    .iter()
+                    .copied()
+                    .filter(|r| !builds.iter().any(|b| Some(b.cuda.major()) == r.major))
+                    .collect(),
+                _ if use_table => Vec::new(),
+                _ => meta.clone(),
+            };
+            for r in from_meta {
+                let Some(mb) = meta_build(r) else { continue };
+                sources.push(meta_source(r, &mb));
+                meta_notes(r, &mut notes);
+                if r.cuda.is_none() {
+                    notes.push(format!(
+                        "{} {}'s metadata names no NVIDIA wheel: cudaenv knows its CUDA major from the package's name, not which minor or cuDNN it needs",
+                        r.project, r.version
+                    ));
+                }
+                match builds
+                    .iter_mut()
+                    .find(|b| b.cuda.truncate(2) == mb.cuda.truncate(2))
+                {
+                    Some(b) => {
+                        // `pip install torch` gets this build: stable, whatever the matrix says.
+                        if b.channel == Channel::Experimental {
+                            b.channel = Channel::Stable;
+                            notes.push(format!(
+                                "the CUDA {} build is the one on PyPI (`pip install {}=={}`), so it counts as stable here; RELEASE.md calls it experimental",
+                                b.cuda, r.project, r.version
+                            ));
+                        }
+                        b.cudnn = mb.cudnn;
+                        b.cudnn_shared = false;
+                        b.cudnn_minimum = mb.cudnn_minimum;
+                        b.libraries = mb.libraries;
+                        b.pins = mb.pins;
+                        b.wheel = mb.wheel;
+                    }
+                    None => builds.push(mb),
+                }
+            }
+            sources.extend(table_source);
+            if framework == Framework::Cupy && use_table && !meta.is_empty() {
+                let names: Vec<String> = meta
+                    .iter()
+                    .map(|r| format!("{} {}", r.project, r.version))
+                    .collect();
+                sources.push(format!(
+                    "release and packages: {} on PyPI (registry/compat/frameworks.toml)",
+                    names.join(", ")
+                ));
+                for r in meta
+                    .iter()
+                    .filter(|r| r.extra.is_some() && r.cuda.is_some())
+                {
+                    notes.push(format!(
+                        "`pip install {}[{}]=={}` brings CUDA {} as NVIDIA wheels (cuda-toolkit); without it, CuPy uses the stack",
+                        r.project,
+                        r.extra.as_deref().unwrap_or_default(),
+                        r.version,
+                        r.cuda.as_ref().map(|c| c.to_string()).unwrap_or_default()
+                    ));
+                }
+            }
+            if framework == Framework::Jax && !meta.is_empty() {
+                for r in &meta {
+                    let m = r.major.unwrap_or(0);
+                    notes.push(format!(
+                        "`jax[cuda{m}-local]=={}` uses the stack; `jax[cuda{m}]` brings NVIDIA wheels",
+                        r.version
+                    ));
+                }
+            }
+            if builds.is_empty() {
+                return Err(unknown());
+            }
+            // Stable first, then newest CUDA first: the order `stack_for` prefers;
+            // a build known only by its package's name (cupy-cuda13x 13.6) comes
+            // after the ones a source states, so only its package name picks it.
+            builds.sort_by(|a, b| {
+                (b.channel, !b.name_only(), &b.cuda).cmp(&(a.channel, !a.name_only(), &a.cuda))
+            });
+            sources.push(DRIVER_SOURCE.into());
+            let from_wheel = match framework {
+                Framework::Torch => pinned,
+                _ if use_table => None,
+                _ => meta.first().copied(),
+            };
+            let version = match (from_wheel, framework, meta.first(), row) {
+                (Some(r), _, _, _) => r.version.clone(),
+                (None, Framework::Cupy, Some(r), _) => r.version.clone(),
+                (None, _, _, Some(r)) => r.version.clone(),
+                _ => version.clone(),
+            };
             Ok(Requirement {
                 framework,
-                version: r.version.clone(),
+                version,
                 package: package.into(),
-                platform: if platform == "windows" {
-                    "windows"
-                } else {
-                    "linux"
-                },
-                python: r.python.clone().unwrap_or_else(|| "unknown".into()),
+                platform: platform_name(platform),
+                python: row
+                    .filter(|_| use_table || framework == Framework::Torch)
+                    .and_then(|r| r.python.clone())
+                    .unwrap_or_else(|| "unknown".into()),
                 builds,
-                confirmed: r.confirmed,
+                confirmed: match (row, from_wheel) {
+                    (Some(r), _) if use_table => r.confirmed,
+                    _ => true,
+                },
                 notes,
+                sources,
             })
         }
         Framework::CudaPython | Framework::NumbaCuda => Err(Error::UnknownFrameworkVersion {
@@ -370,10 +774,10 @@ fn no_native_windows_gpu(platform: &str, version: &Version) -> Option<Error> {
     if version.truncate(2) <= last.version.truncate(2) {
         return None;
     }
-    let linux_spec = builds
-        .iter()
-        .find(|b| b.platform == "linux" && b.version.truncate(2) == version.truncate(2))
-        .map(|b| format!("{}+cudnn{}", b.cuda, b.cudnn));
+    // What `--for` picks under WSL2: the Linux requirement's build.
+    let linux_spec = requirement(Framework::Tensorflow, version, "linux")
+        .ok()
+        .and_then(|r| r.builds.first().map(|b| b.spec().to_string()));
     Some(Error::NoNativeWindowsGpu {
         framework: "tensorflow".into(),
         version: version.truncate(2).to_string(),
@@ -417,11 +821,24 @@ pub fn stack_for_on(
             reason: "a version is needed here (`torch==2.4`)".into(),
         })?;
     let requirement = requirement(req.framework, version, platform)?;
-    let name = format!("{} {}", req.framework, requirement.version.truncate(2));
-    let describe = |b: &Build| match &b.cudnn {
-        Some(c) if b.cudnn_minimum => format!("CUDA {} + cuDNN ≥ {c}", b.cuda),
-        Some(c) => format!("CUDA {} + cuDNN {c}", b.cuda),
-        None => format!("CUDA {}", b.cuda),
+    // A release read from its wheel is named exactly; a table row by major.minor.
+    let from_wheel = requirement.builds.iter().any(|b| b.wheel.is_some());
+    let shown = if from_wheel {
+        requirement.version.clone()
+    } else {
+        requirement.version.truncate(2)
+    };
+    let name = format!("{} {shown}", req.framework);
+    let describe = |b: &Build| {
+        let mut d = match &b.cudnn {
+            Some(c) if b.cudnn_minimum => format!("{} + cuDNN ≥ {c}", b.cuda_text()),
+            Some(c) => format!("{} + cuDNN {c}", b.cuda_text()),
+            None => b.cuda_text(),
+        };
+        for (lib, v) in b.libraries.iter() {
+            d.push_str(&format!(" + {} {}", lib.title(), prefix_text(v)));
+        }
+        d
     };
 
     if let Some(tag) = &req.cuda_tag {
@@ -432,6 +849,8 @@ pub fn stack_for_on(
             .position(|b| {
                 if major_only {
                     b.cuda.major() == tag.major()
+                } else if let Some(r) = &b.cuda_range {
+                    r.allows(tag)
                 } else {
                     b.cuda.truncate(2) == *tag
                 }
@@ -446,8 +865,12 @@ pub fn stack_for_on(
                     .collect(),
             })?;
         let b = &requirement.builds[i];
+        let mut spec = b.spec_on(machine);
+        if b.cuda_range.is_some() && !major_only {
+            spec.cuda = tag.clone();
+        }
         return Ok(StackChoice {
-            spec: b.spec(),
+            spec,
             reason: format!(
                 "{name}+cu{} is the {} build ({})",
                 tag.to_string().replace('.', ""),
@@ -461,14 +884,39 @@ pub fn stack_for_on(
 
     if requirement.builds.len() == 1 {
         let b = &requirement.builds[0];
-        let what = if req.framework == Framework::Tensorflow {
-            "was tested with"
-        } else {
-            "is built for"
+        let what = match (&b.wheel, &b.cuda_range) {
+            _ if b.tested => "was tested with",
+            (Some(_), Some(_)) => "asks for",
+            (Some(_), None) => "pins",
+            (None, _) if req.framework == Framework::Tensorflow => "was tested with",
+            (None, _) => "is built for",
         };
+        let spec = b.spec_on(machine);
+        let mut reason = if b.tested {
+            // The table tested CUDA and cuDNN; the libraries are the wheel's word.
+            let bare = Build {
+                libraries: Libraries::default(),
+                ..b.clone()
+            };
+            let mut r = format!("{name} {what} {}", describe(&bare));
+            let libs: Vec<String> = b
+                .libraries
+                .iter()
+                .map(|(l, v)| format!("{} {}", l.title(), prefix_text(v)))
+                .collect();
+            if !libs.is_empty() {
+                r.push_str(&format!("; its wheel asks for {}", libs.join(" + ")));
+            }
+            r
+        } else {
+            format!("{name} {what} {}", describe(b))
+        };
+        if b.cuda_range.is_some() {
+            reason.push_str(&range_pick(&spec, machine));
+        }
         return Ok(StackChoice {
-            spec: b.spec(),
-            reason: format!("{name} {what} {}", describe(b)),
+            spec,
+            reason,
             build: 0,
             requirement,
         });
@@ -478,10 +926,13 @@ pub fn stack_for_on(
         .filter(|&i| requirement.builds[i].channel == Channel::Stable)
         .collect();
     let listed = |idx: &[usize]| {
-        let mut v: Vec<&Version> = idx.iter().map(|&i| &requirement.builds[i].cuda).collect();
-        v.sort();
+        let mut v: Vec<&Build> = idx.iter().map(|&i| &requirement.builds[i]).collect();
+        v.sort_by(|a, b| a.cuda.cmp(&b.cuda));
         v.iter()
-            .map(|c| c.to_string())
+            .map(|b| match &b.cuda_range {
+                Some(r) => r.to_string(),
+                None => b.cuda.to_string(),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -537,22 +988,62 @@ pub fn stack_for_on(
     reason.push_str("; ");
     reason.push_str(&why);
     let b = &requirement.builds[i];
+    let spec = b.spec_on(machine);
+    if b.cuda_range.is_some() {
+        reason.push_str(&range_pick(&spec, machine));
+    }
     if let Some(c) = &b.cudnn {
-        reason.push_str(&format!(", with cuDNN {c}"));
+        let at_least = if b.cudnn_minimum { "≥ " } else { "" };
+        reason.push_str(&format!(", with cuDNN {at_least}{c}"));
+    }
+    for (lib, v) in b.libraries.iter() {
+        reason.push_str(&format!(", {} {}", lib.title(), prefix_text(v)));
     }
     if requirement.builds.len() > 1 {
         reason.push_str(&format!(
-            "; name another with `{}=={}+cuXY`",
+            "; name another with `{}=={shown}+cuXY`",
             req.framework,
-            requirement.version.truncate(2)
         ));
     }
     Ok(StackChoice {
-        spec: b.spec(),
+        spec,
         reason,
         build: i,
         requirement,
     })
+}
+
+/// A spec prefix as people read it: `2.20`, or `2.x` for a major (its newest).
+fn prefix_text(v: &Version) -> String {
+    if v.parts().len() == 1 {
+        format!("{v}.x")
+    } else {
+        v.to_string()
+    }
+}
+
+/// How a CUDA range became one stack: the newest CUDA the driver fully
+/// supports, or the newest of the range (as pip picks the newest wheels).
+fn range_pick(spec: &StackSpec, machine: Option<&Machine>) -> String {
+    match (
+        spec.cuda.minor(),
+        machine.and_then(|m| m.driver.as_ref().map(|d| (m, d))),
+    ) {
+        (Some(_), Some((m, d)))
+            if driver::max_cuda(d, m.driver_os).as_ref() == Some(&spec.cuda) =>
+        {
+            format!(
+                " ({}, the newest CUDA {}'s driver {d} fully supports)",
+                spec.cuda,
+                m.name()
+            )
+        }
+        (Some(_), _) => format!(" ({}, the newest the range allows)", spec.cuda),
+        (None, _) => format!(
+            " ({}: the newest CUDA {}.x, as pip would pick)",
+            spec.cuda, spec.cuda
+        ),
+    }
 }
 
 fn channel_name(c: Channel) -> &'static str {
@@ -637,8 +1128,9 @@ mod tests {
     fn the_documented_examples() {
         let c = stack_for(&req("tensorflow==2.10"), None).unwrap();
         assert_eq!(c.spec.to_string(), "11.2+cudnn8.1");
+        // The PyPI wheel of torch 2.4.1 (the CUDA 12.1 build) pins NCCL 2.20.5.
         let c = stack_for(&req("torch==2.4"), None).unwrap();
-        assert_eq!(c.spec.to_string(), "12.1+cudnn9.1");
+        assert_eq!(c.spec.to_string(), "12.1+cudnn9.1+nccl2.20");
         assert!(c.reason.contains("11.8, 12.1"), "{}", c.reason);
         assert!(c.reason.contains("experimental: 12.4"), "{}", c.reason);
         let c = stack_for(&req("torch==2.4+cu118"), None).unwrap();
@@ -652,10 +1144,48 @@ mod tests {
     /// name fixes the CUDA major, and both print back as users write them.
     #[test]
     fn jax_and_cupy_requests() {
+        // JAX from its plugins' metadata: ranges, so the newest CUDA of the
+        // major unless the machine's driver says less, or a tag names one.
         let c = stack_for(&req("jax==0.11"), None).unwrap();
-        assert_eq!(c.spec.to_string(), "13.0+cudnn9");
-        let c = stack_for(&req("jax==0.11.2+cu123"), None).unwrap();
-        assert_eq!(c.spec.to_string(), "12.3+cudnn9");
+        assert_eq!(c.spec.to_string(), "13+cudnn9+nccl2");
+        let c = stack_for(&req("jax==0.11.2+cu126"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12.6+cudnn9+nccl2");
+        assert!(
+            stack_for(&req("jax==0.11.2+cu123"), None).is_err(),
+            "its nvcc pin asks for CUDA >= 12.6"
+        );
+        let c = stack_for(&req("jax==0.4.30"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12+cudnn9+nccl2");
+        assert!(
+            c.reason
+                .starts_with("jax 0.4.30 asks for CUDA ≥ 12.1, < 13.0 + cuDNN ≥ 9.0 + NCCL 2.x"),
+            "{}",
+            c.reason
+        );
+        let m = Machine {
+            driver: DriverVersion::parse("550.54.15"),
+            driver_os: DriverOs::Linux,
+            ..Default::default()
+        };
+        let c = stack_for(&req("jax==0.4.30"), Some(&m)).unwrap();
+        assert_eq!(c.spec.to_string(), "12.4+cudnn9+nccl2");
+        assert!(
+            c.reason.contains("driver 550.54.15 fully supports"),
+            "{}",
+            c.reason
+        );
+        // cuBLAS `<12.9` in jax 0.6.1's metadata caps the stack at 12.8.
+        let c = stack_for(&req("jax==0.6.1"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12.8+cudnn9+nccl2");
+        // Before 0.4.30 the plugin pins only jax-cuda12-pjrt: CUDA 12, nothing more.
+        let c = stack_for(&req("jax==0.4.26"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "12");
+        assert!(
+            c.requirement
+                .notes
+                .iter()
+                .any(|n| n.contains("names no NVIDIA wheel"))
+        );
         let r = req("cupy-cuda12x==14.0.1");
         assert_eq!(r.framework, Framework::Cupy);
         assert_eq!(r.to_string(), "cupy-cuda12x==14.0.1");
@@ -678,7 +1208,18 @@ mod tests {
             stack_for(&req("cupy-cuda11x==14.0"), None).is_err(),
             "CuPy 14 has no CUDA 11 build"
         );
-        assert!(stack_for(&req("jax==0.4"), None).is_err());
+        assert!(
+            stack_for(&req("jax==0.4.20"), None).is_err(),
+            "no plugin on PyPI"
+        );
+        // An old CuPy: known from PyPI, its CUDA major from the package's name.
+        // cupy-cuda13x 13.6.0 is on PyPI though CuPy 13's guide row stops at
+        // 12.4: its package's name gives the major, and only the name picks it.
+        let c = stack_for(&req("cupy-cuda13x==13.6.0"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "13");
+        let c = stack_for(&req("cupy-cuda11x==12.0.0"), None).unwrap();
+        assert_eq!(c.spec.to_string(), "11");
+        assert_eq!(c.requirement.version.to_string(), "12.0.0");
         assert!("numba-cuda==0.30".parse::<FrameworkReq>().is_err());
     }
 
@@ -688,8 +1229,34 @@ mod tests {
         for b in &data::tensorflow().build {
             let r = requirement(Framework::Tensorflow, &b.version, &b.platform).unwrap();
             assert_eq!(r.builds.len(), 1);
-            assert_eq!(r.builds[0].cuda, b.cuda);
-            assert_eq!(r.builds[0].cudnn.as_ref(), Some(&b.cudnn));
+            // From 2.14 on Linux the wheel's `and-cuda` pins answer; they agree
+            // with the tested configuration at major.minor, for every release.
+            let from_wheel = r.builds[0].wheel.is_some();
+            assert_eq!(
+                from_wheel,
+                b.platform == "linux" && b.version >= "2.14".parse().unwrap(),
+                "{}",
+                b.version
+            );
+            assert_eq!(
+                r.builds[0].cuda.truncate(2),
+                b.cuda.truncate(2),
+                "{}",
+                b.version
+            );
+            assert_eq!(
+                r.builds[0].cudnn.as_ref().map(|c| c.truncate(2)),
+                Some(b.cudnn.truncate(2)),
+                "{}",
+                b.version
+            );
+            assert!(
+                !r.notes
+                    .iter()
+                    .any(|n| n.contains("tested build configurations list")),
+                "{}",
+                b.version
+            );
             assert_eq!(r.package, b.package);
             assert!(r.builds[0].driver_linux.is_some(), "{}", b.version);
             if b.platform == "linux" {
@@ -699,8 +1266,15 @@ mod tests {
                 )
                 .unwrap();
                 assert_eq!(
-                    c.spec,
+                    StackSpec::new(c.spec.cuda.clone(), c.spec.cudnn.clone()),
                     StackSpec::new(b.cuda.truncate(2), Some(b.cudnn.truncate(2)))
+                );
+                // The wheel's NCCL pin comes along.
+                assert_eq!(
+                    c.spec.libs.get(Library::Nccl).is_some(),
+                    from_wheel,
+                    "{}",
+                    b.version
                 );
                 assert!(
                     c.reason.contains(&format!("CUDA {}", b.cuda)),
@@ -763,10 +1337,19 @@ mod tests {
                 None,
             )
             .unwrap();
+            // The PyPI wheel's build counts as stable (`pip install torch` gets it).
+            let wheel = metadata::find(Framework::Torch, &r.version, None)
+                .into_iter()
+                .find_map(|m| m.cuda.as_ref().and_then(|c| c.eq.clone()).map(|c| (m, c)));
             let newest = r
                 .build
                 .iter()
-                .filter(|b| b.channel == Channel::Stable)
+                .filter(|b| {
+                    b.channel == Channel::Stable
+                        || wheel
+                            .as_ref()
+                            .is_some_and(|(_, c)| *c == b.cuda.truncate(2))
+                })
                 .map(|b| &b.cuda)
                 .max()
                 .unwrap();
@@ -786,7 +1369,24 @@ mod tests {
                 q.cuda_tag = Some(b.cuda.clone());
                 let c = stack_for(&q, None).unwrap();
                 assert_eq!(c.spec.cuda, b.cuda, "{} {}", r.version, b.cuda);
-                assert_eq!(c.spec.cudnn, b.cudnn.as_ref().map(|c| c.truncate(2)));
+                // The wheel's own pins win for its build, NCCL included.
+                match wheel.as_ref().filter(|(_, c)| *c == b.cuda.truncate(2)) {
+                    Some((m, _)) => {
+                        let pin = m.cudnn.as_ref().and_then(|c| c.eq.as_ref()).unwrap();
+                        assert_eq!(c.spec.cudnn, Some(pin.truncate(2)), "{}", r.version);
+                        assert_eq!(
+                            c.spec.libs.get(Library::Nccl),
+                            m.nccl.as_ref().and_then(Bound::spec_prefix).as_ref(),
+                            "{}",
+                            r.version
+                        );
+                        assert_eq!(c.requirement.builds[c.build].wheel.as_ref(), Some(&m.wheel));
+                    }
+                    None => {
+                        assert_eq!(c.spec.cudnn, b.cudnn.as_ref().map(|c| c.truncate(2)));
+                        assert!(c.spec.libs.is_empty(), "{} {}", r.version, b.cuda);
+                    }
+                }
             }
         }
     }

@@ -2,7 +2,8 @@
 //! which CUDA — the tables users otherwise look up in release notes.
 //!
 //! The data lives in `registry/compat/*.toml` (generated from public tables by
-//! `scripts/gen-compat-registry.py`, each with a `source =` line) and is embedded
+//! `scripts/gen-compat-registry.py`, and from the frameworks' own wheel
+//! metadata by `scripts/gen-framework-compat.py`; each with a `source =` line) and is embedded
 //! in the binary (`data`). This module answers questions over it and knows
 //! nothing about the machine it runs on: callers describe the machine with a
 //! plain `Machine` value (filled by `doctor`'s fact gathering), so every answer
@@ -12,7 +13,9 @@ pub mod arch;
 pub mod data;
 pub mod driver;
 pub mod framework;
+pub mod kernels;
 pub mod libraries;
+pub mod metadata;
 pub mod smi;
 pub mod target;
 

@@ -1111,6 +1111,10 @@ fn framework_findings(f: &Facts, o: &mut Out) {
         }
         framework_vs_active(fw, py, f, active, pathfinder, o);
     }
+    let machine = f.planned_machine();
+    for fw in &py.frameworks {
+        kernel_findings(fw, &machine, o);
+    }
     for ov in &py.wheel_overlaps {
         let names: Vec<String> = ov
             .packages
@@ -1133,6 +1137,142 @@ fn framework_findings(f: &Facts, o: &mut Out) {
                 version = last.version
             ),
         );
+    }
+}
+
+/// An installed framework's own GPU code (read from its libraries) against
+/// each GPU of the machine planned for: machine code runs, PTX of an older
+/// architecture runs after the driver JIT-compiles it, nothing else runs.
+fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut Out) {
+    use compat::kernels::{self, KernelFit};
+    for lib in fw.kernels.iter().filter(|l| l.error.is_some()) {
+        o.warn(
+            "framework-arch",
+            msg!(
+                "doctor-kernels-unreadable",
+                package = fw.package,
+                file = lib.file,
+                error = lib.error.as_deref().unwrap_or("")
+            ),
+            msg!("doctor-kernels-unreadable-fix", package = fw.package),
+        );
+    }
+    let libs: Vec<_> = fw
+        .kernels
+        .iter()
+        .filter(|l| l.error.is_none() && !(l.sass.is_empty() && l.ptx.is_empty()))
+        .collect();
+    if libs.is_empty() {
+        return;
+    }
+    let gpu_word = match machine.whose {
+        compat::Whose::ThisMachine => msg!("doctor-this-gpu"),
+        compat::Whose::Target => msg!("doctor-target-gpu"),
+    };
+    let mut gpus = machine.gpus.clone();
+    gpus.sort();
+    gpus.dedup();
+    let sms = |set: &std::collections::BTreeSet<ComputeCapability>| -> Msg {
+        if set.is_empty() {
+            msg!("doctor-kernels-none")
+        } else {
+            Msg::verbatim(set.iter().map(|c| c.sm()).collect::<Vec<_>>().join(", "))
+        }
+    };
+    for gpu in gpus {
+        // The library that fares worst decides: every one of them must load.
+        let rank = |k: &KernelFit| match k {
+            KernelFit::Native { .. } => 0,
+            KernelFit::Jit { .. } => 1,
+            KernelFit::TooOld { .. } | KernelFit::Missing { .. } => 2,
+        };
+        let Some((lib, fit)) = libs
+            .iter()
+            .filter_map(|l| Some((*l, kernels::fit(&l.sass, &l.ptx, gpu)?)))
+            .max_by_key(|(_, k)| rank(k))
+        else {
+            continue;
+        };
+        let sm = gpu.sm();
+        let family = family_of(gpu);
+        let version = fw.version.split('+').next().unwrap_or(&fw.version);
+        let fix = || match v(version).and_then(|ver| kernels::release_for(fw.framework, &ver, gpu))
+        {
+            Some(r) if r.newer => msg!(
+                "doctor-kernels-fix-newer",
+                package = fw.package,
+                release = r.release,
+                cuda = r.cuda,
+                sm = sm,
+                command = install_command(fw, &r.release, &r.cuda)
+            ),
+            Some(r) => msg!(
+                "doctor-kernels-fix-older",
+                package = fw.package,
+                release = r.release,
+                cuda = r.cuda,
+                sm = sm,
+                command = install_command(fw, &r.release, &r.cuda)
+            ),
+            None => msg!("doctor-kernels-fix-none", package = fw.package, sm = sm),
+        };
+        match fit {
+            KernelFit::Native { sass } => o.ok(
+                "framework-arch",
+                msg!(
+                    "doctor-kernels-native",
+                    package = fw.package,
+                    version = fw.version,
+                    gpu => gpu_word.clone(),
+                    sm = sm,
+                    family => family,
+                    sass = sass.sm()
+                ),
+            ),
+            KernelFit::Jit { ptx } => o.warn(
+                "framework-arch",
+                msg!(
+                    "doctor-kernels-jit",
+                    package = fw.package,
+                    version = fw.version,
+                    gpu => gpu_word.clone(),
+                    sm = sm,
+                    family => family,
+                    file = lib.file,
+                    sass => sms(&lib.sass),
+                    ptx = ptx.sm()
+                ),
+                fix(),
+            ),
+            KernelFit::TooOld { .. } | KernelFit::Missing { .. } => o.error(
+                "framework-arch",
+                msg!(
+                    "doctor-kernels-missing",
+                    package = fw.package,
+                    version = fw.version,
+                    gpu => gpu_word.clone(),
+                    sm = sm,
+                    family => family,
+                    file = lib.file,
+                    sass => sms(&lib.sass),
+                    ptx => sms(&lib.ptx)
+                ),
+                fix(),
+            ),
+        }
+    }
+}
+
+/// The pip command that installs `release` of this framework built for `cuda`.
+fn install_command(fw: &InstalledFramework, release: &Version, cuda: &Version) -> String {
+    let tag = format!("{}{}", cuda.major(), cuda.minor().unwrap_or(0));
+    match fw.framework {
+        Framework::Torch => format!(
+            "pip install \"torch=={release}.*\" --index-url https://download.pytorch.org/whl/cu{tag}"
+        ),
+        Framework::Jax => format!("pip install \"jax[cuda{}]=={release}.*\"", cuda.major()),
+        Framework::Cupy => format!("pip install \"cupy-cuda{}x=={release}.*\"", cuda.major()),
+        _ => format!("pip install \"{}=={release}.*\"", fw.package),
     }
 }
 
@@ -1649,6 +1789,7 @@ mod tests {
             cuda: cuda.map(str::to_string),
             cudnn: None,
             bundles_cuda: bundles,
+            kernels: Vec::new(),
         }
     }
 
@@ -1670,6 +1811,116 @@ mod tests {
         f.env.ld_library_path = vec![dir.into()];
         f.env.cudaenv_active = Some(name.into());
         f.env.cuda_home = a.cuda_home.clone();
+    }
+
+    /// A cu124 torch whose libtorch_cuda has machine code for sm_50 … sm_90
+    /// and, when `ptx`, PTX for sm_90.
+    fn torch_with_kernels(ptx: bool, error: Option<&str>) -> InstalledFramework {
+        use crate::machine::doctor::python::LibraryKernels;
+        let mut t = fw(Framework::Torch, "torch", "2.4.1+cu124", Some("12.4"), true);
+        let cc = |s: &str| s.parse::<ComputeCapability>().unwrap();
+        t.kernels = vec![LibraryKernels {
+            file: "torch/lib/libtorch_cuda.so".into(),
+            sass: [
+                "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90",
+            ]
+            .map(cc)
+            .into(),
+            ptx: if ptx {
+                [cc("sm_90")].into()
+            } else {
+                Default::default()
+            },
+            error: None,
+        }];
+        if let Some(e) = error {
+            t.kernels.push(LibraryKernels {
+                file: "torch/lib/libc10_cuda.so".into(),
+                error: Some(e.into()),
+                ..LibraryKernels::default()
+            });
+        }
+        t
+    }
+
+    #[test]
+    fn a_frameworks_kernels_against_the_gpu_machine_code_jit_or_none() {
+        let with = |t: InstalledFramework, gpu: &str| {
+            let mut f = healthy();
+            f.gpus[0].compute_capability = Some(gpu.into());
+            f.python = python(vec![t], &[]);
+            diagnose(&f)
+                .into_iter()
+                .filter(|x| x.code == "framework-arch")
+                .collect::<Vec<_>>()
+        };
+        // The H200: machine code for sm_90.
+        let found = with(torch_with_kernels(false, None), "9.0");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].level, Level::Ok);
+        assert!(
+            found[0].message.en().contains("kernels for sm_90 run"),
+            "{found:?}"
+        );
+        // sm_89 runs sm_86's machine code.
+        let found = with(torch_with_kernels(false, None), "8.9");
+        assert!(found[0].message.en().contains("for sm_86 run"), "{found:?}");
+        // Blackwell without PTX: cannot run; the fix names torch 2.8 with CUDA 12.8.
+        let found = with(torch_with_kernels(false, None), "12.0");
+        assert_eq!(found[0].level, Level::Error);
+        let msg = found[0].message.en();
+        assert!(
+            msg.contains("cannot run on this GPU (sm_120, Blackwell)"),
+            "{msg}"
+        );
+        assert!(msg.contains("PTX for none"), "{msg}");
+        let fix = found[0].fix.as_ref().unwrap().en();
+        assert!(
+            fix.contains("torch 2.8 built for CUDA 12.8: the first release after yours"),
+            "{fix}"
+        );
+        assert!(fix.contains("download.pytorch.org/whl/cu128"), "{fix}");
+        // With PTX for sm_90 it runs there after JIT: a warning, not an error.
+        let found = with(torch_with_kernels(true, None), "12.0");
+        assert_eq!(found[0].level, Level::Warning);
+        assert!(
+            found[0].message.en().contains("only PTX for sm_90"),
+            "{found:?}"
+        );
+        // Older than everything: Kepler. The fix is an older release or none.
+        let found = with(torch_with_kernels(true, None), "3.7");
+        assert_eq!(found[0].level, Level::Error);
+        // An unreadable library is a warning of its own; the readable one still counts.
+        let found = with(
+            torch_with_kernels(false, Some("not a fatbinary container")),
+            "9.0",
+        );
+        assert_eq!(
+            found.iter().map(|x| x.level).collect::<Vec<_>>(),
+            [Level::Warning, Level::Ok]
+        );
+        // No GPU and no target: nothing to judge.
+        let mut f = healthy();
+        f.gpus.clear();
+        f.python = python(vec![torch_with_kernels(false, None)], &[]);
+        assert!(
+            diagnose(&f)
+                .into_iter()
+                .find(|x| x.code == "framework-arch")
+                .is_none()
+        );
+        // A target replaces this machine's GPU.
+        let mut f = healthy();
+        f.target = crate::machine::compat::target::Target::parse(None, Some("sm_120")).unwrap();
+        f.python = python(vec![torch_with_kernels(false, None)], &[]);
+        let e = diagnose(&f)
+            .into_iter()
+            .find(|x| x.code == "framework-arch")
+            .unwrap();
+        assert!(
+            e.message.en().contains("the target machine's GPU (sm_120"),
+            "{e:?}"
+        );
     }
 
     #[test]

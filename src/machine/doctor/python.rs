@@ -9,6 +9,7 @@
 //! build records frameworks ship (`torch/version.py`,
 //! `tensorflow/python/platform/build_info.py`).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::machine::compat::Framework;
+use crate::machine::compat::{ComputeCapability, Framework};
 
 use super::command;
 
@@ -60,6 +61,112 @@ pub struct InstalledFramework {
     pub cudnn: Option<String>,
     /// It brings its own CUDA libraries (NVIDIA wheels it depends on, or libraries inside it).
     pub bundles_cuda: bool,
+    /// The GPU code in its own libraries (those with a `.nv_fatbin`, or
+    /// that could not be read), by library.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<LibraryKernels>,
+}
+
+/// The architectures one of a framework's libraries has code for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryKernels {
+    /// Relative to its site-packages directory (`torch/lib/libtorch_cuda.so`).
+    pub file: String,
+    /// Machine code (SASS), by compute capability (`9.0` = sm_90).
+    #[serde(default)]
+    pub sass: BTreeSet<ComputeCapability>,
+    /// PTX, by the compute capability it targets (`compute_90` in nvcc's terms).
+    #[serde(default)]
+    pub ptx: BTreeSet<ComputeCapability>,
+    /// Why its code could not be read (a malformed or unreadable file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The most library files read per framework: a framework has a handful.
+const MAX_KERNEL_FILES: usize = 256;
+
+/// Where each framework keeps its own GPU code (not the NVIDIA wheels' libraries):
+/// directories relative to site-packages, searched this deep, and which files count.
+fn kernel_dirs(package: &str) -> Vec<(String, usize)> {
+    match package {
+        "torch" => vec![("torch/lib".into(), 0)],
+        "cupy" => vec![("cupy".into(), 2), ("cupy_backends".into(), 2)],
+        n if n.starts_with("cupy-cuda") => vec![("cupy".into(), 2), ("cupy_backends".into(), 2)],
+        n if n.starts_with("jax-cuda") && n.ends_with("-plugin") => {
+            vec![(n.replace('-', "_"), 1)]
+        }
+        n if n.starts_with("jax-cuda") && n.ends_with("-pjrt") => {
+            let major = n.trim_start_matches("jax-cuda").trim_end_matches("-pjrt");
+            vec![(format!("jax_plugins/xla_cuda{major}"), 1)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn is_kernel_file(package: &str, name: &str) -> bool {
+    if !(name.ends_with(".so") || name.contains(".so.")) {
+        return false;
+    }
+    match package {
+        // torch/lib also holds the CUDA libraries older wheels bundled; only torch's own.
+        "torch" => name.starts_with("libtorch_cuda") || name.starts_with("libc10_cuda"),
+        _ => true,
+    }
+}
+
+/// The GPU code of a framework's own libraries, read from their headers.
+pub fn kernels_of(site: &Path, package: &str) -> Vec<LibraryKernels> {
+    let mut files = Vec::new();
+    for (dir, depth) in kernel_dirs(package) {
+        collect_files(&site.join(&dir), depth, package, &mut files);
+    }
+    files.sort();
+    files.truncate(MAX_KERNEL_FILES);
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let file = path
+                .strip_prefix(site)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            match crate::machine::fatbin::scan(&path) {
+                Ok(None) => None,
+                Ok(Some(k)) => Some(LibraryKernels {
+                    file,
+                    sass: k.sass,
+                    ptx: k.ptx,
+                    error: None,
+                }),
+                Err(e) => Some(LibraryKernels {
+                    file,
+                    error: Some(e.to_string()),
+                    ..LibraryKernels::default()
+                }),
+            }
+        })
+        .collect()
+}
+
+fn collect_files(dir: &Path, depth: usize, package: &str, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        if out.len() >= MAX_KERNEL_FILES {
+            return;
+        }
+        // Not followed: a link out of site-packages is not the framework's.
+        let Ok(t) = e.file_type() else { continue };
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if t.is_dir() && depth > 0 {
+            collect_files(&e.path(), depth - 1, package, out);
+        } else if t.is_file() && is_kernel_file(package, name) {
+            out.push(e.path());
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Framework {
@@ -166,6 +273,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                 Some(InstalledFramework {
                     framework: Framework::Torch,
                     package: m.name.clone(),
+                    kernels: Vec::new(),
                     version: m.version.clone(),
                     cudnn: None,
                     bundles_cuda: bundled && cuda.is_some(),
@@ -179,6 +287,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                 Some(InstalledFramework {
                     framework: Framework::Tensorflow,
                     package: m.name.clone(),
+                    kernels: Vec::new(),
                     version: m.version.clone(),
                     // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
                     bundles_cuda: cuda.is_some()
@@ -200,6 +309,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                 Some(InstalledFramework {
                     framework: Framework::Jax,
                     package: m.name.clone(),
+                    kernels: Vec::new(),
                     version: m.version.clone(),
                     cuda: (!major.is_empty()).then(|| major.to_string()),
                     cudnn: None,
@@ -215,6 +325,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                 Some(InstalledFramework {
                     framework: Framework::Cupy,
                     package: m.name.clone(),
+                    kernels: Vec::new(),
                     version: m.version.clone(),
                     bundles_cuda: major
                         .as_deref()
@@ -240,6 +351,7 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
                         Framework::CudaPython
                     },
                     package: m.name.clone(),
+                    kernels: Vec::new(),
                     version: m.version.clone(),
                     bundles_cuda: major
                         .as_deref()
@@ -250,9 +362,10 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
             }
             _ => None,
         };
-        if let Some(f) = fw
+        if let Some(mut f) = fw
             && !env.frameworks.iter().any(|x| x.package == f.package)
         {
+            f.kernels = kernels_of(dir, &f.package);
             env.frameworks.push(f);
         }
     }
@@ -462,6 +575,79 @@ mod tests {
         let jax = &env.frameworks[0];
         assert_eq!(jax.cuda.as_deref(), Some("12"));
         assert_eq!(env.nvidia_wheels.len(), 1);
+    }
+
+    #[test]
+    fn reads_the_kernels_of_each_frameworks_own_libraries_only() {
+        use crate::machine::fatbin::tests::{container, elf, entry};
+        use crate::machine::fatbin::{KIND_ELF, KIND_PTX};
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path();
+        let lib = |rel: &str, bytes: &[u8]| {
+            let p = site.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        let torch_code = elf(&container(&[
+            entry(KIND_ELF, 80, 8),
+            entry(KIND_PTX, 80, 8),
+        ]));
+        lib("torch/lib/libtorch_cuda.so", &torch_code);
+        // A CUDA library older wheels bundled beside torch's own: not torch's code.
+        lib(
+            "torch/lib/libcudnn_ops_infer.so.8",
+            &elf(&container(&[entry(KIND_ELF, 120, 8)])),
+        );
+        lib("torch/lib/libc10_cuda.so", b"not ELF at all");
+        lib(
+            "torch/lib/libtorch_cuda_linalg.so",
+            b"\x7fELF\x02\x01\x01 truncated",
+        );
+        lib(
+            "jax_cuda12_plugin/_linalg.so",
+            &elf(&container(&[entry(KIND_ELF, 90, 8)])),
+        );
+        lib(
+            "jax_plugins/xla_cuda12/xla_cuda_plugin.so",
+            &elf(&container(&[entry(KIND_PTX, 90, 8)])),
+        );
+        dist(site, "torch", "2.4.1", &[]);
+        dist(site, "jax-cuda12-plugin", "0.4.30", &[]);
+        dist(site, "jax-cuda12-pjrt", "0.4.30", &[]);
+        let env = scan(&[site.to_path_buf()]);
+        let of = |p: &str| {
+            let f = env.frameworks.iter().find(|f| f.package == p).unwrap();
+            f.kernels
+                .iter()
+                .map(|k| {
+                    let sms = |s: &BTreeSet<ComputeCapability>| {
+                        s.iter().map(|c| c.sm()).collect::<Vec<_>>().join(",")
+                    };
+                    format!(
+                        "{} sass={} ptx={} {}",
+                        k.file,
+                        sms(&k.sass),
+                        sms(&k.ptx),
+                        k.error.is_some()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            of("torch"),
+            [
+                "torch/lib/libtorch_cuda.so sass=sm_80 ptx=sm_80 false",
+                "torch/lib/libtorch_cuda_linalg.so sass= ptx= true",
+            ]
+        );
+        assert_eq!(
+            of("jax-cuda12-plugin"),
+            ["jax_cuda12_plugin/_linalg.so sass=sm_90 ptx= false"]
+        );
+        assert_eq!(
+            of("jax-cuda12-pjrt"),
+            ["jax_plugins/xla_cuda12/xla_cuda_plugin.so sass= ptx=sm_90 false"]
+        );
     }
 
     #[test]

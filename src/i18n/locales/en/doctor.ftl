@@ -136,6 +136,17 @@ doctor-python-no-frameworks = no torch, tensorflow, jax, cupy, cuda-python or nu
 doctor-python = Python { $version } at { $executable }: { $frameworks }
 doctor-wheel-overlap = { $packages } are installed together and both own { $file }: the one installed last overwrote the other's file, so a framework that needs the other gets the wrong library
 doctor-wheel-overlap-fix = keep one CUDA major per Python environment (a second venv for the other framework); to restore this file: `pip install --force-reinstall --no-deps { $package }=={ $version }`
+
+# The GPU code in a framework's own libraries (their .nv_fatbin) against the GPU
+doctor-kernels-native = { $package } { $version } has machine code for { $gpu } ({ $sm }, { $family }): its kernels for { $sass } run there
+doctor-kernels-jit = { $package } { $version } has no machine code for { $gpu } ({ $sm }, { $family }), only PTX for { $ptx } ({ $file }: machine code for { $sass }): it runs after the driver JIT-compiles that PTX, which makes the first start slow (minutes for a large framework; cached afterwards, up to CUDA_CACHE_MAXSIZE)
+doctor-kernels-missing = { $package } { $version } cannot run on { $gpu } ({ $sm }, { $family }): { $file } has machine code for { $sass } and PTX for { $ptx }, none of which this GPU can run ("no kernel image is available for execution on the device")
+doctor-kernels-none = none
+doctor-kernels-fix-newer = install { $package } { $release } built for CUDA { $cuda }: the first release after yours with a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+doctor-kernels-fix-older = install { $package } { $release } built for CUDA { $cuda }: the newest release with a build whose CUDA still supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+doctor-kernels-fix-none = no { $package } release in cudaenv's tables is built for { $sm }: build it from source for { $sm } (for torch: TORCH_CUDA_ARCH_LIST)
+doctor-kernels-unreadable = could not read the GPU code of { $package }'s { $file }: { $error }
+doctor-kernels-unreadable-fix = reinstall it: `pip install --force-reinstall --no-deps { $package }`
 doctor-wheels-cuda-runtime = CUDA runtime { $version }
 doctor-wheels-with-cudnn = { $cuda } + cuDNN { $cudnn }
 doctor-how-pathfinder = cuda-pathfinder searches site-packages before LD_LIBRARY_PATH and before CUDA_PATH/CUDA_HOME

@@ -127,6 +127,7 @@ explain-lib-tensorrt-old = { $file } is TensorRT { $major }, an optional inferen
 explain-lib-tensorrt-old-provided-by = TensorRT { $major }.x (NVIDIA's TensorRT { $major } packages; the tensorrt-cu*-libs wheels cudaenv installs start at TensorRT 10, which TensorFlow 2.x does not load)
 explain-lib-tensorrt-old-fix-1 = nothing, unless you use TF-TRT: the warning is harmless (TF_CPP_MIN_LOG_LEVEL=2 hides it)
 explain-lib-tensorrt-old-fix-2 = for TF-TRT: NVIDIA's TensorRT { $major } packages for your CUDA, or a TensorFlow container that ships them
+explain-lib-tensorrt-8-fix = for TF-TRT: `pip install "tensorrt==8.6.*"` (pypi.org's wheel carries libnvinfer.so.8 in site-packages/tensorrt/, with the CUDA 12 wheels it needs); `cudaenv link NAME "$VIRTUAL_ENV"` then records that venv, TensorRT included, as a version
 explain-lib-missing = { $file } is { $title } { $major }.x, { $role }; the dynamic loader found it in no directory it searched{ $windows }
 explain-lib-role-nccl = the collective-communication library multi-GPU training loads (torch.distributed, JAX, Horovod)
 explain-lib-role-tensorrt = NVIDIA's inference library

@@ -136,6 +136,17 @@ doctor-python-no-frameworks = 没有 torch、tensorflow、jax、cupy、cuda-pyth
 doctor-python = Python { $version }（{ $executable }）：{ $frameworks }
 doctor-wheel-overlap = { $packages } 装在了一起，并且都包含 { $file }：后装的覆盖了先装的文件，需要另一份的框架就会拿到错误的库
 doctor-wheel-overlap-fix = 每个 Python 环境只放一个 CUDA 主版本（另一个框架用第二个 venv）；要恢复这个文件：`pip install --force-reinstall --no-deps { $package }=={ $version }`
+
+# The GPU code in a framework's own libraries (their .nv_fatbin) against the GPU
+doctor-kernels-native = { $package } { $version } 带有{ $gpu }（{ $sm }，{ $family }）的机器码：它为 { $sass } 编译的内核可以在上面运行
+doctor-kernels-jit = { $package } { $version } 没有{ $gpu }（{ $sm }，{ $family }）的机器码，只有 { $ptx } 的 PTX（{ $file } 有 { $sass } 的机器码）：要等驱动把这些 PTX 现场编译（JIT）后才能运行，第一次启动会很慢（大型框架要几分钟；之后有缓存，上限为 CUDA_CACHE_MAXSIZE）
+doctor-kernels-missing = { $package } { $version } 无法在{ $gpu }（{ $sm }，{ $family }）上运行：{ $file } 有 { $sass } 的机器码和 { $ptx } 的 PTX，这块 GPU 一样都跑不了（"no kernel image is available for execution on the device"）
+doctor-kernels-none = 无
+doctor-kernels-fix-newer = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是比你装的版本更新、且有一个构建所用的 CUDA 支持 { $sm } 的第一个版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+doctor-kernels-fix-older = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是有一个构建所用的 CUDA 仍支持 { $sm } 的最新版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+doctor-kernels-fix-none = cudaenv 的表格里没有为 { $sm } 构建的 { $package } 版本：请从源码为 { $sm } 构建（torch 用 TORCH_CUDA_ARCH_LIST）
+doctor-kernels-unreadable = 读不出 { $package } 的 { $file } 里的 GPU 代码：{ $error }
+doctor-kernels-unreadable-fix = 重新安装它：`pip install --force-reinstall --no-deps { $package }`
 doctor-wheels-cuda-runtime = CUDA 运行时 { $version }
 doctor-wheels-with-cudnn = { $cuda } + cuDNN { $cudnn }
 doctor-how-pathfinder = cuda-pathfinder 先搜索 site-packages，再搜索 LD_LIBRARY_PATH 和 CUDA_PATH/CUDA_HOME

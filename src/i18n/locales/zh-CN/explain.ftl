@@ -126,6 +126,7 @@ explain-lib-tensorrt-old = { $file } 是 TensorRT { $major }，TensorFlow 2.x �
 explain-lib-tensorrt-old-provided-by = TensorRT { $major }.x（NVIDIA 的 TensorRT { $major } 软件包；cudaenv 安装的 tensorrt-cu*-libs wheel 从 TensorRT 10 开始，TensorFlow 2.x 不会加载它）
 explain-lib-tensorrt-old-fix-1 = 如果不使用 TF-TRT，无需处理：这条警告无害（TF_CPP_MIN_LOG_LEVEL=2 可以隐藏它）
 explain-lib-tensorrt-old-fix-2 = 如需 TF-TRT：安装与你的 CUDA 匹配的 NVIDIA TensorRT { $major } 软件包，或使用自带它的 TensorFlow 容器
+explain-lib-tensorrt-8-fix = 如需 TF-TRT：`pip install "tensorrt==8.6.*"`（pypi.org 上的这个 wheel 在 site-packages/tensorrt/ 里带有 libnvinfer.so.8，并会装上它需要的 CUDA 12 wheel）；然后 `cudaenv link NAME "$VIRTUAL_ENV"` 会把这个 venv（连同 TensorRT）登记为一个版本
 explain-lib-missing = { $file } 是 { $title } { $major }.x，{ $role }；动态链接器在它搜索的所有目录中都没有找到它{ $windows }
 explain-lib-role-nccl = 多 GPU 训练会加载的集合通信库（torch.distributed、JAX、Horovod）
 explain-lib-role-tensorrt = NVIDIA 的推理库
