@@ -91,6 +91,7 @@ NOT_YET_ON_WINDOWS=(
   install::unpack::runfile::tests::nested_runfiles_are_taken_whole
   install::unpack::tar::tests::strips_the_top_directory_and_keeps_links
   install::unpack::tests::symlinks_must_stay_inside_and_not_chain
+  machine::compat::metadata::tests::frameworks_toml_is_generated_from_its_inputs
   machine::verify::probe::tests::judges_library_origin_through_symlinks
   os::tests::links_name_their_target_as_given
   store::files::tests::check_finds_every_kind_of_change

@@ -237,9 +237,14 @@ pub fn access_writable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
 }
 
-/// Windows has no FIFOs in the file system to stall an open.
+/// Windows has no FIFOs in the file system to stall an open. A directory
+/// opens too (`FILE_FLAG_BACKUP_SEMANTICS`; a plain open of one is "access
+/// denied"), so the caller's type check names it as a directory.
 pub fn open_untrusted(path: &Path) -> io::Result<File> {
-    File::open(path)
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
 }
 
 /// What a file is when it is not a regular one (`None` for a regular file).

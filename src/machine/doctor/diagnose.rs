@@ -1180,19 +1180,23 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
         }
     };
     for gpu in gpus {
-        // The library that fares worst decides: every one of them must load.
         let rank = |k: &KernelFit| match k {
             KernelFit::Native { .. } => 0,
             KernelFit::Jit { .. } => 1,
             KernelFit::TooOld { .. } | KernelFit::Missing { .. } => 2,
         };
-        let Some((lib, fit)) = libs
+        let fits: Vec<_> = libs
             .iter()
             .filter_map(|l| Some((*l, kernels::fit(&l.sass, &l.ptx, gpu)?)))
-            .max_by_key(|(_, k)| rank(k))
-        else {
+            .collect();
+        // The best-covered library decides whether the framework runs there;
+        // one that fares worse is a warning of its own, since its operations
+        // fail there. (torch 2.11+cu130's libtorch_cuda.so has sm_75 code,
+        // its libtorch_cuda_linalg.so, loaded for linear algebra, has not.)
+        let Some(&(lib, fit)) = fits.iter().min_by_key(|(_, k)| rank(k)) else {
             continue;
         };
+        let worse: Vec<_> = fits.iter().filter(|(_, k)| rank(k) > rank(&fit)).collect();
         let sm = gpu.sm();
         let family = family_of(gpu);
         let version = fw.version.split('+').next().unwrap_or(&fw.version);
@@ -1225,7 +1229,7 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
                     version = fw.version,
                     gpu => gpu_word.clone(),
                     sm = sm,
-                    family => family,
+                    family => family.clone(),
                     sass = sass.sm()
                 ),
             ),
@@ -1237,7 +1241,7 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
                     version = fw.version,
                     gpu => gpu_word.clone(),
                     sm = sm,
-                    family => family,
+                    family => family.clone(),
                     file = lib.file,
                     sass => sms(&lib.sass),
                     ptx = ptx.sm()
@@ -1252,13 +1256,38 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
                     version = fw.version,
                     gpu => gpu_word.clone(),
                     sm = sm,
-                    family => family,
+                    family => family.clone(),
                     file = lib.file,
                     sass => sms(&lib.sass),
                     ptx => sms(&lib.ptx)
                 ),
                 fix(),
             ),
+        }
+        for (part, k) in worse {
+            let text = if matches!(k, KernelFit::Jit { .. }) {
+                msg!(
+                    "doctor-kernels-partial-jit",
+                    package = fw.package,
+                    version = fw.version,
+                    gpu => gpu_word.clone(),
+                    sm = sm,
+                    file = part.file,
+                    ptx => sms(&part.ptx)
+                )
+            } else {
+                msg!(
+                    "doctor-kernels-partial-missing",
+                    package = fw.package,
+                    version = fw.version,
+                    gpu => gpu_word.clone(),
+                    sm = sm,
+                    file = part.file,
+                    sass => sms(&part.sass),
+                    ptx => sms(&part.ptx)
+                )
+            };
+            o.warn("framework-arch", text, fix());
         }
     }
 }
@@ -1841,6 +1870,75 @@ mod tests {
             });
         }
         t
+    }
+
+    /// torch 2.11.0+cu130's two kernel libraries as doctor read them on an
+    /// H200 (docs/doctor.md): libtorch_cuda.so decides; libtorch_cuda_linalg.so,
+    /// with fewer architectures, is a warning of its own where it lacks one.
+    #[test]
+    fn the_best_covered_library_decides_and_a_narrower_one_is_a_warning() {
+        use crate::machine::doctor::python::LibraryKernels;
+        let cc = |s: &str| s.parse::<ComputeCapability>().unwrap();
+        let mut t = fw(
+            Framework::Torch,
+            "torch",
+            "2.11.0+cu130",
+            Some("13.0"),
+            true,
+        );
+        t.kernels = vec![
+            LibraryKernels {
+                file: "torch/lib/libtorch_cuda.so".into(),
+                sass: [
+                    "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_103", "sm_120",
+                    "sm_121",
+                ]
+                .map(cc)
+                .into(),
+                ..LibraryKernels::default()
+            },
+            LibraryKernels {
+                file: "torch/lib/libtorch_cuda_linalg.so".into(),
+                sass: ["sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+                    .map(cc)
+                    .into(),
+                ..LibraryKernels::default()
+            },
+        ];
+        let with = |gpu: &str| {
+            let mut f = healthy();
+            f.gpus[0].compute_capability = Some(gpu.into());
+            f.python = python(vec![t.clone()], &[]);
+            diagnose(&f)
+                .into_iter()
+                .filter(|x| x.code == "framework-arch")
+                .map(|x| (x.level, x.message.en()))
+                .collect::<Vec<_>>()
+        };
+        let found = with("9.0");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, Level::Ok);
+        // A T4 (sm_75): torch runs; its linear algebra library cannot.
+        let found = with("7.5");
+        assert_eq!(
+            found.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+            [Level::Ok, Level::Warning],
+            "{found:?}"
+        );
+        assert!(
+            found[1]
+                .1
+                .contains("but its torch/lib/libtorch_cuda_linalg.so has machine code for sm_80"),
+            "{found:?}"
+        );
+        // Volta: neither has code; one error, naming the library that decides.
+        let found = with("7.0");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, Level::Error);
+        assert!(
+            found[0].1.contains("torch/lib/libtorch_cuda.so has"),
+            "{found:?}"
+        );
     }
 
     #[test]

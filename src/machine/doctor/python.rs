@@ -172,8 +172,14 @@ fn collect_files(dir: &Path, depth: usize, package: &str, out: &mut Vec<PathBuf>
 impl<'de> Deserialize<'de> for Framework {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        Framework::parse(&s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown framework {s}")))
+        // `--json` writes the variant's name in lower case (`cudapython`),
+        // which is no package name `parse` knows.
+        let framework = match s.as_str() {
+            "cudapython" | "cuda-python" => Some(Framework::CudaPython),
+            "numbacuda" | "numba-cuda" => Some(Framework::NumbaCuda),
+            _ => Framework::parse(&s),
+        };
+        framework.ok_or_else(|| serde::de::Error::custom(format!("unknown framework {s}")))
     }
 }
 
@@ -519,6 +525,24 @@ fn read_dict_entry(path: &Path, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `doctor --json` writes for every framework, `doctor --facts`
+    /// reads back (cuda-python and numba-cuda were refused).
+    #[test]
+    fn every_framework_round_trips_through_the_facts_file() {
+        for f in [
+            Framework::Tensorflow,
+            Framework::Torch,
+            Framework::Jax,
+            Framework::Cupy,
+            Framework::CudaPython,
+            Framework::NumbaCuda,
+        ] {
+            let json = serde_json::to_string(&f).unwrap();
+            let back: Framework = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, f, "{json}");
+        }
+    }
 
     fn dist(site: &Path, name: &str, version: &str, requires: &[&str]) {
         let d = site.join(format!("{}-{version}.dist-info", name.replace('-', "_")));
