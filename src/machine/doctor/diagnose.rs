@@ -1265,28 +1265,22 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
             ),
         }
         for (part, k) in worse {
-            let text = if matches!(k, KernelFit::Jit { .. }) {
-                msg!(
-                    "doctor-kernels-partial-jit",
-                    package = fw.package,
-                    version = fw.version,
-                    gpu => gpu_word.clone(),
-                    sm = sm,
-                    file = part.file,
-                    ptx => sms(&part.ptx)
-                )
+            let runs = if matches!(k, KernelFit::Jit { .. }) {
+                "jit"
             } else {
-                msg!(
-                    "doctor-kernels-partial-missing",
-                    package = fw.package,
-                    version = fw.version,
-                    gpu => gpu_word.clone(),
-                    sm = sm,
-                    file = part.file,
-                    sass => sms(&part.sass),
-                    ptx => sms(&part.ptx)
-                )
+                "no"
             };
+            let text = msg!(
+                "doctor-kernels-partial",
+                package = fw.package,
+                version = fw.version,
+                gpu => gpu_word.clone(),
+                sm = sm,
+                file = part.file,
+                sass => sms(&part.sass),
+                ptx => sms(&part.ptx),
+                runs = runs
+            );
             o.warn("framework-arch", text, fix());
         }
     }

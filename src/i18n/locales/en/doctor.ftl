@@ -141,8 +141,10 @@ doctor-wheel-overlap-fix = keep one CUDA major per Python environment (a second 
 doctor-kernels-native = { $package } { $version } has machine code for { $gpu } ({ $sm }, { $family }): its kernels for { $sass } run there
 doctor-kernels-jit = { $package } { $version } has no machine code for { $gpu } ({ $sm }, { $family }), only PTX for { $ptx } ({ $file }: machine code for { $sass }): it runs after the driver JIT-compiles that PTX, which makes the first start slow (minutes for a large framework; cached afterwards, up to CUDA_CACHE_MAXSIZE)
 doctor-kernels-missing = { $package } { $version } cannot run on { $gpu } ({ $sm }, { $family }): { $file } has machine code for { $sass } and PTX for { $ptx }, none of which this GPU can run ("no kernel image is available for execution on the device")
-doctor-kernels-partial-jit = { $package } { $version } runs on { $gpu } ({ $sm }), but its { $file } has only PTX for { $ptx } that this GPU can use: the operations in that library run after the driver JIT-compiles it (a slow first use)
-doctor-kernels-partial-missing = { $package } { $version } runs on { $gpu } ({ $sm }), but its { $file } has machine code for { $sass } and PTX for { $ptx }, none of which this GPU can run: the operations in that library fail there ("no kernel image is available for execution on the device")
+doctor-kernels-partial = { $package } { $version } runs on { $gpu } ({ $sm }), but its { $file } has machine code for { $sass } and PTX for { $ptx }: { $runs ->
+    [jit] the operations in that library run only after the driver JIT-compiles its PTX (a slow first use)
+   *[no] this GPU can run none of it, so the operations in that library fail there ("no kernel image is available for execution on the device")
+}
 doctor-kernels-none = none
 doctor-kernels-fix-newer = install { $package } { $release } built for CUDA { $cuda }: the first release after yours with a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
 doctor-kernels-fix-older = install { $package } { $release } built for CUDA { $cuda }: the newest release with a build whose CUDA still supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`

@@ -141,8 +141,10 @@ doctor-wheel-overlap-fix = 每个 Python 环境只放一个 CUDA 主版本（另
 doctor-kernels-native = { $package } { $version } 带有{ $gpu }（{ $sm }，{ $family }）的机器码：它为 { $sass } 编译的内核可以在上面运行
 doctor-kernels-jit = { $package } { $version } 没有{ $gpu }（{ $sm }，{ $family }）的机器码，只有 { $ptx } 的 PTX（{ $file } 有 { $sass } 的机器码）：要等驱动把这些 PTX 现场编译（JIT）后才能运行，第一次启动会很慢（大型框架要几分钟；之后有缓存，上限为 CUDA_CACHE_MAXSIZE）
 doctor-kernels-missing = { $package } { $version } 无法在{ $gpu }（{ $sm }，{ $family }）上运行：{ $file } 有 { $sass } 的机器码和 { $ptx } 的 PTX，这块 GPU 一样都跑不了（"no kernel image is available for execution on the device"）
-doctor-kernels-partial-jit = { $package } { $version } 能在{ $gpu }（{ $sm }）上运行，但它的 { $file } 只有这块 GPU 能用的 { $ptx } 的 PTX：这个库里的运算要等驱动现场编译（JIT）后才能运行（第一次使用会慢）
-doctor-kernels-partial-missing = { $package } { $version } 能在{ $gpu }（{ $sm }）上运行，但它的 { $file } 有 { $sass } 的机器码和 { $ptx } 的 PTX，这块 GPU 一样都跑不了：这个库里的运算在这里会失败（"no kernel image is available for execution on the device"）
+doctor-kernels-partial = { $package } { $version } 能在{ $gpu }（{ $sm }）上运行，但它的 { $file } 有 { $sass } 的机器码和 { $ptx } 的 PTX：{ $runs ->
+    [jit] 这个库里的运算要等驱动现场编译（JIT）它的 PTX 后才能运行（第一次使用会慢）
+   *[no] 这块 GPU 一样都跑不了，这个库里的运算在这里会失败（"no kernel image is available for execution on the device"）
+}
 doctor-kernels-none = 无
 doctor-kernels-fix-newer = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是比你装的版本更新、且有一个构建所用的 CUDA 支持 { $sm } 的第一个版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
 doctor-kernels-fix-older = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是有一个构建所用的 CUDA 仍支持 { $sm } 的最新版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
