@@ -48,7 +48,7 @@
 //! serves what a test expects to be missing) and `cudaenv_no_mount_ns` (not
 //! root, or no mount namespaces).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
@@ -165,15 +165,12 @@ fn static_unwinder_dir() -> Option<PathBuf> {
 }
 
 /// Writes `$OUT_DIR/help_topics.rs`: `(name, title, text)` for every
-/// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
-/// its first `# ` heading, sorted by name; and README.zh-CN.md as `zh-cn`.
-fn help_topics() {
-    let dir =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
-    println!("cargo::rerun-if-changed={}", dir.display());
-    let mut topics = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("docs/ exists") {
-        let path = entry.expect("docs/ is readable").path();
+/// The Markdown pages of `dir`: each named by its file stem in lower case
+/// and titled by its first `# ` heading (the name where it has none).
+fn md_pages(dir: &Path) -> Vec<(String, String, PathBuf)> {
+    let mut pages = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the docs directory exists") {
+        let path = entry.expect("the docs directory is readable").path();
         if path.extension().is_none_or(|e| e != "md") {
             continue;
         }
@@ -185,8 +182,18 @@ fn help_topics() {
             .unwrap_or(&name)
             .trim()
             .to_string();
-        topics.push((name, title, path));
+        pages.push((name, title, path));
     }
+    pages
+}
+
+/// `docs/*.md`, named by its file stem in lower case (`exit-codes`), titled by
+/// its first `# ` heading, sorted by name; and README.zh-CN.md as `zh-cn`.
+fn help_topics() {
+    let dir =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("docs");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut topics = md_pages(&dir);
     // The Chinese quick start, for a reader with the binary and no clone.
     let zh = dir
         .parent()
@@ -206,27 +213,16 @@ fn help_topics() {
     // the English page under a Chinese locale; each must translate a topic.
     let zh_dir = dir.join("zh-CN");
     println!("cargo::rerun-if-changed={}", zh_dir.display());
-    let mut translated = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&zh_dir) {
-        for entry in entries {
-            let path = entry.expect("docs/zh-CN is readable").path();
-            if path.extension().is_none_or(|e| e != "md") {
-                continue;
-            }
-            let name = path.file_stem().unwrap().to_string_lossy().to_lowercase();
-            assert!(
-                topics.iter().any(|(n, _, _)| *n == name),
-                "docs/zh-CN/{name}.md translates no page of docs/"
-            );
-            let text = std::fs::read_to_string(&path).expect("docs are UTF-8");
-            let title = text
-                .lines()
-                .find_map(|l| l.strip_prefix("# "))
-                .unwrap_or(&name)
-                .trim()
-                .to_string();
-            translated.push((name, title, path));
-        }
+    let mut translated = if zh_dir.is_dir() {
+        md_pages(&zh_dir)
+    } else {
+        Vec::new()
+    };
+    for (name, _, _) in &translated {
+        assert!(
+            topics.iter().any(|(n, _, _)| n == name),
+            "docs/zh-CN/{name}.md translates no page of docs/"
+        );
     }
     translated.sort();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
