@@ -801,6 +801,15 @@ mod tests {
         assert_eq!(parse_detected(""), None);
     }
 
+    /// Empty files at these paths under `root`, their directories made.
+    fn touch<'a>(root: &Path, paths: impl IntoIterator<Item = &'a str>) {
+        for path in paths {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, b"").unwrap();
+        }
+    }
+
     /// Lays out empty files exactly as the real wheels' listings name them
     /// (`tests/fixtures/pypi/listings/`), as pip would in site-packages.
     fn site_packages_from_listings(listings: &[&str]) -> tempfile::TempDir {
@@ -808,14 +817,10 @@ mod tests {
         let sp = tempfile::tempdir().unwrap();
         for name in listings {
             let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();
-            for line in text.lines() {
-                let Some(path) = line.split_whitespace().nth(1) else {
-                    continue;
-                };
-                let p = sp.path().join(path);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(&p, b"").unwrap();
-            }
+            touch(
+                sp.path(),
+                text.lines().filter_map(|l| l.split_whitespace().nth(1)),
+            );
         }
         sp
     }
@@ -830,7 +835,7 @@ mod tests {
         let sp = site_packages_from_listings(&[
             "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl.txt",
         ]);
-        for f in [
+        let files = [
             "nvidia/nccl/lib/libnccl.so.2",
             "nvidia_nccl_cu12-2.21.5.dist-info/METADATA",
             "tensorrt_libs/libnvinfer.so.10",
@@ -838,11 +843,8 @@ mod tests {
             "tensorrt_cu12_libs-10.0.1.dist-info/METADATA",
             // No dist-info: no version to name it by, so not recorded.
             "cutensor/lib/libcutensor.so.2",
-        ] {
-            let p = sp.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, b"").unwrap();
-        }
+        ];
+        touch(sp.path(), files);
         let t = inspect(sp.path()).unwrap();
         let libs: Vec<(Library, String)> = t
             .libs
@@ -884,17 +886,14 @@ mod tests {
         let sp = site_packages_from_listings(&[
             "nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl.txt",
         ]);
-        for f in [
+        let files = [
             "tensorrt/__init__.py",
             "tensorrt/tensorrt.so",
             "tensorrt/libnvinfer.so.8",
             "tensorrt/libnvinfer_builder_resource.so.8.6.0",
             "tensorrt-8.6.0.dist-info/METADATA",
-        ] {
-            let p = sp.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, b"").unwrap();
-        }
+        ];
+        touch(sp.path(), files);
         let t = inspect(sp.path()).unwrap();
         let libs: Vec<(Library, String)> = t
             .libs
