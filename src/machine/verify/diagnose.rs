@@ -730,26 +730,29 @@ mod tests {
         assert!(!zh.contains("newer") && !zh.contains("older"), "{zh}");
     }
 
-    /// What the measurements before a timeout say, in Chinese too: no English
-    /// fragment (the evidence, the library, the fix) inside the Chinese text.
-    #[test]
-    fn a_timeouts_explanation_reads_in_chinese() {
+    /// CUDA 11.2 (cuBLAS 11.4.1) on an H200, stopped in cublasCreate after
+    /// 118 s of CPU time while the driver's compute cache grew: the driver's JIT.
+    fn cuda_11_2_stopped_in_cublas_create() -> (Expected, Probe, super::super::Stopped) {
         let mut p = healthy();
         p.runtime.version = Some(v("11.2"));
         p.gemm.clear();
         p.libraries[2].version = Some("11.4.1".into());
         let mut e = expected();
         e.cuda = Some(v("11.2.2"));
-        let why = explain_timeout(
-            &e,
-            &p,
-            &stopped(
-                "cublasCreate on GPU 0",
-                Some(118.0),
-                Some((19_000_000, 232_000_000)),
-            ),
-        )
-        .unwrap();
+        let s = stopped(
+            "cublasCreate on GPU 0",
+            Some(118.0),
+            Some((19_000_000, 232_000_000)),
+        );
+        (e, p, s)
+    }
+
+    /// What the measurements before a timeout say, in Chinese too: no English
+    /// fragment (the evidence, the library, the fix) inside the Chinese text.
+    #[test]
+    fn a_timeouts_explanation_reads_in_chinese() {
+        let (e, p, s) = cuda_11_2_stopped_in_cublas_create();
+        let why = explain_timeout(&e, &p, &s).unwrap();
         let zh = why.render(crate::i18n::Lang::ZhCn);
         assert!(
             zh.starts_with(
@@ -820,23 +823,8 @@ mod tests {
     #[test]
     fn a_timeout_is_explained_by_what_was_measured() {
         // CUDA 11.2 on an H200, stopped in cublasCreate: the driver's JIT.
-        let mut p = healthy();
-        p.runtime.version = Some(v("11.2"));
-        p.gemm.clear();
-        p.libraries[2].version = Some("11.4.1".into());
-        let mut e = expected();
-        e.cuda = Some(v("11.2.2"));
-        let why = explain_timeout(
-            &e,
-            &p,
-            &stopped(
-                "cublasCreate on GPU 0",
-                Some(118.0),
-                Some((19_000_000, 232_000_000)),
-            ),
-        )
-        .unwrap()
-        .en();
+        let (e, p, s) = cuda_11_2_stopped_in_cublas_create();
+        let why = explain_timeout(&e, &p, &s).unwrap().en();
         assert!(
             why.starts_with(
                 "`cublasCreate on GPU 0` was slow, not stuck: the process used 118 s of CPU \
