@@ -74,8 +74,18 @@ pub fn fit(
 pub struct ReleaseFor {
     pub release: Version,
     pub cuda: Version,
-    /// Newer than the installed release (else the newest that still has the GPU).
-    pub newer: bool,
+    pub which: WhichRelease,
+}
+
+/// How the release named for a GPU stands to the installed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichRelease {
+    /// The installed release itself: another of its builds has the GPU.
+    Same,
+    /// The first release after the installed one with such a build.
+    Newer,
+    /// The newest release with such a build (later ones dropped the GPU).
+    Newest,
 }
 
 /// The oldest architecture `framework`'s builds for `cuda` carry, where the
@@ -94,10 +104,12 @@ fn build_runs(framework: Framework, cuda: &Version, gpu: ComputeCapability) -> b
     arch::runs_on(cuda, gpu) == GpuFit::Runs && floor(framework, cuda).is_none_or(|f| gpu >= f)
 }
 
-/// The release to name for a GPU the installed build cannot run: the oldest
-/// release newer than `installed` with a build that has machine code for it
-/// (the GPU is newer than the build), or else the newest release with one
-/// (the build dropped the GPU); that release's oldest such build.
+/// The release to name for a GPU the installed build cannot run: the
+/// installed release itself when another of its builds has machine code for
+/// it (a cu128 torch on a Volta, whose cu126 build still has sm_70), else
+/// the oldest newer release with such a build (the GPU is newer than the
+/// build), or else the newest release with one (the build dropped the GPU);
+/// that release's oldest such build.
 pub fn release_for(
     framework: Framework,
     installed: &Version,
@@ -122,17 +134,18 @@ pub fn release_for(
             Some(ReleaseFor {
                 release: r.version.clone(),
                 cuda,
-                newer: false,
+                which: WhichRelease::Newest,
             })
         })
         .collect();
     fits.sort_by(|a, b| a.release.cmp(&b.release));
     let mm = installed.truncate(2);
+    let pick = |f: &ReleaseFor, which| Some(ReleaseFor { which, ..f.clone() });
+    if let Some(f) = fits.iter().find(|f| f.release == mm) {
+        return pick(f, WhichRelease::Same);
+    }
     match fits.iter().find(|f| f.release > mm) {
-        Some(f) => Some(ReleaseFor {
-            newer: true,
-            ..f.clone()
-        }),
+        Some(f) => pick(f, WhichRelease::Newer),
         None => fits.last().cloned(),
     }
 }
@@ -200,13 +213,21 @@ mod tests {
         // 12.8 build (RELEASE.md calls 2.7's 12.8 build experimental).
         let r = release_for(Framework::Torch, &v("2.4.1"), cc("sm_120")).unwrap();
         assert_eq!(
-            (r.release.to_string(), r.cuda.to_string()),
-            ("2.8".into(), "12.8".into())
+            (r.release.to_string(), r.cuda.to_string(), r.which),
+            ("2.8".into(), "12.8".into(), WhichRelease::Newer)
         );
         // Pascal and a torch whose builds all left it out: the newest release
         // with a CUDA 12.6 (or older) build, not one built with 12.8.
         let r = release_for(Framework::Torch, &v("2.99"), cc("sm_60")).unwrap();
         assert!(r.cuda < v("12.8"), "{r:?}");
+        assert_eq!(r.which, WhichRelease::Newest);
+        // A cu130 torch 2.11 on a Volta: 2.11's own cu126 build has sm_70,
+        // so the answer is that build, not a newer release.
+        let r = release_for(Framework::Torch, &v("2.11.0"), cc("sm_70")).unwrap();
+        assert_eq!(
+            (r.release.to_string(), r.cuda.to_string(), r.which),
+            ("2.11".into(), "12.6".into(), WhichRelease::Same)
+        );
         assert!(!build_runs(Framework::Torch, &v("12.8"), cc("sm_60")));
         assert!(build_runs(Framework::Torch, &v("12.6"), cc("sm_60")));
         assert!(!build_runs(Framework::Torch, &v("13.0"), cc("sm_70")));

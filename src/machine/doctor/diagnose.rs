@@ -1144,7 +1144,7 @@ fn framework_findings(f: &Facts, o: &mut Out) {
 /// each GPU of the machine planned for: machine code runs, PTX of an older
 /// architecture runs after the driver JIT-compiles it, nothing else runs.
 fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut Out) {
-    use compat::kernels::{self, KernelFit};
+    use compat::kernels::{self, KernelFit, WhichRelease};
     for lib in fw.kernels.iter().filter(|l| l.error.is_some()) {
         o.warn(
             "framework-arch",
@@ -1202,7 +1202,15 @@ fn kernel_findings(fw: &InstalledFramework, machine: &compat::Machine, o: &mut O
         let version = fw.version.split('+').next().unwrap_or(&fw.version);
         let fix = || match v(version).and_then(|ver| kernels::release_for(fw.framework, &ver, gpu))
         {
-            Some(r) if r.newer => msg!(
+            Some(r) if r.which == WhichRelease::Same => msg!(
+                "doctor-kernels-fix-same",
+                package = fw.package,
+                release = r.release,
+                cuda = r.cuda,
+                sm = sm,
+                command = install_command(fw, &r.release, &r.cuda)
+            ),
+            Some(r) if r.which == WhichRelease::Newer => msg!(
                 "doctor-kernels-fix-newer",
                 package = fw.package,
                 release = r.release,
@@ -1979,6 +1987,21 @@ mod tests {
             found[0].message.en().contains("only PTX for sm_90"),
             "{found:?}"
         );
+        // A cu130 torch 2.11 (machine code from sm_75) on a Volta: its own
+        // release has a cu126 build with sm_70, so that is the fix.
+        let mut t = torch_with_kernels(false, None);
+        t.version = "2.11.0+cu130".into();
+        t.kernels[0]
+            .sass
+            .retain(|c| c.sm() != "sm_50" && c.sm() != "sm_60" && c.sm() != "sm_70");
+        let found = with(t, "7.0");
+        assert_eq!(found[0].level, Level::Error);
+        let fix = found[0].fix.as_ref().unwrap().en();
+        assert!(
+            fix.contains("the build of torch 2.11 for CUDA 12.6: that release also has"),
+            "{fix}"
+        );
+        assert!(fix.contains("download.pytorch.org/whl/cu126"), "{fix}");
         // Older than everything: Kepler. The fix is an older release or none.
         let found = with(torch_with_kernels(true, None), "3.7");
         assert_eq!(found[0].level, Level::Error);
