@@ -5,10 +5,10 @@
 
 use crate::i18n::Msg;
 use crate::machine::compat::{self, ArchSupport, DriverFit, driver};
+use crate::machine::doctor::facts::{ActiveFacts, Facts};
 use crate::msg;
 use crate::spec::Version;
 
-use crate::machine::doctor::facts::{ActiveFacts, Facts};
 use super::{Out, family_of, v};
 
 /// The host compiler the active version's nvcc would use, against the
@@ -85,6 +85,19 @@ pub(super) fn active_findings(f: &Facts, o: &mut Out) {
         );
         return;
     }
+    active_version_findings(f, a, o);
+    let Some(cuda) = a.cuda.as_deref().and_then(v) else {
+        return;
+    };
+    let m = f.planned_machine();
+    driver_fit_findings(&cuda, &m, o);
+    arch_findings(&cuda, &m, o);
+    cudnn_cuda_findings(a, &cuda, o);
+}
+
+/// Which version is active, what it holds and what selected it; and whether
+/// this shell has it activated.
+fn active_version_findings(f: &Facts, a: &ActiveFacts, o: &mut Out) {
     let what = match (&a.cuda, &a.cudnn) {
         (Some(c), Some(d)) => Msg::verbatim(format!("CUDA {c} + cuDNN {d}")),
         (Some(c), None) => msg!("doctor-active-no-cudnn", cuda = c),
@@ -122,46 +135,54 @@ pub(super) fn active_findings(f: &Facts, o: &mut Out) {
             },
         );
     }
-    let Some(cuda) = a.cuda.as_deref().and_then(v) else {
+}
+
+/// The active CUDA against the driver of the machine planned for.
+fn driver_fit_findings(cuda: &Version, m: &compat::Machine, o: &mut Out) {
+    let Some(d) = &m.driver else {
         return;
     };
-    let m = f.planned_machine();
-    if let Some(d) = &m.driver {
-        let driver = match m.whose {
-            compat::Whose::ThisMachine => msg!("doctor-driver-named", driver = d),
-            compat::Whose::Target => msg!("doctor-target-driver-named", driver = d),
-        };
-        match driver::fit(d, &cuda, m.driver_os) {
-            DriverFit::Full => o.ok(
-                "driver-fit",
-                msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda),
-            ),
-            DriverFit::MinorCompat { release_min } => o.warn(
-                "driver-fit",
-                msg!("doctor-driver-minor-compat", driver => driver.clone(), cuda = cuda),
-                msg!("doctor-driver-minor-compat-fix", need = release_min),
-            ),
-            DriverFit::TooOld { need } => {
-                o.error(
-                    "driver-too-old",
-                    msg!("doctor-driver-too-old", driver => driver.clone(), cuda = cuda, need = need),
-                    match driver::max_cuda(d, m.driver_os) {
-                        Some(max) => msg!("doctor-driver-too-old-fix-or-select", need = need, cuda = max),
-                        None => msg!("doctor-driver-too-old-fix", need = need),
-                    },
-                );
-            }
-            DriverFit::Unknown => {}
+    let driver = match m.whose {
+        compat::Whose::ThisMachine => msg!("doctor-driver-named", driver = d),
+        compat::Whose::Target => msg!("doctor-target-driver-named", driver = d),
+    };
+    match driver::fit(d, cuda, m.driver_os) {
+        DriverFit::Full => o.ok(
+            "driver-fit",
+            msg!("doctor-driver-fit", driver => driver.clone(), cuda = cuda),
+        ),
+        DriverFit::MinorCompat { release_min } => o.warn(
+            "driver-fit",
+            msg!("doctor-driver-minor-compat", driver => driver.clone(), cuda = cuda),
+            msg!("doctor-driver-minor-compat-fix", need = release_min),
+        ),
+        DriverFit::TooOld { need } => {
+            o.error(
+                "driver-too-old",
+                msg!("doctor-driver-too-old", driver => driver.clone(), cuda = cuda, need = need),
+                match driver::max_cuda(d, m.driver_os) {
+                    Some(max) => msg!(
+                        "doctor-driver-too-old-fix-or-select",
+                        need = need,
+                        cuda = max
+                    ),
+                    None => msg!("doctor-driver-too-old-fix", need = need),
+                },
+            );
         }
+        DriverFit::Unknown => {}
     }
-    arch_findings(&cuda, &m, o);
+}
+
+/// The active cuDNN against the active CUDA.
+fn cudnn_cuda_findings(a: &ActiveFacts, cuda: &Version, o: &mut Out) {
     if let Some(cudnn) = a.cudnn.as_deref().and_then(v)
         && let Some(support) = compat::cudnn_support(&cudnn)
     {
         // A release newer than the cuDNN table is judged by its family's
         // rule, and the line says so; a listed one speaks only when wrong.
         let rule = support.rule_note();
-        match (support.supports(&cuda), &rule) {
+        match (support.supports(cuda), &rule) {
             (false, _) => o.error(
                 "cudnn-cuda",
                 match &rule {
@@ -200,7 +221,7 @@ pub(super) fn active_findings(f: &Facts, o: &mut Out) {
 /// it builds for, is an error. The second is the guides' case today (CUDA
 /// 11.2 on an sm_89/sm_90/Blackwell GPU): no native code, only PTX that the
 /// driver JIT-compiles at each library's first use, if the library has PTX.
-pub(super) fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
+fn arch_findings(cuda: &Version, machine: &compat::Machine, o: &mut Out) {
     let this_gpu = match machine.whose {
         compat::Whose::ThisMachine => msg!("doctor-this-gpu"),
         compat::Whose::Target => msg!("doctor-target-gpu"),

@@ -2,9 +2,9 @@
 //! nodes (`/dev/nvidia*`, WSL's `/dev/dxg`) it needs to open.
 
 use crate::i18n::Msg;
+use crate::machine::doctor::facts::Facts;
 use crate::msg;
 
-use crate::machine::doctor::facts::Facts;
 use super::Out;
 
 pub(super) fn environment_findings(f: &Facts, o: &mut Out) {

@@ -4,38 +4,56 @@
 //! target's driver and GPUs in their place.
 
 use crate::i18n::Msg;
-use crate::machine::compat::{ComputeCapability, driver};
+use crate::machine::compat::target::Target;
+use crate::machine::compat::{ComputeCapability, DriverVersion, driver};
+use crate::machine::doctor::facts::Facts;
 use crate::msg;
 
-use crate::machine::doctor::facts::Facts;
 use super::{Out, family_of};
 
 pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
     let driver = f.driver();
-    let gpus = f.compute_capabilities();
     if f.platform.wsl {
-        if !f.platform.wsl_libcuda {
-            o.error(
-                "wsl-libcuda",
-                msg!("doctor-wsl-no-libcuda"),
-                msg!("doctor-wsl-no-libcuda-fix"),
-            );
-        } else if let Some(p) = f
-            .libcuda
-            .path
-            .as_deref()
-            .filter(|p| !p.starts_with("/usr/lib/wsl/"))
-        {
-            o.error(
-                "wsl-libcuda",
-                msg!("doctor-wsl-foreign-libcuda", path = p),
-                msg!("doctor-wsl-foreign-libcuda-fix", path = p),
-            );
-        } else {
-            o.ok("wsl", msg!("doctor-wsl-ok"));
-        }
+        wsl_findings(f, o);
     }
-    match &driver {
+    if !driver_version_findings(f, driver.as_ref(), o) {
+        return;
+    }
+    driver_mismatch_findings(f, o);
+    libcuda_findings(f, driver.is_some(), o);
+    cuinit_findings(f, o);
+    gpu_findings(f, o);
+}
+
+/// WSL's libcuda is the Windows driver's, in /usr/lib/wsl/lib: a missing one,
+/// or another found first, is an error.
+fn wsl_findings(f: &Facts, o: &mut Out) {
+    if !f.platform.wsl_libcuda {
+        o.error(
+            "wsl-libcuda",
+            msg!("doctor-wsl-no-libcuda"),
+            msg!("doctor-wsl-no-libcuda-fix"),
+        );
+    } else if let Some(p) = f
+        .libcuda
+        .path
+        .as_deref()
+        .filter(|p| !p.starts_with("/usr/lib/wsl/"))
+    {
+        o.error(
+            "wsl-libcuda",
+            msg!("doctor-wsl-foreign-libcuda", path = p),
+            msg!("doctor-wsl-foreign-libcuda-fix", path = p),
+        );
+    } else {
+        o.ok("wsl", msg!("doctor-wsl-ok"));
+    }
+}
+
+/// The driver's version and the newest CUDA it runs; `false` when there is
+/// no driver at all, which ends the driver's checks.
+fn driver_version_findings(f: &Facts, driver: Option<&DriverVersion>, o: &mut Out) -> bool {
+    match driver {
         // On Windows, System32's nvcuda.dll is the driver even when nvidia-smi is not there.
         None if !f.libcuda.loaded && f.windows.as_ref().is_none_or(|w| w.nvcuda.is_none()) => {
             o.warn(
@@ -51,7 +69,7 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
                     msg!("doctor-no-driver-fix")
                 },
             );
-            return;
+            return false;
         }
         None => o.ok("driver", msg!("doctor-driver-version-unknown")),
         Some(d) => {
@@ -70,7 +88,11 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
             );
         }
     }
-    // The kernel module and the user-space library must be the same release.
+    true
+}
+
+/// The kernel module and the user-space library must be the same release.
+fn driver_mismatch_findings(f: &Facts, o: &mut Out) {
     let distinct: Vec<&str> = {
         let mut seen: Vec<&str> = Vec::new();
         for s in &f.driver_versions {
@@ -93,10 +115,14 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
             msg!("doctor-driver-mismatch-fix"),
         );
     }
+}
+
+/// A driver whose CUDA library does not load.
+fn libcuda_findings(f: &Facts, has_driver: bool, o: &mut Out) {
     // Windows: the driver's CUDA DLL is System32's nvcuda.dll; its presence
     // is the fact (the probe's binding may look for the Linux name).
     if let Some(w) = &f.windows {
-        if driver.is_some() && w.nvcuda.is_none() && !f.libcuda.loaded {
+        if has_driver && w.nvcuda.is_none() && !f.libcuda.loaded {
             o.error(
                 "nvcuda-missing",
                 msg!(
@@ -106,7 +132,7 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
                 msg!("doctor-win-nvcuda-missing-fix"),
             );
         }
-    } else if driver.is_some() && !f.libcuda.loaded && f.libcuda.load_error.is_some() {
+    } else if has_driver && !f.libcuda.loaded && f.libcuda.load_error.is_some() {
         o.error(
             "libcuda-missing",
             msg!(
@@ -116,6 +142,10 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
             msg!("doctor-libcuda-missing-fix"),
         );
     }
+}
+
+/// `cuInit` failed: the fix depends on the error it returned.
+fn cuinit_findings(f: &Facts, o: &mut Out) {
     if let Some(err) = &f.libcuda.init_error {
         let fix = match err.as_str() {
             "CUDA_ERROR_NO_DEVICE" => msg!("doctor-cuinit-no-device-fix"),
@@ -129,46 +159,50 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
             fix,
         );
     }
+}
+
+/// The GPUs the driver reports, with their architectures and memory; none
+/// although libcuda initialised is an error.
+fn gpu_findings(f: &Facts, o: &mut Out) {
     if f.gpus.is_empty() {
         if f.libcuda.init_error.is_none() && f.libcuda.loaded {
             o.error("no-gpu", msg!("doctor-no-gpu"), msg!("doctor-no-gpu-fix"));
         }
-    } else {
-        let list = f
-            .gpus
-            .iter()
-            .map(|g| {
-                let cc = g
-                    .compute_capability
-                    .as_deref()
-                    .and_then(|c| c.parse::<ComputeCapability>().ok());
-                let arch = match cc {
-                    Some(c) => match c.family() {
-                        Some(family) => msg!("doctor-gpu-arch", sm = c.sm(), family = family),
-                        None => msg!("doctor-gpu-arch-unknown-family", sm = c.sm()),
-                    },
-                    None => msg!("doctor-gpu-cc-unknown"),
-                };
-                match g.memory_mib {
-                    Some(m) => msg!(
-                        "doctor-gpu-memory",
-                        index = g.index,
-                        name = g.name,
-                        gib = (m + 512) / 1024,
-                        arch => arch
-                    ),
-                    None => msg!("doctor-gpu", index = g.index, name = g.name, arch => arch),
-                }
-            })
-            .collect::<Vec<_>>();
-        o.ok("gpus", Msg::Clauses(list));
+        return;
     }
-    let _ = gpus;
+    let list = f
+        .gpus
+        .iter()
+        .map(|g| {
+            let cc = g
+                .compute_capability
+                .as_deref()
+                .and_then(|c| c.parse::<ComputeCapability>().ok());
+            let arch = match cc {
+                Some(c) => match c.family() {
+                    Some(family) => msg!("doctor-gpu-arch", sm = c.sm(), family = family),
+                    None => msg!("doctor-gpu-arch-unknown-family", sm = c.sm()),
+                },
+                None => msg!("doctor-gpu-cc-unknown"),
+            };
+            match g.memory_mib {
+                Some(m) => msg!(
+                    "doctor-gpu-memory",
+                    index = g.index,
+                    name = g.name,
+                    gib = (m + 512) / 1024,
+                    arch => arch
+                ),
+                None => msg!("doctor-gpu", index = g.index, name = g.name, arch => arch),
+            }
+        })
+        .collect::<Vec<_>>();
+    o.ok("gpus", Msg::Clauses(list));
 }
 
 /// Planning for another machine: its driver and GPUs stand in for this
 /// one's in the checks of the active stack; this machine's driver is not judged.
-pub(super) fn target_findings(t: &crate::machine::compat::target::Target, o: &mut Out) {
+pub(super) fn target_findings(t: &Target, o: &mut Out) {
     let m = t.machine();
     let max = m
         .driver

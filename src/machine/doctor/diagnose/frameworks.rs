@@ -5,11 +5,11 @@
 
 use crate::i18n::Msg;
 use crate::machine::compat::{self, Framework, FrameworkReq};
+use crate::machine::doctor::facts::{ActiveFacts, Facts};
+use crate::machine::doctor::python::{self, InstalledFramework, PythonEnv};
 use crate::msg;
 use crate::spec::Version;
 
-use crate::machine::doctor::facts::{ActiveFacts, Facts};
-use crate::machine::doctor::python::{self, InstalledFramework, PythonEnv};
 use super::kernels::kernel_findings;
 use super::{Out, v};
 
@@ -231,6 +231,17 @@ fn keep_off_fix() -> Msg {
     msg!("doctor-keep-off-fix")
 }
 
+/// A framework being judged against the active version.
+struct Judging<'a> {
+    fw: &'a InstalledFramework,
+    /// `torch 2.4.1+cu124`, as the findings name it.
+    name: String,
+    f: &'a Facts,
+    active: Option<&'a ActiveFacts>,
+    /// cuda-pathfinder is installed (what CuPy and numba-cuda search with).
+    pathfinder: bool,
+}
+
 fn framework_vs_active(
     fw: &InstalledFramework,
     py: &PythonEnv,
@@ -239,11 +250,17 @@ fn framework_vs_active(
     pathfinder: bool,
     o: &mut Out,
 ) {
-    let name = format!("{} {}", fw.package, fw.version);
+    let j = Judging {
+        fw,
+        name: format!("{} {}", fw.package, fw.version),
+        f,
+        active,
+        pathfinder,
+    };
     if fw.framework == Framework::Torch && fw.cuda.is_none() {
         o.warn(
             "framework-cpu",
-            msg!("doctor-framework-cpu", name = name),
+            msg!("doctor-framework-cpu", name = j.name),
             msg!("doctor-framework-cpu-fix"),
         );
         return;
@@ -269,9 +286,9 @@ fn framework_vs_active(
             o.ok(
                 "framework-stack",
                 if pathfinder {
-                    msg!("doctor-framework-finds-cuda-pathfinder", name = name)
+                    msg!("doctor-framework-finds-cuda-pathfinder", name = j.name)
                 } else {
-                    msg!("doctor-framework-finds-cuda-path", name = name)
+                    msg!("doctor-framework-finds-cuda-path", name = j.name)
                 },
             );
         }
@@ -297,9 +314,35 @@ fn framework_vs_active(
         if !uses_cudnn {
             w.cudnn = None;
         }
-        let (how, instead) = wheel_mechanism(fw, major, pathfinder);
+        j.from_wheels(&w, major, o);
+        return;
+    }
+    // Not from wheels: it needs a CUDA on the loader path.
+    let cudnn_want = table.as_ref().and_then(|r| {
+        r.builds
+            .iter()
+            .find(|b| b.cuda.truncate(2) == cuda_want.truncate(2))
+            .and_then(|b| b.cudnn.clone())
+    });
+    let fix_for = Msg::verbatim(if has_table(fw) {
+        format!("cudaenv local --for {}", for_arg(fw))
+    } else {
+        format!("cudaenv install {major} && cudaenv local {major}")
+    });
+    match active {
+        None => j.from_the_loader(&cuda_want, cudnn_want.as_ref(), fix_for, o),
+        Some(a) => j.from_the_stack(a, &cuda_want, cudnn_want.as_ref(), fix_for, o),
+    }
+}
+
+impl Judging<'_> {
+    /// It loads CUDA from its NVIDIA wheels `w` (of CUDA `major`): what the
+    /// active version then adds, if anything, and whether the two mix.
+    fn from_wheels(&self, w: &Wheels, major: u32, o: &mut Out) {
+        let (fw, name) = (self.fw, &self.name);
+        let (how, instead) = wheel_mechanism(fw, major, self.pathfinder);
         let uses = msg!("doctor-framework-uses-wheels", name = name, what => w.describe(major), how => how);
-        let Some(a) = active else {
+        let Some(a) = self.active else {
             o.ok(
                 "framework-bundled",
                 msg!("doctor-framework-bundled-no-active", uses => uses, instead => instead),
@@ -319,7 +362,7 @@ fn framework_vs_active(
             );
             return;
         }
-        if f.bundled_cuda.as_deref() == Some("wheels") {
+        if self.f.bundled_cuda.as_deref() == Some("wheels") {
             o.ok(
                 "framework-bundled",
                 msg!("doctor-framework-bundled-kept-off", uses => uses, name = a.name),
@@ -373,28 +416,25 @@ fn framework_vs_active(
                 msg!("doctor-framework-bundled-not-stack", uses => uses, name = a.name, instead => instead),
             );
         }
-        return;
     }
-    // Not from wheels: it needs a CUDA on the loader path.
-    let cudnn_want = table.as_ref().and_then(|r| {
-        r.builds
-            .iter()
-            .find(|b| b.cuda.truncate(2) == cuda_want.truncate(2))
-            .and_then(|b| b.cudnn.clone())
-    });
-    let fix_for = Msg::verbatim(if has_table(fw) {
-        format!("cudaenv local --for {}", for_arg(fw))
-    } else {
-        format!("cudaenv install {major} && cudaenv local {major}")
-    });
-    let Some(a) = active else {
-        // A system CUDA in the loader's cache serves it just as well.
+
+    /// No active version: a system CUDA in the loader's cache serves it just
+    /// as well; without one, it needs a stack.
+    fn from_the_loader(
+        &self,
+        cuda_want: &Version,
+        cudnn_want: Option<&Version>,
+        fix_for: Msg,
+        o: &mut Out,
+    ) {
+        let major = cuda_want.major();
         let soname = if major == 11 {
             "libcudart.so.11.0".to_string()
         } else {
             format!("libcudart.so.{major}")
         };
-        if let Some(d) = f
+        if let Some(d) = self
+            .f
             .library_dirs
             .iter()
             .find(|d| d.libs.iter().any(|l| l == &soname))
@@ -403,7 +443,7 @@ fn framework_vs_active(
                 "framework-stack",
                 msg!(
                     "doctor-framework-system-cuda",
-                    name = name,
+                    name = self.name,
                     major = major,
                     soname = soname,
                     dir = d.dir,
@@ -416,8 +456,8 @@ fn framework_vs_active(
             "framework-stack",
             msg!(
                 "doctor-framework-needs-cuda",
-                name = name,
-                stack = match &cudnn_want {
+                name = self.name,
+                stack = match cudnn_want {
                     Some(d) => format!("CUDA {cuda_want} + cuDNN {d}"),
                     None => format!("CUDA {cuda_want}"),
                 },
@@ -425,8 +465,45 @@ fn framework_vs_active(
             ),
             fix_for,
         );
-        return;
-    };
+    }
+
+    /// The active version's CUDA and cuDNN against what it was built with.
+    fn from_the_stack(
+        &self,
+        a: &ActiveFacts,
+        cuda_want: &Version,
+        cudnn_want: Option<&Version>,
+        fix_for: Msg,
+        o: &mut Out,
+    ) {
+        let problems = stack_problems(a, cuda_want, cudnn_want);
+        if problems.is_empty() {
+            o.ok(
+                "framework-stack",
+                msg!(
+                    "doctor-framework-matches",
+                    name = self.name,
+                    active = a.name
+                ),
+            );
+        } else {
+            o.error(
+                "framework-stack",
+                msg!(
+                    "doctor-framework-mismatch",
+                    name = self.name,
+                    active = a.name,
+                    problems => Msg::Clauses(problems)
+                ),
+                fix_for,
+            );
+        }
+    }
+}
+
+/// How the active version's CUDA and cuDNN differ from what a framework was
+/// built with (another major, or an older release than its build's).
+fn stack_problems(a: &ActiveFacts, cuda_want: &Version, cudnn_want: Option<&Version>) -> Vec<Msg> {
     let a_cuda = a.cuda.as_deref().and_then(v);
     let a_cudnn = a.cudnn.as_deref().and_then(v);
     let mut problems = Vec::new();
@@ -451,7 +528,7 @@ fn framework_vs_active(
         None => problems.push(msg!("doctor-framework-active-cuda-unknown")),
         _ => {}
     }
-    if let Some(want) = &cudnn_want {
+    if let Some(want) = cudnn_want {
         match &a_cudnn {
             None => problems.push(msg!("doctor-framework-needs-cudnn", want = want)),
             Some(have) if have.major() != want.major() => problems.push(msg!(
@@ -467,21 +544,5 @@ fn framework_vs_active(
             _ => {}
         }
     }
-    if problems.is_empty() {
-        o.ok(
-            "framework-stack",
-            msg!("doctor-framework-matches", name = name, active = a.name),
-        );
-    } else {
-        o.error(
-            "framework-stack",
-            msg!(
-                "doctor-framework-mismatch",
-                name = name,
-                active = a.name,
-                problems => Msg::Clauses(problems)
-            ),
-            fix_for,
-        );
-    }
+    problems
 }

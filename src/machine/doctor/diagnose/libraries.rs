@@ -3,9 +3,9 @@
 //! sonames only the ldconfig cache has, and CUDA_HOME/CUDA_PATH pointing
 //! elsewhere.
 
+use crate::machine::doctor::facts::{ActiveFacts, Facts, LibDir};
 use crate::msg;
 
-use crate::machine::doctor::facts::{Facts, LibDir};
 use super::{Out, list};
 
 fn norm(p: &str) -> &str {
@@ -15,9 +15,36 @@ fn norm(p: &str) -> &str {
 
 pub(super) fn library_findings(f: &Facts, o: &mut Out) {
     let active = f.active.as_ref().filter(|a| a.name != "system");
-    let is_active_dir =
-        |d: &str| active.is_some_and(|a| a.lib_dirs.iter().any(|x| norm(x) == norm(d)));
-    let first_active = f.env.ld_library_path.iter().position(|d| is_active_dir(d));
+    let system_copies = ld_library_path_findings(f, active, o);
+    if !system_copies.is_empty() {
+        system_copies_findings(&system_copies, o);
+    }
+    // The ldconfig cache is searched after LD_LIBRARY_PATH: it only matters for
+    // sonames the active version lacks (e.g. a system libcudnn.so.8).
+    if let Some(a) = active {
+        ldconfig_findings(f, a, o);
+        cuda_home_findings(f, a, o);
+    }
+}
+
+/// Is `d` one of the active version's library directories?
+fn is_active_dir(active: Option<&ActiveFacts>, d: &str) -> bool {
+    active.is_some_and(|a| a.lib_dirs.iter().any(|x| norm(x) == norm(d)))
+}
+
+/// Each LD_LIBRARY_PATH directory other than the active version's: a libcuda
+/// there, and CUDA libraries that shadow the version's or add to them.
+/// Without an active version, returns the directories with CUDA libraries.
+fn ld_library_path_findings<'f>(
+    f: &'f Facts,
+    active: Option<&ActiveFacts>,
+    o: &mut Out,
+) -> Vec<&'f LibDir> {
+    let first_active = f
+        .env
+        .ld_library_path
+        .iter()
+        .position(|d| is_active_dir(active, d));
     let driver_dir = f
         .libcuda
         .path
@@ -30,27 +57,10 @@ pub(super) fn library_findings(f: &Facts, o: &mut Out) {
         .iter()
         .filter(|d| d.origin == "LD_LIBRARY_PATH")
     {
-        if is_active_dir(&d.dir) {
+        if is_active_dir(active, &d.dir) {
             continue;
         }
-        if d.libs
-            .iter()
-            .any(|l| l == "libcuda.so" || l.starts_with("libcuda.so."))
-        {
-            if d.dir.contains("/stubs") {
-                o.error(
-                    "libcuda-stub",
-                    msg!("doctor-libcuda-stub", dir = d.dir),
-                    msg!("doctor-libcuda-stub-fix", dir = d.dir),
-                );
-            } else if is_foreign_libcuda(d, driver_dir.as_deref(), f.driver().as_ref()) {
-                o.warn(
-                    "libcuda-compat",
-                    msg!("doctor-libcuda-compat", dir = d.dir),
-                    msg!("doctor-libcuda-compat-fix"),
-                );
-            }
-        }
+        libcuda_copy_findings(f, d, driver_dir.as_deref(), o);
         let libs: Vec<&String> = d
             .libs
             .iter()
@@ -63,109 +73,151 @@ pub(super) fn library_findings(f: &Facts, o: &mut Out) {
             system_copies.push(d);
             continue;
         };
-        let shadowed: Vec<&str> = libs
-            .iter()
-            .filter(|l| a.libs.contains(l))
-            .map(|s| s.as_str())
-            .collect();
-        let extra: Vec<&str> = libs
-            .iter()
-            .filter(|l| !a.libs.contains(l) && l.contains(".so."))
-            .map(|s| s.as_str())
-            .collect();
-        let before = match (d.position, first_active) {
-            (Some(p), Some(fa)) => p < fa,
-            (Some(_), None) => true,
-            _ => false,
-        };
-        if before && !shadowed.is_empty() {
+        shadow_findings(d, a, &libs, first_active, o);
+    }
+    system_copies
+}
+
+/// A libcuda on LD_LIBRARY_PATH: the toolkit's stub is an error, another
+/// release's (a forward-compatibility package) a warning.
+fn libcuda_copy_findings(f: &Facts, d: &LibDir, driver_dir: Option<&str>, o: &mut Out) {
+    if d.libs
+        .iter()
+        .any(|l| l == "libcuda.so" || l.starts_with("libcuda.so."))
+    {
+        if d.dir.contains("/stubs") {
             o.error(
-                "ld-shadow",
-                msg!("doctor-ld-shadow", dir = d.dir, name = a.name, libs => list(&shadowed)),
-                msg!("doctor-ld-shadow-fix", dir = d.dir),
+                "libcuda-stub",
+                msg!("doctor-libcuda-stub", dir = d.dir),
+                msg!("doctor-libcuda-stub-fix", dir = d.dir),
             );
-        } else if !extra.is_empty() {
+        } else if is_foreign_libcuda(d, driver_dir, f.driver().as_ref()) {
             o.warn(
-                "ld-extra",
-                msg!("doctor-ld-extra", dir = d.dir, name = a.name, libs => list(&extra)),
-                msg!("doctor-ld-extra-fix", dir = d.dir),
+                "libcuda-compat",
+                msg!("doctor-libcuda-compat", dir = d.dir),
+                msg!("doctor-libcuda-compat-fix"),
             );
         }
     }
-    if !system_copies.is_empty() {
-        let dirs: Vec<&str> = system_copies.iter().map(|d| d.dir.as_str()).collect();
-        let with_cudart: Vec<&&LibDir> = system_copies
+}
+
+/// Another directory's `libs` against the active version's: one before it
+/// on the path with the same names shadows it (an error); names the version
+/// lacks are a warning.
+fn shadow_findings(
+    d: &LibDir,
+    a: &ActiveFacts,
+    libs: &[&String],
+    first_active: Option<usize>,
+    o: &mut Out,
+) {
+    let shadowed: Vec<&str> = libs
+        .iter()
+        .filter(|l| a.libs.contains(l))
+        .map(|s| s.as_str())
+        .collect();
+    let extra: Vec<&str> = libs
+        .iter()
+        .filter(|l| !a.libs.contains(l) && l.contains(".so."))
+        .map(|s| s.as_str())
+        .collect();
+    let before = match (d.position, first_active) {
+        (Some(p), Some(fa)) => p < fa,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    if before && !shadowed.is_empty() {
+        o.error(
+            "ld-shadow",
+            msg!("doctor-ld-shadow", dir = d.dir, name = a.name, libs => list(&shadowed)),
+            msg!("doctor-ld-shadow-fix", dir = d.dir),
+        );
+    } else if !extra.is_empty() {
+        o.warn(
+            "ld-extra",
+            msg!("doctor-ld-extra", dir = d.dir, name = a.name, libs => list(&extra)),
+            msg!("doctor-ld-extra-fix", dir = d.dir),
+        );
+    }
+}
+
+/// Without an active version: CUDA libraries on LD_LIBRARY_PATH are the
+/// system's, and more than one CUDA runtime among them is a warning.
+fn system_copies_findings(system_copies: &[&LibDir], o: &mut Out) {
+    let dirs: Vec<&str> = system_copies.iter().map(|d| d.dir.as_str()).collect();
+    let with_cudart: Vec<&&LibDir> = system_copies
+        .iter()
+        .filter(|d| d.libs.iter().any(|l| l.starts_with("libcudart.so.")))
+        .collect();
+    if with_cudart.len() > 1 {
+        o.warn(
+            "ld-copies",
+            msg!("doctor-ld-copies", dirs = dirs.join(", ")),
+            msg!("doctor-ld-copies-fix"),
+        );
+    } else {
+        o.ok(
+            "ld-copies",
+            msg!("doctor-ld-system", dirs = dirs.join(", ")),
+        );
+    }
+}
+
+/// Sonames in the ldconfig cache that the active version lacks.
+fn ldconfig_findings(f: &Facts, a: &ActiveFacts, o: &mut Out) {
+    for d in f.library_dirs.iter().filter(|d| d.origin == "ldconfig") {
+        if is_active_dir(Some(a), &d.dir) {
+            continue;
+        }
+        let extra: Vec<&str> = d
+            .libs
             .iter()
-            .filter(|d| d.libs.iter().any(|l| l.starts_with("libcudart.so.")))
+            .filter(|l| !l.starts_with("libcuda.so") && l.contains(".so.") && !a.libs.contains(l))
+            .map(|s| s.as_str())
             .collect();
-        if with_cudart.len() > 1 {
+        if !extra.is_empty() {
             o.warn(
-                "ld-copies",
-                msg!("doctor-ld-copies", dirs = dirs.join(", ")),
-                msg!("doctor-ld-copies-fix"),
-            );
-        } else {
-            o.ok(
-                "ld-copies",
-                msg!("doctor-ld-system", dirs = dirs.join(", ")),
+                "ldconfig",
+                msg!("doctor-ldconfig", libs => list(&extra), dir = d.dir, name = a.name),
+                msg!("doctor-ldconfig-fix"),
             );
         }
     }
-    // The ldconfig cache is searched after LD_LIBRARY_PATH: it only matters for
-    // sonames the active version lacks (e.g. a system libcudnn.so.8).
-    if let Some(a) = active {
-        for d in f.library_dirs.iter().filter(|d| d.origin == "ldconfig") {
-            if is_active_dir(&d.dir) {
-                continue;
-            }
-            let extra: Vec<&str> = d
-                .libs
-                .iter()
-                .filter(|l| {
-                    !l.starts_with("libcuda.so") && l.contains(".so.") && !a.libs.contains(l)
-                })
-                .map(|s| s.as_str())
-                .collect();
-            if !extra.is_empty() {
-                o.warn(
-                    "ldconfig",
-                    msg!("doctor-ldconfig", libs => list(&extra), dir = d.dir, name = a.name),
-                    msg!("doctor-ldconfig-fix"),
-                );
-            }
-        }
-        let home = a.cuda_home.as_deref();
-        for (var, val) in [
-            ("CUDA_HOME", &f.env.cuda_home),
-            ("CUDA_PATH", &f.env.cuda_path),
-        ] {
-            if let Some(val) = val
-                && home.map(norm) != Some(norm(val))
-            {
-                o.warn(
-                    "cuda-home",
-                    match home {
-                        Some(h) => msg!(
-                            "doctor-cuda-home",
-                            var = var,
-                            value = val,
-                            name = a.name,
-                            home = h
-                        ),
-                        None => msg!(
-                            "doctor-cuda-home-no-tree",
-                            var = var,
-                            value = val,
-                            name = a.name
-                        ),
-                    },
-                    if f.windows.is_some() {
-                        msg!("doctor-win-cuda-home-fix", var = var, name = a.name)
-                    } else {
-                        msg!("doctor-cuda-home-fix", var = var, name = a.name)
-                    },
-                );
-            }
+}
+
+/// CUDA_HOME and CUDA_PATH set to anything but the active version's tree.
+fn cuda_home_findings(f: &Facts, a: &ActiveFacts, o: &mut Out) {
+    let home = a.cuda_home.as_deref();
+    for (var, val) in [
+        ("CUDA_HOME", &f.env.cuda_home),
+        ("CUDA_PATH", &f.env.cuda_path),
+    ] {
+        if let Some(val) = val
+            && home.map(norm) != Some(norm(val))
+        {
+            o.warn(
+                "cuda-home",
+                match home {
+                    Some(h) => msg!(
+                        "doctor-cuda-home",
+                        var = var,
+                        value = val,
+                        name = a.name,
+                        home = h
+                    ),
+                    None => msg!(
+                        "doctor-cuda-home-no-tree",
+                        var = var,
+                        value = val,
+                        name = a.name
+                    ),
+                },
+                if f.windows.is_some() {
+                    msg!("doctor-win-cuda-home-fix", var = var, name = a.name)
+                } else {
+                    msg!("doctor-cuda-home-fix", var = var, name = a.name)
+                },
+            );
         }
     }
 }

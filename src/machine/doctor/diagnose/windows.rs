@@ -1,11 +1,12 @@
-//! What Windows adds to the checks (its DLL search path, the `CUDA_PATH_V*`
-//! variables, TensorFlow's native builds, the Visual C++ runtime).
+//! What Windows adds to the checks: PATH as its DLL search path, the
+//! `CUDA_PATH_V*` variables, TensorFlow's native builds, the Visual C++
+//! runtime.
 
 use crate::machine::compat::{self, Framework};
+use crate::machine::doctor::facts::{ActiveFacts, Facts, LibDir, WindowsFacts};
 use crate::msg;
 use crate::spec::Version;
 
-use crate::machine::doctor::facts::{Facts, LibDir, WindowsFacts};
 use super::{Out, list, v};
 
 /// A Windows path as Windows compares them: without case, `/` as `\`,
@@ -32,7 +33,16 @@ fn versioned_cuda_path_release(name: &str) -> Option<Version> {
 /// TensorFlow's import needs.
 pub(super) fn windows_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
     let active = f.active.as_ref().filter(|a| a.name != "system");
-    // --- PATH
+    path_findings(w, active, o);
+    cuda_path_findings(w, active, o);
+    tensorflow_findings(f, o);
+    vc_runtime_findings(f, w, o);
+}
+
+/// The DLL directories on PATH other than the active version's and
+/// System32: with an active version, those that shadow its DLLs or add to
+/// them; without one, several toolkits' CUDA runtimes.
+fn path_findings(w: &WindowsFacts, active: Option<&ActiveFacts>, o: &mut Out) {
     let active_dirs: Vec<String> = w.active_bin_dirs.iter().map(|d| win_norm(d)).collect();
     let is_active = |d: &str| active_dirs.contains(&win_norm(d));
     let first_active = w.path.iter().position(|d| is_active(d));
@@ -50,29 +60,7 @@ pub(super) fn windows_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
     match active.filter(|_| !w.active_bin_dirs.is_empty()) {
         Some(a) => {
             for d in &others {
-                let (shadowed, extra): (Vec<&str>, Vec<&str>) = d
-                    .libs
-                    .iter()
-                    .map(String::as_str)
-                    .partition(|l| active_dlls.contains(&l.to_ascii_lowercase()));
-                let before = match (d.position, first_active) {
-                    (Some(p), Some(fa)) => p < fa,
-                    (Some(_), None) => true,
-                    _ => false,
-                };
-                if before && !shadowed.is_empty() {
-                    o.error(
-                        "path-shadow",
-                        msg!("doctor-win-path-shadow", dir = d.dir, name = a.name, libs => list(&shadowed)),
-                        msg!("doctor-win-path-shadow-fix", dir = d.dir),
-                    );
-                } else if !extra.is_empty() {
-                    o.warn(
-                        "path-extra",
-                        msg!("doctor-win-path-extra", dir = d.dir, name = a.name, libs => list(&extra)),
-                        msg!("doctor-win-path-extra-fix", dir = d.dir),
-                    );
-                }
+                path_shadow_findings(d, a, &active_dlls, first_active, o);
             }
         }
         None => {
@@ -94,7 +82,47 @@ pub(super) fn windows_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
             }
         }
     }
-    // --- CUDA_PATH_V<major>_<minor>
+}
+
+/// One DLL directory on PATH against the active version's DLLs: before it
+/// with the same names, it shadows them (an error); names it lacks are a
+/// warning.
+fn path_shadow_findings(
+    d: &LibDir,
+    a: &ActiveFacts,
+    active_dlls: &[String],
+    first_active: Option<usize>,
+    o: &mut Out,
+) {
+    let (shadowed, extra): (Vec<&str>, Vec<&str>) = d
+        .libs
+        .iter()
+        .map(String::as_str)
+        .partition(|l| active_dlls.contains(&l.to_ascii_lowercase()));
+    let before = match (d.position, first_active) {
+        (Some(p), Some(fa)) => p < fa,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    if before && !shadowed.is_empty() {
+        o.error(
+            "path-shadow",
+            msg!("doctor-win-path-shadow", dir = d.dir, name = a.name, libs => list(&shadowed)),
+            msg!("doctor-win-path-shadow-fix", dir = d.dir),
+        );
+    } else if !extra.is_empty() {
+        o.warn(
+            "path-extra",
+            msg!("doctor-win-path-extra", dir = d.dir, name = a.name, libs => list(&extra)),
+            msg!("doctor-win-path-extra-fix", dir = d.dir),
+        );
+    }
+}
+
+/// `CUDA_PATH_V<major>_<minor>`: one naming a missing tree or a tree of
+/// another release, or the active release's pointing elsewhere than the
+/// active version, is stale; the rest are listed as fine.
+fn cuda_path_findings(w: &WindowsFacts, active: Option<&ActiveFacts>, o: &mut Out) {
     let active_release = active
         .and_then(|a| a.cuda.as_deref())
         .and_then(v)
@@ -157,7 +185,10 @@ pub(super) fn windows_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
             msg!("doctor-win-cuda-path-ok", vars = fine.join(", ")),
         );
     }
-    // --- TensorFlow after 2.10: no GPU on native Windows
+}
+
+/// TensorFlow after 2.10: no GPU on native Windows.
+fn tensorflow_findings(f: &Facts, o: &mut Out) {
     for fw in f.python.iter().flat_map(|p| &p.frameworks) {
         let Some(version) = (fw.framework == Framework::Tensorflow)
             .then(|| v(fw.version.split('+').next().unwrap_or(&fw.version)))
@@ -176,7 +207,11 @@ pub(super) fn windows_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
             );
         }
     }
-    // --- the Visual C++ runtime
+}
+
+/// The Visual C++ runtime's DLLs: missing ones are an error when TensorFlow,
+/// whose import needs them, is installed, else a warning.
+fn vc_runtime_findings(f: &Facts, w: &WindowsFacts, o: &mut Out) {
     let missing: Vec<&str> = w
         .vc_runtime
         .iter()
