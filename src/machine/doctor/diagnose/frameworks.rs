@@ -314,7 +314,7 @@ fn framework_vs_active(
         if !uses_cudnn {
             w.cudnn = None;
         }
-        j.from_wheels(&w, major, o);
+        j.wheel_findings(&w, major, o);
         return;
     }
     // Not from wheels: it needs a CUDA on the loader path.
@@ -330,15 +330,15 @@ fn framework_vs_active(
         format!("cudaenv install {major} && cudaenv local {major}")
     });
     match active {
-        None => j.from_the_loader(&cuda_want, cudnn_want.as_ref(), fix_for, o),
-        Some(a) => j.from_the_stack(a, &cuda_want, cudnn_want.as_ref(), fix_for, o),
+        None => j.system_cuda_findings(&cuda_want, cudnn_want.as_ref(), fix_for, o),
+        Some(a) => j.stack_findings(a, &cuda_want, cudnn_want.as_ref(), fix_for, o),
     }
 }
 
 impl Judging<'_> {
     /// It loads CUDA from its NVIDIA wheels `w` (of CUDA `major`): what the
     /// active version then adds, if anything, and whether the two mix.
-    fn from_wheels(&self, w: &Wheels, major: u32, o: &mut Out) {
+    fn wheel_findings(&self, w: &Wheels, major: u32, o: &mut Out) {
         let (fw, name) = (self.fw, &self.name);
         let (how, instead) = wheel_mechanism(fw, major, self.pathfinder);
         let uses = msg!("doctor-framework-uses-wheels", name = name, what => w.describe(major), how => how);
@@ -420,7 +420,7 @@ impl Judging<'_> {
 
     /// No active version: a system CUDA in the loader's cache serves it just
     /// as well; without one, it needs a stack.
-    fn from_the_loader(
+    fn system_cuda_findings(
         &self,
         cuda_want: &Version,
         cudnn_want: Option<&Version>,
@@ -468,7 +468,7 @@ impl Judging<'_> {
     }
 
     /// The active version's CUDA and cuDNN against what it was built with.
-    fn from_the_stack(
+    fn stack_findings(
         &self,
         a: &ActiveFacts,
         cuda_want: &Version,
