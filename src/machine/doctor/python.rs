@@ -232,6 +232,39 @@ pub fn probe(ctx: &Context) -> Result<PythonEnv, String> {
 
 /// Reads the distributions installed in `dirs` (pure file reading; testable on fixtures).
 pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
+    let (packages, records) = read_distributions(dirs);
+    let mut env = PythonEnv::default();
+    for (_, m) in &packages {
+        if m.name.starts_with("nvidia-") {
+            env.nvidia_wheels.push(Package {
+                name: m.name.clone(),
+                version: m.version.clone(),
+            });
+        }
+    }
+    env.nvidia_wheels.sort_by(|a, b| a.name.cmp(&b.name));
+    env.wheel_overlaps = overlaps(&records);
+    for (dir, m) in &packages {
+        if let Some(mut f) = framework_of(dir, m, &packages, &env.nvidia_wheels)
+            && !env.frameworks.iter().any(|x| x.package == f.package)
+        {
+            f.kernels = kernels_of(dir, &f.package);
+            env.frameworks.push(f);
+        }
+    }
+    env.frameworks.sort_by(|a, b| a.package.cmp(&b.package));
+    env
+}
+
+/// A distribution's metadata, with the directory it is installed in.
+type Installed = (PathBuf, Metadata);
+
+/// An NVIDIA distribution whose RECORD is read for overlaps: its site
+/// directory, its `*.dist-info` directory, name and version.
+type Record = (PathBuf, PathBuf, String, String);
+
+/// Every distribution with a readable METADATA in `dirs`, and the NVIDIA ones' records.
+fn read_distributions(dirs: &[PathBuf]) -> (Vec<Installed>, Vec<Record>) {
     let mut packages = Vec::new();
     let mut records = Vec::new();
     for dir in dirs {
@@ -257,126 +290,137 @@ pub fn scan(dirs: &[PathBuf]) -> PythonEnv {
             }
         }
     }
-    let mut env = PythonEnv::default();
-    for (_, m) in &packages {
-        if m.name.starts_with("nvidia-") {
-            env.nvidia_wheels.push(Package {
-                name: m.name.clone(),
-                version: m.version.clone(),
-            });
+    (packages, records)
+}
+
+/// The framework a distribution is, with the CUDA it was built with and
+/// whether it brings its own; `None` for any other distribution.
+fn framework_of(
+    dir: &Path,
+    m: &Metadata,
+    packages: &[Installed],
+    wheels: &[Package],
+) -> Option<InstalledFramework> {
+    match m.name.as_str() {
+        "torch" => Some(torch(dir, m)),
+        "tensorflow" | "tensorflow-gpu" | "tensorflow-cpu" | "tf-nightly" => {
+            Some(tensorflow(dir, m, wheels))
         }
-    }
-    env.nvidia_wheels.sort_by(|a, b| a.name.cmp(&b.name));
-    env.wheel_overlaps = overlaps(&records);
-    let has_nvidia = |suffix: &str| env.nvidia_wheels.iter().any(|p| p.name.ends_with(suffix));
-    for (dir, m) in &packages {
-        let fw = match m.name.as_str() {
-            "torch" => {
-                let cuda = read_assignment(&dir.join("torch/version.py"), "cuda");
-                let bundled = m.requires.iter().any(|r| r.starts_with("nvidia-"))
-                    || has_lib(&dir.join("torch/lib"), "libcudart")
-                    || has_lib(&dir.join("torch/lib"), "libcudnn");
-                Some(InstalledFramework {
-                    framework: Framework::Torch,
-                    package: m.name.clone(),
-                    kernels: Vec::new(),
-                    version: m.version.clone(),
-                    cudnn: None,
-                    bundles_cuda: bundled && cuda.is_some(),
-                    cuda,
-                })
-            }
-            "tensorflow" | "tensorflow-gpu" | "tensorflow-cpu" | "tf-nightly" => {
-                let info = dir.join("tensorflow/python/platform/build_info.py");
-                let cuda = read_dict_entry(&info, "cuda_version");
-                let cudnn = read_dict_entry(&info, "cudnn_version");
-                Some(InstalledFramework {
-                    framework: Framework::Tensorflow,
-                    package: m.name.clone(),
-                    kernels: Vec::new(),
-                    version: m.version.clone(),
-                    // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
-                    bundles_cuda: cuda.is_some()
-                        && has_nvidia("-cu12")
-                        && env
-                            .nvidia_wheels
-                            .iter()
-                            .any(|p| p.name.starts_with("nvidia-cudnn")),
-                    cuda,
-                    cudnn,
-                })
-            }
-            n if n.starts_with("jax-cuda") && (n.ends_with("-plugin") || n.ends_with("-pjrt")) => {
-                let major = n
-                    .trim_start_matches("jax-cuda")
-                    .split('-')
-                    .next()
-                    .unwrap_or("");
-                Some(InstalledFramework {
-                    framework: Framework::Jax,
-                    package: m.name.clone(),
-                    kernels: Vec::new(),
-                    version: m.version.clone(),
-                    cuda: (!major.is_empty()).then(|| major.to_string()),
-                    cudnn: None,
-                    // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
-                    // the requirement lists them either way (under an extra).
-                    bundles_cuda: wheels_of_major(&env.nvidia_wheels, major),
-                })
-            }
-            n if n == "cupy" || (n.starts_with("cupy-cuda") && n.ends_with('x')) => {
-                let major = n.trim_start_matches("cupy-cuda").trim_end_matches('x');
-                let major = (major.len() >= 2 && major.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| major.to_string());
-                Some(InstalledFramework {
-                    framework: Framework::Cupy,
-                    package: m.name.clone(),
-                    kernels: Vec::new(),
-                    version: m.version.clone(),
-                    bundles_cuda: major
-                        .as_deref()
-                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
-                    cuda: major,
-                    cudnn: None,
-                })
-            }
-            "cuda-bindings" | "cuda-python" | "cuda-pathfinder" | "numba-cuda" => {
-                // cuda-bindings' major is the CUDA major it binds (13.0.x → CUDA 13).
-                let major = if m.name == "cuda-pathfinder" || m.name == "numba-cuda" {
-                    packages
-                        .iter()
-                        .find(|(_, p)| p.name == "cuda-bindings")
-                        .and_then(|(_, p)| p.version.split('.').next().map(str::to_string))
-                } else {
-                    m.version.split('.').next().map(str::to_string)
-                };
-                Some(InstalledFramework {
-                    framework: if m.name == "numba-cuda" {
-                        Framework::NumbaCuda
-                    } else {
-                        Framework::CudaPython
-                    },
-                    package: m.name.clone(),
-                    kernels: Vec::new(),
-                    version: m.version.clone(),
-                    bundles_cuda: major
-                        .as_deref()
-                        .is_some_and(|mj| wheels_of_major(&env.nvidia_wheels, mj)),
-                    cuda: major,
-                    cudnn: None,
-                })
-            }
-            _ => None,
-        };
-        if let Some(mut f) = fw
-            && !env.frameworks.iter().any(|x| x.package == f.package)
-        {
-            f.kernels = kernels_of(dir, &f.package);
-            env.frameworks.push(f);
+        n if n.starts_with("jax-cuda") && (n.ends_with("-plugin") || n.ends_with("-pjrt")) => {
+            Some(jax_plugin(n, m, wheels))
         }
+        n if n == "cupy" || (n.starts_with("cupy-cuda") && n.ends_with('x')) => {
+            Some(cupy(n, m, wheels))
+        }
+        "cuda-bindings" | "cuda-python" | "cuda-pathfinder" | "numba-cuda" => {
+            Some(cuda_python(m, packages, wheels))
+        }
+        _ => None,
     }
-    env.frameworks.sort_by(|a, b| a.package.cmp(&b.package));
-    env
+}
+
+/// torch: its CUDA from `torch/version.py`; it brings CUDA through NVIDIA
+/// wheels it requires or libraries inside `torch/lib`.
+fn torch(dir: &Path, m: &Metadata) -> InstalledFramework {
+    let cuda = read_assignment(&dir.join("torch/version.py"), "cuda");
+    let bundled = m.requires.iter().any(|r| r.starts_with("nvidia-"))
+        || has_lib(&dir.join("torch/lib"), "libcudart")
+        || has_lib(&dir.join("torch/lib"), "libcudnn");
+    InstalledFramework {
+        framework: Framework::Torch,
+        package: m.name.clone(),
+        kernels: Vec::new(),
+        version: m.version.clone(),
+        cudnn: None,
+        bundles_cuda: bundled && cuda.is_some(),
+        cuda,
+    }
+}
+
+/// TensorFlow: its CUDA and cuDNN from its `build_info.py`.
+fn tensorflow(dir: &Path, m: &Metadata, wheels: &[Package]) -> InstalledFramework {
+    let info = dir.join("tensorflow/python/platform/build_info.py");
+    let cuda = read_dict_entry(&info, "cuda_version");
+    let cudnn = read_dict_entry(&info, "cudnn_version");
+    let has_nvidia = |suffix: &str| wheels.iter().any(|p| p.name.ends_with(suffix));
+    InstalledFramework {
+        framework: Framework::Tensorflow,
+        package: m.name.clone(),
+        kernels: Vec::new(),
+        version: m.version.clone(),
+        // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
+        bundles_cuda: cuda.is_some()
+            && has_nvidia("-cu12")
+            && wheels.iter().any(|p| p.name.starts_with("nvidia-cudnn")),
+        cuda,
+        cudnn,
+    }
+}
+
+/// A jax CUDA plugin (`jax-cuda12-plugin`, `jax-cuda12-pjrt`): its name says the CUDA major.
+fn jax_plugin(n: &str, m: &Metadata, wheels: &[Package]) -> InstalledFramework {
+    let major = n
+        .trim_start_matches("jax-cuda")
+        .split('-')
+        .next()
+        .unwrap_or("");
+    InstalledFramework {
+        framework: Framework::Jax,
+        package: m.name.clone(),
+        kernels: Vec::new(),
+        version: m.version.clone(),
+        cuda: (!major.is_empty()).then(|| major.to_string()),
+        cudnn: None,
+        // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
+        // the requirement lists them either way (under an extra).
+        bundles_cuda: wheels_of_major(wheels, major),
+    }
+}
+
+/// CuPy: `cupy-cuda12x` says its CUDA major, the source package `cupy` none.
+fn cupy(n: &str, m: &Metadata, wheels: &[Package]) -> InstalledFramework {
+    let major = n.trim_start_matches("cupy-cuda").trim_end_matches('x');
+    let major =
+        (major.len() >= 2 && major.bytes().all(|b| b.is_ascii_digit())).then(|| major.to_string());
+    InstalledFramework {
+        framework: Framework::Cupy,
+        package: m.name.clone(),
+        kernels: Vec::new(),
+        version: m.version.clone(),
+        bundles_cuda: major
+            .as_deref()
+            .is_some_and(|mj| wheels_of_major(wheels, mj)),
+        cuda: major,
+        cudnn: None,
+    }
+}
+
+/// cuda-python's distributions and numba-cuda.
+fn cuda_python(m: &Metadata, packages: &[Installed], wheels: &[Package]) -> InstalledFramework {
+    // cuda-bindings' major is the CUDA major it binds (13.0.x → CUDA 13).
+    let major = if m.name == "cuda-pathfinder" || m.name == "numba-cuda" {
+        packages
+            .iter()
+            .find(|(_, p)| p.name == "cuda-bindings")
+            .and_then(|(_, p)| p.version.split('.').next().map(str::to_string))
+    } else {
+        m.version.split('.').next().map(str::to_string)
+    };
+    InstalledFramework {
+        framework: if m.name == "numba-cuda" {
+            Framework::NumbaCuda
+        } else {
+            Framework::CudaPython
+        },
+        package: m.name.clone(),
+        kernels: Vec::new(),
+        version: m.version.clone(),
+        bundles_cuda: major
+            .as_deref()
+            .is_some_and(|mj| wheels_of_major(wheels, mj)),
+        cuda: major,
+        cudnn: None,
+    }
 }
 
 /// The name (normalised) and version in a `*.dist-info` directory's METADATA.
@@ -398,7 +442,7 @@ pub fn wheels_of_major(wheels: &[Package], major: &str) -> bool {
 }
 
 /// Library files listed in the RECORD of more than one NVIDIA distribution.
-fn overlaps(records: &[(PathBuf, PathBuf, String, String)]) -> Vec<WheelOverlap> {
+fn overlaps(records: &[Record]) -> Vec<WheelOverlap> {
     let mut by_file: std::collections::BTreeMap<(PathBuf, String), Vec<Package>> =
         std::collections::BTreeMap::new();
     for (site, dist_info, name, version) in records {
