@@ -130,6 +130,7 @@ fn a_stack_costs_its_unpacked_size_once() {
     let env = TestEnv::new();
     let mut s = crate::output::Session::new(&env, &env.home);
     s.envs.push(("CUDAENV_PYPI_INDEX".into(), srv.index()));
+    s.sort_progress = true;
     s.filters.push((r"127\.0\.0\.1:\d+", "[HOST]"));
     s.filters.push((r"in \d+\.\d+s", "in [TIME]"));
     // What the root may hold beside the trees: the index pages, file lists

@@ -34,6 +34,38 @@ pub(crate) struct Session<'t> {
     pub(crate) filters: Vec<(&'static str, &'static str)>,
     /// Variables set for every command of this session (a loopback index).
     pub(crate) envs: Vec<(String, String)>,
+    /// Sort each run of per-component progress lines (`cudnn 9.1.0.70:
+    /// downloaded …`): downloads run in parallel, so their lines come in the
+    /// order they finish.
+    pub(crate) sort_progress: bool,
+}
+
+/// `stderr` with each run of consecutive `<component> <version>: …` lines
+/// sorted.
+fn progress_sorted(stderr: &str) -> String {
+    let is_progress = |l: &str| {
+        l.split_once(": ").is_some_and(|(head, _)| {
+            head.split_once(' ').is_some_and(|(name, version)| {
+                !name.is_empty()
+                    && !version.contains(' ')
+                    && version.starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
+    };
+    let mut out: Vec<&str> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for line in stderr.split_inclusive('\n') {
+        if is_progress(line) {
+            run.push(line);
+            continue;
+        }
+        run.sort_unstable();
+        out.append(&mut run);
+        out.push(line);
+    }
+    run.sort_unstable();
+    out.append(&mut run);
+    out.concat()
 }
 
 impl<'t> Session<'t> {
@@ -44,6 +76,7 @@ impl<'t> Session<'t> {
             text: String::new(),
             filters: Vec::new(),
             envs: Vec::new(),
+            sort_progress: false,
         }
     }
 
@@ -74,7 +107,11 @@ impl<'t> Session<'t> {
             args.join(" "),
             o.status.code().map_or("signal".into(), |c| c.to_string()),
             String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr),
+            if self.sort_progress {
+                progress_sorted(&String::from_utf8_lossy(&o.stderr))
+            } else {
+                String::from_utf8_lossy(&o.stderr).into_owned()
+            },
         ));
         o
     }
