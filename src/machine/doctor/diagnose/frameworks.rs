@@ -1,7 +1,7 @@
-//! The Python environment's frameworks against the active version: where
-//! each loads CUDA from (its NVIDIA wheels, the active stack, a system CUDA),
-//! whether that is the CUDA and cuDNN it was built with, and wheels that
-//! overwrote each other's files.
+//! The Python environment (and nvidia-smi's header line) and its frameworks
+//! against the active version: where each framework loads CUDA from (its
+//! NVIDIA wheels, the active stack, a system CUDA), whether that is the CUDA
+//! and cuDNN it was built with, and wheels that overwrote each other's files.
 
 use crate::i18n::Msg;
 use crate::machine::compat::{self, Framework, FrameworkReq};
