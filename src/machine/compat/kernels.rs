@@ -121,7 +121,8 @@ pub fn release_for(
         Framework::Cupy => data::cupy(),
         _ => return None,
     };
-    let mut fits: Vec<ReleaseFor> = table
+    // Each release with such a build, oldest first, and that build's CUDA.
+    let mut fits: Vec<(&Version, Version)> = table
         .release
         .iter()
         .filter_map(|r| {
@@ -131,23 +132,23 @@ pub fn release_for(
                 .filter(|b| b.channel == Channel::Stable && build_runs(framework, &b.cuda, gpu))
                 .map(|b| b.cuda.clone())
                 .min()?;
-            Some(ReleaseFor {
-                release: r.version.clone(),
-                cuda,
-                which: WhichRelease::Newest,
-            })
+            Some((&r.version, cuda))
         })
         .collect();
-    fits.sort_by(|a, b| a.release.cmp(&b.release));
+    fits.sort_by(|a, b| a.0.cmp(b.0));
     let mm = installed.truncate(2);
-    let pick = |f: &ReleaseFor, which| Some(ReleaseFor { which, ..f.clone() });
-    if let Some(f) = fits.iter().find(|f| f.release == mm) {
-        return pick(f, WhichRelease::Same);
-    }
-    match fits.iter().find(|f| f.release > mm) {
-        Some(f) => pick(f, WhichRelease::Newer),
-        None => fits.last().cloned(),
-    }
+    let (which, (release, cuda)) = if let Some(f) = fits.iter().find(|f| *f.0 == mm) {
+        (WhichRelease::Same, f)
+    } else if let Some(f) = fits.iter().find(|f| *f.0 > mm) {
+        (WhichRelease::Newer, f)
+    } else {
+        (WhichRelease::Newest, fits.last()?)
+    };
+    Some(ReleaseFor {
+        release: (*release).clone(),
+        cuda: cuda.clone(),
+        which,
+    })
 }
 
 #[cfg(test)]

@@ -146,9 +146,11 @@ doctor-kernels-partial = { $package } { $version } runs on { $gpu } ({ $sm }), b
    *[no] this GPU can run none of it, so the operations in that library fail there ("no kernel image is available for execution on the device")
 }
 doctor-kernels-none = none
-doctor-kernels-fix-same = install the build of { $package } { $release } for CUDA { $cuda }: that release also has a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
-doctor-kernels-fix-newer = install { $package } { $release } built for CUDA { $cuda }: the first release after yours with a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
-doctor-kernels-fix-older = install { $package } { $release } built for CUDA { $cuda }: the newest release with a build whose CUDA still supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+doctor-kernels-fix = { $which ->
+    [same] install the build of { $package } { $release } for CUDA { $cuda }: that release also has a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+    [newer] install { $package } { $release } built for CUDA { $cuda }: the first release after yours with a build whose CUDA supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+   *[newest] install { $package } { $release } built for CUDA { $cuda }: the newest release with a build whose CUDA still supports { $sm } (after installing, doctor reads the architectures it really has): `{ $command }`
+}
 doctor-kernels-fix-none = no { $package } release in cudaenv's tables is built for { $sm }: build it from source for { $sm } (for torch: TORCH_CUDA_ARCH_LIST)
 doctor-kernels-unreadable = could not read the GPU code of { $package }'s { $file }: { $error }
 doctor-kernels-unreadable-fix = reinstall it: `pip install --force-reinstall --no-deps { $package }`

@@ -146,9 +146,11 @@ doctor-kernels-partial = { $package } { $version } 能在{ $gpu }（{ $sm }）�
    *[no] 这块 GPU 一样都跑不了，这个库里的运算在这里会失败（"no kernel image is available for execution on the device"）
 }
 doctor-kernels-none = 无
-doctor-kernels-fix-same = 安装 { $package } { $release } 为 CUDA { $cuda } 构建的版本：同一版本另有一个构建所用的 CUDA 支持 { $sm }（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
-doctor-kernels-fix-newer = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是比你装的版本更新、且有一个构建所用的 CUDA 支持 { $sm } 的第一个版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
-doctor-kernels-fix-older = 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是有一个构建所用的 CUDA 仍支持 { $sm } 的最新版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+doctor-kernels-fix = { $which ->
+    [same] 安装 { $package } { $release } 为 CUDA { $cuda } 构建的版本：同一版本另有一个构建所用的 CUDA 支持 { $sm }（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+    [newer] 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是比你装的版本更新、且有一个构建所用的 CUDA 支持 { $sm } 的第一个版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+   *[newest] 安装为 CUDA { $cuda } 构建的 { $package } { $release }：这是有一个构建所用的 CUDA 仍支持 { $sm } 的最新版本（装好后 doctor 会读出它实际带有的架构）：`{ $command }`
+}
 doctor-kernels-fix-none = cudaenv 的表格里没有为 { $sm } 构建的 { $package } 版本：请从源码为 { $sm } 构建（torch 用 TORCH_CUDA_ARCH_LIST）
 doctor-kernels-unreadable = 读不出 { $package } 的 { $file } 里的 GPU 代码：{ $error }
 doctor-kernels-unreadable-fix = 重新安装它：`pip install --force-reinstall --no-deps { $package }`

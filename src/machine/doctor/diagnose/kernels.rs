@@ -160,24 +160,13 @@ fn kernel_fix(fw: &InstalledFramework, gpu: ComputeCapability) -> Msg {
     let sm = gpu.sm();
     let version = fw.version.split('+').next().unwrap_or(&fw.version);
     match v(version).and_then(|ver| kernels::release_for(fw.framework, &ver, gpu)) {
-        Some(r) if r.which == WhichRelease::Same => msg!(
-            "doctor-kernels-fix-same",
-            package = fw.package,
-            release = r.release,
-            cuda = r.cuda,
-            sm = sm,
-            command = install_command(fw, &r.release, &r.cuda)
-        ),
-        Some(r) if r.which == WhichRelease::Newer => msg!(
-            "doctor-kernels-fix-newer",
-            package = fw.package,
-            release = r.release,
-            cuda = r.cuda,
-            sm = sm,
-            command = install_command(fw, &r.release, &r.cuda)
-        ),
         Some(r) => msg!(
-            "doctor-kernels-fix-older",
+            "doctor-kernels-fix",
+            which = match r.which {
+                WhichRelease::Same => "same",
+                WhichRelease::Newer => "newer",
+                WhichRelease::Newest => "newest",
+            },
             package = fw.package,
             release = r.release,
             cuda = r.cuda,
