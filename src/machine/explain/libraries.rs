@@ -89,18 +89,7 @@ pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> 
             msg!("explain-run-with-hook")
         },
     };
-    let mut e = Explanation {
-        id: "missing-library",
-        matched: format!("{matched} … {}", lib.file),
-        meaning: Msg::verbatim(""),
-        provided_by: Some(msg!(
-            "ui-provider-file",
-            provider => lib.describe_provider(),
-            file = lib.file
-        )),
-        installed: None,
-        fix: Vec::new(),
-    };
+    let mut e = missing_library_answer(lib, matched);
     match &lib.provider {
         Provider::Driver => {
             e.meaning =
@@ -261,5 +250,22 @@ impl Missing<'_> {
         if sub {
             e.fix.push(msg!("explain-doctor-lists-cudnn-copies"));
         }
+    }
+}
+
+/// The frame of a missing library's answer: what matched and who provides
+/// the file; each provider's meaning and fixes fill it in.
+pub(super) fn missing_library_answer(lib: &LibraryId, matched: &str) -> Explanation {
+    Explanation {
+        id: "missing-library",
+        matched: format!("{matched} … {}", lib.file),
+        meaning: Msg::verbatim(""),
+        provided_by: Some(msg!(
+            "ui-provider-file",
+            provider => lib.describe_provider(),
+            file = lib.file
+        )),
+        installed: None,
+        fix: Vec::new(),
     }
 }

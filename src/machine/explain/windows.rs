@@ -8,7 +8,7 @@ use crate::machine::compat::libraries::{LibraryId, Provider};
 use crate::msg;
 use crate::spec::Version;
 
-use super::libraries::explain_library;
+use super::libraries::{explain_library, missing_library_answer};
 use super::{Explanation, Input, has, words};
 
 pub(super) fn is_dll(file: &str) -> bool {
@@ -59,18 +59,7 @@ fn windows_tested(fits: impl Fn(&compat::data::TfBuild) -> bool) -> Option<(Stri
 /// the stack's environment (`cudaenv exec`, the PowerShell hook).
 pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
     let note = msg!("explain-windows-dll-note");
-    let mut e = Explanation {
-        id: "missing-library",
-        matched: format!("{matched} … {}", lib.file),
-        meaning: Msg::verbatim(""),
-        provided_by: Some(msg!(
-            "ui-provider-file",
-            provider => lib.describe_provider(),
-            file = lib.file
-        )),
-        installed: None,
-        fix: Vec::new(),
-    };
+    let mut e = missing_library_answer(lib, matched);
     let (found, tested, sub) = match &lib.provider {
         Provider::Driver => {
             e.meaning = msg!("explain-win-missing-driver", file = lib.file);

@@ -6,7 +6,7 @@
 use crate::machine::doctor::facts::{ActiveFacts, Facts, LibDir};
 use crate::msg;
 
-use super::{Out, list};
+use super::{Out, list, listed_before};
 
 fn norm(p: &str) -> &str {
     let t = p.trim_end_matches('/');
@@ -121,11 +121,7 @@ fn shadow_findings(
         .filter(|l| !a.libs.contains(l) && l.contains(".so."))
         .map(|s| s.as_str())
         .collect();
-    let before = match (d.position, first_active) {
-        (Some(p), Some(fa)) => p < fa,
-        (Some(_), None) => true,
-        _ => false,
-    };
+    let before = listed_before(d.position, first_active);
     if before && !shadowed.is_empty() {
         o.error(
             "ld-shadow",

@@ -111,6 +111,16 @@ fn family_of(gpu: ComputeCapability) -> Msg {
     }
 }
 
+/// Whether a directory at `position` of a search path comes before the
+/// active version's first one (any listed directory does when none is active).
+fn listed_before(position: Option<usize>, first_active: Option<usize>) -> bool {
+    match (position, first_active) {
+        (Some(p), Some(fa)) => p < fa,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 fn list(v: &[&str]) -> Msg {
     const MAX: usize = 4;
     if v.len() <= MAX {

@@ -7,7 +7,7 @@ use crate::machine::doctor::facts::{ActiveFacts, Facts, LibDir, WindowsFacts};
 use crate::msg;
 use crate::spec::Version;
 
-use super::{Out, list, v};
+use super::{Out, list, listed_before, v};
 
 /// A Windows path as Windows compares them: without case, `/` as `\`,
 /// without a trailing separator.
@@ -99,11 +99,7 @@ fn path_shadow_findings(
         .iter()
         .map(String::as_str)
         .partition(|l| active_dlls.contains(&l.to_ascii_lowercase()));
-    let before = match (d.position, first_active) {
-        (Some(p), Some(fa)) => p < fa,
-        (Some(_), None) => true,
-        _ => false,
-    };
+    let before = listed_before(d.position, first_active);
     if before && !shadowed.is_empty() {
         o.error(
             "path-shadow",
