@@ -53,7 +53,7 @@
 //! ranges and the thread that hashes behind them), `retry` (the retry
 //! policy every request shares), `arrival` (what a follower sees of a
 //! download under way), `slots` (the shared connections), `timeouts`
-//! (stalls) and `dns`.
+//! (stalls), `dns`, and `usage` (what the cache holds, and what may go).
 
 use crate::os::lock::LockFile;
 use std::path::{Path, PathBuf};
@@ -392,7 +392,6 @@ impl Fetcher {
         }
         self.download_stream(a, part, line, mark).await
     }
-
 }
 
 /// A short reason for a reqwest error, with its cause (reqwest's own message
@@ -414,4 +413,3 @@ pub fn describe(e: &reqwest::Error) -> String {
     }
     s
 }
-

@@ -84,7 +84,13 @@ pub(super) fn no_room(f: Attempt, part: &Path) -> Attempt {
 /// `NoSpace` unless the file system holding `part` has `needed` more bytes
 /// free (`have`: what `part` holds already). Unknown free space passes: the
 /// write itself then tells (`write_failed`).
-pub(super) fn room_for(a: &Artifact, part: &Path, have: u64, needed: u64, announced: bool) -> Result<()> {
+pub(super) fn room_for(
+    a: &Artifact,
+    part: &Path,
+    have: u64,
+    needed: u64,
+    announced: bool,
+) -> Result<()> {
     let dir = part.parent().unwrap_or(part);
     match crate::os::fs::free_space(dir) {
         Some(free) if free < needed => Err(Error::NoSpace {

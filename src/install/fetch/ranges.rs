@@ -20,7 +20,7 @@ use super::retry::{ATTEMPTS, Tries};
 use super::slots::Urgency;
 use super::timeouts::{self, Paced};
 use super::{Fetcher, WRITE_BLOCK};
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::install::sources::Artifact;
 use crate::os::hash::Hasher;
 
@@ -75,7 +75,8 @@ impl Fetcher {
         finished: Option<Vec<bool>>,
     ) -> Result<String, RangeFallback> {
         let spans: Arc<[(u64, u64)]> = spans(size).into();
-        let (file, finished, record) = open_ranged_part(part, size, spans.len(), finished)?;
+        let (file, finished, record) =
+            open_ranged_part(part, size, spans.len(), finished).map_err(RangeFallback::Error)?;
         let file = Arc::new(file);
         mark.attach(&file);
         mark.update(|m| {
@@ -144,7 +145,11 @@ impl Fetcher {
 
     /// One connection of a ranged download: fetches the next range while
     /// there is one, waiting each time for a slot at that range's urgency.
-    async fn range_worker(&self, ranged: &Ranged<'_>, picker: &Picker) -> Result<(), RangeFallback> {
+    async fn range_worker(
+        &self,
+        ranged: &Ranged<'_>,
+        picker: &Picker,
+    ) -> Result<(), RangeFallback> {
         loop {
             if picker.peek().is_none() {
                 return Ok(());
@@ -164,7 +169,7 @@ impl Fetcher {
             let r = self.range_with_retries(job).await;
             drop(slot);
             r?;
-            ranged.finished(i)?;
+            ranged.finished(i).map_err(RangeFallback::Error)?;
         }
     }
 
@@ -301,8 +306,8 @@ fn open_ranged_part(
     size: u64,
     n: usize,
     finished: Option<Vec<bool>>,
-) -> Result<(File, Vec<bool>, File), RangeFallback> {
-    let cannot_write = |e| RangeFallback::Error(Error::io("cannot write", part)(e));
+) -> Result<(File, Vec<bool>, File)> {
+    let cannot_write = |e| Error::io("cannot write", part)(e);
     let (file, finished) = match finished {
         Some(done) if done.len() == n => (
             File::options()
@@ -341,7 +346,7 @@ struct Ranged<'r> {
 impl Ranged<'_> {
     /// Range `i` is written: recorded, started on its way to the disk, and
     /// told to the hashing thread and the follower.
-    fn finished(&self, i: usize) -> Result<(), RangeFallback> {
+    fn finished(&self, i: usize) -> Result<()> {
         let (start, end) = self.spans[i];
         // Recorded once its bytes are written, for a later
         // attempt to go on from (`finished_ranges`).
@@ -349,7 +354,7 @@ impl Ranged<'_> {
             &mut *self.record.lock().expect("poisoned"),
             format!("{start} {end}\n").as_bytes(),
         )
-        .map_err(|e| RangeFallback::Error(Error::io("cannot write", self.part)(e)))?;
+        .map_err(Error::io("cannot write", self.part))?;
         write_out(&self.file, start, end);
         let mut g = self.chunks.done.lock().expect("poisoned");
         g.0[i] = true;

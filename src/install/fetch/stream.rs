@@ -26,7 +26,13 @@ const STREAM_URGENCY: u64 = u64::MAX - 1;
 
 impl Fetcher {
     /// Copies a `file://` artifact into `part`, hashing as it goes.
-    pub(super) fn copy_local(&self, a: &Artifact, src: &Path, part: &Path, line: usize) -> Result<String> {
+    pub(super) fn copy_local(
+        &self,
+        a: &Artifact,
+        src: &Path,
+        part: &Path,
+        line: usize,
+    ) -> Result<String> {
         let unreadable = |e: std::io::Error| Error::Network {
             url: a.url.to_string(),
             reason: format!("cannot read the mirror's file: {e}"),
@@ -120,7 +126,28 @@ impl Fetcher {
             req = req.header(reqwest::header::RANGE, format!("bytes={have}-"));
         }
         let (resp, started) = timeouts::send(req, &self.timeouts).await?;
-        let start = stream_start(a, part, mark, resp.status(), have)?;
+        let status = resp.status();
+        if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            return Err(Attempt::Retry(format!("server answered {status}")));
+        }
+        if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
+            // What we have is not a prefix the server recognises: start over.
+            mark.finish(ArrivalEnd::Abandoned);
+            remove_part(part);
+            return Err(Attempt::Retry("resume refused; restarting".into()));
+        }
+        if !status.is_success() {
+            return Err(Attempt::Fail(Error::Network {
+                url: a.url.to_string(),
+                reason: format!("server answered {status}"),
+                from: Some(a.source),
+            }));
+        }
+        let start = if have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT {
+            StreamStart::Resume
+        } else {
+            StreamStart::Fresh
+        };
         // A size the index did not announce but the server does: bounded
         // and given room before a byte is written.
         if a.size.is_none()
@@ -130,9 +157,12 @@ impl Fetcher {
                 StreamStart::Resume => have,
                 StreamStart::Fresh => 0,
             };
-            self.bound_announced(a, part, before, len)?;
+            self.bound_announced(a, part, before, len)
+                .map_err(Attempt::Fail)?;
         }
-        let mut into = self.open_stream_part(a, part, line, mark, start, have)?;
+        let mut into = self
+            .open_stream_part(a, part, line, mark, start, have)
+            .map_err(Attempt::Fail)?;
         let have = into.got;
         self.progress.advance(line, have);
         let expected_len = resp.content_length().map(|l| l + have).or(a.size);
@@ -158,20 +188,14 @@ impl Fetcher {
     /// The bound and the room for the `len` bytes a server announces for a
     /// download whose index announced no size (`before`: the bytes the part
     /// keeps).
-    fn bound_announced(
-        &self,
-        a: &Artifact,
-        part: &Path,
-        before: u64,
-        len: u64,
-    ) -> Result<(), Attempt> {
+    fn bound_announced(&self, a: &Artifact, part: &Path, before: u64, len: u64) -> Result<()> {
         if before + len > self.bound(a) {
             remove_part(part);
-            return Err(Attempt::Fail(self.past_bound(a, "the server announced")));
+            return Err(self.past_bound(a, "the server announced"));
         }
         if let Err(e) = room_for(a, part, before, len, true) {
             remove_part(part);
-            return Err(Attempt::Fail(e));
+            return Err(e);
         }
         Ok(())
     }
@@ -186,8 +210,8 @@ impl Fetcher {
         mark: &'s Arrival,
         start: StreamStart,
         have: u64,
-    ) -> Result<StreamInto<'s>, Attempt> {
-        let io = |e: std::io::Error| Attempt::Fail(Error::io("cannot write", part)(e));
+    ) -> Result<StreamInto<'s>> {
+        let io = |e: std::io::Error| Error::io("cannot write", part)(e);
         let mut hasher = Hasher::new();
         let (file, got) = match start {
             StreamStart::Resume => {
@@ -243,27 +267,29 @@ impl Fetcher {
         started: tokio::time::Instant,
         line: usize,
     ) -> Result<(), Attempt> {
-        let a = into.a;
+        let (a, part) = (into.a, into.part);
+        // A part that ran out of room is removed.
+        let failed = |e: Error| no_room(Attempt::Fail(e), part);
         let mut stream = Paced::new(resp.bytes_stream(), &self.timeouts, started);
         while let Some(chunk) = stream.next().await {
             let chunk = match chunk {
                 Ok(c) => c,
                 Err(e) => {
-                    into.flush()?;
+                    into.flush().map_err(failed)?;
                     return Err(e);
                 }
             };
-            into.take(&chunk)?;
+            into.take(&chunk).map_err(failed)?;
             self.progress.advance(line, chunk.len() as u64);
             if into.got > self.bound(a) {
-                remove_part(into.part);
+                remove_part(part);
                 // More bytes than announced (or than any such file has) is
                 // not a flaky connection but a different file: an
                 // integrity failure, never retried.
                 return Err(Attempt::Fail(self.past_bound(a, "the server sent")));
             }
         }
-        into.flush()
+        into.flush().map_err(failed)
     }
 }
 
@@ -274,38 +300,6 @@ enum StreamStart {
     Resume,
     /// At zero, in a new part.
     Fresh,
-}
-
-/// What the server's answer to a stream's request means: where its bytes
-/// start, or why this try ends.
-fn stream_start(
-    a: &Artifact,
-    part: &Path,
-    mark: &Arrival,
-    status: reqwest::StatusCode,
-    have: u64,
-) -> Result<StreamStart, Attempt> {
-    if status.is_server_error() || status == reqwest::StatusCode::TOO_MANY_REQUESTS {
-        return Err(Attempt::Retry(format!("server answered {status}")));
-    }
-    if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
-        // What we have is not a prefix the server recognises: start over.
-        mark.finish(ArrivalEnd::Abandoned);
-        remove_part(part);
-        return Err(Attempt::Retry("resume refused; restarting".into()));
-    }
-    if !status.is_success() {
-        return Err(Attempt::Fail(Error::Network {
-            url: a.url.to_string(),
-            reason: format!("server answered {status}"),
-            from: Some(a.source),
-        }));
-    }
-    if have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT {
-        Ok(StreamStart::Resume)
-    } else {
-        Ok(StreamStart::Fresh)
-    }
 }
 
 /// A stream's bytes on their way into the part: hashed as they arrive,
@@ -324,7 +318,7 @@ struct StreamInto<'s> {
 
 impl StreamInto<'_> {
     /// Takes a chunk of the body, writing a block once one is full.
-    fn take(&mut self, chunk: &[u8]) -> Result<(), Attempt> {
+    fn take(&mut self, chunk: &[u8]) -> Result<()> {
         self.hasher.update(chunk);
         self.block.extend_from_slice(chunk);
         self.got += chunk.len() as u64;
@@ -334,15 +328,10 @@ impl StreamInto<'_> {
         Ok(())
     }
 
-    /// Writes the block held. A part that ran out of room is removed.
-    fn flush(&mut self) -> Result<(), Attempt> {
-        self.write_block()
-            .map_err(|e| no_room(Attempt::Fail(e), self.part))
-    }
-
-    /// Before each block, the room for it: a download of unknown size
-    /// stops, naming the space, before the disk is full.
-    fn write_block(&mut self) -> Result<()> {
+    /// Writes the block held. Before each block, the room for it: a
+    /// download of unknown size stops, naming the space, before the disk is
+    /// full.
+    fn flush(&mut self) -> Result<()> {
         let (a, part, upto) = (self.a, self.part, self.got);
         let len = self.block.len() as u64;
         if a.size.is_none() {

@@ -159,7 +159,10 @@ fn unpack_from(
     // it all passed. The local headers are read only when their member is
     // unpacked (an archive still downloading has them later), and each must
     // agree with the central directory before its member counts.
-    let (mut files, mut starts) = read_central(&mut zip, name, &mut ex, limits)?;
+    let Central {
+        mut files,
+        mut starts,
+    } = read_central(&mut zip, name, &mut ex, limits)?;
 
     // Each member's limit: the next local header, or the central directory.
     starts.sort_unstable();
@@ -250,6 +253,14 @@ struct FileMember {
     size: u64,
 }
 
+/// What the central directory says, once checked.
+struct Central {
+    /// The regular files to unpack.
+    files: Vec<FileMember>,
+    /// Where every member's local header starts, with its index.
+    starts: Vec<(u64, usize)>,
+}
+
 /// Checks every member the central directory lists (its name, its kind,
 /// the archive's expansion bound from the declared sizes) and makes the
 /// directories and links among them. Returns the regular files to unpack,
@@ -264,7 +275,7 @@ fn read_central(
     name: &str,
     ex: &mut Extractor,
     limits: Limits,
-) -> Result<(Vec<FileMember>, Vec<(u64, usize)>)> {
+) -> Result<Central> {
     let mut starts: Vec<(u64, usize)> = Vec::with_capacity(zip.len());
     let mut files: Vec<FileMember> = Vec::new();
     let mut declared_total: u64 = 0;
@@ -332,7 +343,7 @@ fn read_central(
             }
         }
     }
-    Ok((files, starts))
+    Ok(Central { files, starts })
 }
 
 /// What a member is, from the file-type bits of its Unix mode; without
@@ -506,11 +517,10 @@ impl Unpacking<'_> {
             };
             match self.unpack(member, &mut inflater) {
                 Ok((n, crc)) => {
-                    self.crcs.lock().expect("poisoned").push((
-                        member.target.path.clone(),
-                        n,
-                        crc,
-                    ));
+                    self.crcs
+                        .lock()
+                        .expect("poisoned")
+                        .push((member.target.path.clone(), n, crc));
                 }
                 Err(e) => {
                     self.failed.store(true, Ordering::Relaxed);

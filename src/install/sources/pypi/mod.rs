@@ -493,17 +493,18 @@ impl PypiSource {
         let major = release.version.major();
         let mut notes = Vec::new();
         let wanted = wanted_components(req, release, missing, &mut notes)?;
-        let cudnn_project = match &req.spec.cudnn {
-            Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
-            Some(_) => Some(registry::pypi().cudnn_package(major).ok_or_else(|| {
-                Error::NotAvailable {
-                    what: format!("cuDNN for CUDA {major}"),
-                    source_name: Some("PyPI".into()),
-                    hint: None,
-                }
-            })?),
-            None => None,
-        };
+        let cudnn_project =
+            match &req.spec.cudnn {
+                Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
+                Some(_) => Some(registry::pypi().cudnn_package(major).ok_or_else(|| {
+                    Error::NotAvailable {
+                        what: format!("cuDNN for CUDA {major}"),
+                        source_name: Some("PyPI".into()),
+                        hint: None,
+                    }
+                })?),
+                None => None,
+            };
 
         // All index pages at once.
         let mut pages = futures_util::future::join_all(
@@ -516,12 +517,15 @@ impl PypiSource {
         let cudnn_page = cudnn_project.map(|_| pages.pop().expect("cudnn page"));
         let mut artifacts = Vec::new();
         for (want, page) in wanted.iter().zip(pages) {
-            if let Some(a) = self.component_artifact(want, page, &release.version, missing, &mut notes)? {
+            if let Some(a) =
+                self.component_artifact(want, page, &release.version, missing, &mut notes)?
+            {
                 artifacts.push(a);
             }
         }
         let mut cudnn_version = None;
-        if let (Some(spec), Some(project), Some(page)) = (&req.spec.cudnn, cudnn_project, cudnn_page)
+        if let (Some(spec), Some(project), Some(page)) =
+            (&req.spec.cudnn, cudnn_project, cudnn_page)
         {
             let wheels = match page {
                 Err(e)
