@@ -105,7 +105,7 @@ enum Event {
 pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::io::Result<Output> {
     let Options {
         keep,
-        mut on_stderr_line,
+        on_stderr_line,
         mut at_deadline,
     } = opts;
     let deadline = Instant::now() + timeout;
@@ -116,91 +116,16 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     let pid = child.id();
     let waiter = super::imp::ExitWaiter::of(&child)?;
     let (tx, rx) = mpsc::channel::<Event>();
+    let stdout_buf = read_stdout(child.stdout.take().expect("piped"), keep, tx.clone());
+    read_stderr_lines(child.stderr.take().expect("piped"), tx.clone());
+    let exit_rx = notice_exit(waiter, tx);
 
-    let stdout_buf = Arc::new(Mutex::new(Vec::new()));
-    {
-        let mut pipe = child.stdout.take().expect("piped");
-        let buf = Arc::clone(&stdout_buf);
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match pipe.read(&mut chunk) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let mut b = buf.lock().unwrap_or_else(|e| e.into_inner());
-                        let room = keep.saturating_sub(b.len()).min(n);
-                        b.extend_from_slice(&chunk[..room]);
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(Event::StdoutClosed);
-        });
-    }
-    {
-        let pipe = child.stderr.take().expect("piped");
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut r = std::io::BufReader::new(pipe);
-            loop {
-                let mut line = Vec::new();
-                match r.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if tx.send(Event::StderrLine(line)).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-            let _ = tx.send(Event::StderrClosed);
-        });
-    }
-    // Waits for the exit without reaping: the child stays a zombie, its pid
-    // and so its group id taken, until `child.wait()` below.
-    let (exit_tx, exit_rx) = mpsc::channel::<()>();
-    {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            if waiter.wait() {
-                let _ = tx.send(Event::Exited);
-                let _ = exit_tx.send(());
-            }
-        });
-    }
-    drop(tx);
-
-    let mut stderr = Vec::new();
-    let mut keep_line = |line: Vec<u8>, stderr: &mut Vec<u8>| {
-        let kept = on_stderr_line.as_mut().is_none_or(|f| f(&line));
-        if kept {
-            let room = keep.saturating_sub(stderr.len()).min(line.len());
-            stderr.extend_from_slice(&line[..room]);
-        }
+    let mut stderr = Stderr {
+        filter: on_stderr_line,
+        keep,
+        bytes: Vec::new(),
     };
-    let (mut exited, mut stdout_open, mut stderr_open) = (false, true, true);
-    let mut timed_out = false;
-    while !exited || stdout_open || stderr_open {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Event::Exited) => {
-                exited = true;
-                // Whatever it left behind in its group goes with it, and
-                // with them the pipes they hold.
-                group.kill();
-            }
-            Ok(Event::StderrLine(line)) => keep_line(line, &mut stderr),
-            Ok(Event::StdoutClosed) => stdout_open = false,
-            Ok(Event::StderrClosed) => stderr_open = false,
-            Err(RecvTimeoutError::Timeout) => {
-                timed_out = true;
-                break;
-            }
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
+    let Watched { exited, timed_out } = watch(&rx, deadline, &group, &mut stderr);
     if timed_out
         && !exited
         && let Some(f) = at_deadline.as_mut()
@@ -219,7 +144,7 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
     // Lines that were already read when the loop ended.
     while let Ok(e) = rx.try_recv() {
         if let Event::StderrLine(line) = e {
-            keep_line(line, &mut stderr);
+            stderr.take(line);
         }
     }
     let stdout = std::mem::take(&mut *stdout_buf.lock().unwrap_or_else(|e| e.into_inner()));
@@ -227,8 +152,126 @@ pub fn run_with(mut cmd: Command, timeout: Duration, opts: Options<'_>) -> std::
         status,
         timed_out,
         stdout,
-        stderr,
+        stderr: stderr.bytes,
     })
+}
+
+/// Reads stdout on a thread of its own into the buffer returned, keeping
+/// the first `keep` bytes (the rest is read and dropped).
+fn read_stdout(
+    mut pipe: impl Read + Send + 'static,
+    keep: usize,
+    tx: mpsc::Sender<Event>,
+) -> Arc<Mutex<Vec<u8>>> {
+    let stdout_buf = Arc::new(Mutex::new(Vec::new()));
+    let buf = Arc::clone(&stdout_buf);
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let mut b = buf.lock().unwrap_or_else(|e| e.into_inner());
+                    let room = keep.saturating_sub(b.len()).min(n);
+                    b.extend_from_slice(&chunk[..room]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(Event::StdoutClosed);
+    });
+    stdout_buf
+}
+
+/// Reads stderr on a thread of its own, sending each line as it arrives.
+fn read_stderr_lines(pipe: impl Read + Send + 'static, tx: mpsc::Sender<Event>) {
+    std::thread::spawn(move || {
+        let mut r = std::io::BufReader::new(pipe);
+        loop {
+            let mut line = Vec::new();
+            match r.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx.send(Event::StderrLine(line)).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(Event::StderrClosed);
+    });
+}
+
+/// Waits for the exit without reaping: the child stays a zombie, its pid
+/// and so its group id taken, until `child.wait()` in `run_with`. The
+/// receiver returned hears of the exit too.
+fn notice_exit(waiter: super::imp::ExitWaiter, tx: mpsc::Sender<Event>) -> mpsc::Receiver<()> {
+    let (exit_tx, exit_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if waiter.wait() {
+            let _ = tx.send(Event::Exited);
+            let _ = exit_tx.send(());
+        }
+    });
+    exit_rx
+}
+
+/// What stderr printed, as it is kept.
+struct Stderr<'a> {
+    filter: Option<LineFilter<'a>>,
+    keep: usize,
+    bytes: Vec<u8>,
+}
+
+impl Stderr<'_> {
+    /// Keeps a line unless the filter drops it, within `keep` bytes.
+    fn take(&mut self, line: Vec<u8>) {
+        let kept = self.filter.as_mut().is_none_or(|f| f(&line));
+        if kept {
+            let room = self.keep.saturating_sub(self.bytes.len()).min(line.len());
+            self.bytes.extend_from_slice(&line[..room]);
+        }
+    }
+}
+
+/// How the wait for a child ended.
+struct Watched {
+    exited: bool,
+    timed_out: bool,
+}
+
+/// Waits until the child has exited and both pipes are closed, or the
+/// deadline; keeps stderr's lines meanwhile. When the child exits, its
+/// group is killed.
+fn watch(
+    rx: &mpsc::Receiver<Event>,
+    deadline: Instant,
+    group: &super::imp::Group,
+    stderr: &mut Stderr<'_>,
+) -> Watched {
+    let (mut exited, mut stdout_open, mut stderr_open) = (false, true, true);
+    let mut timed_out = false;
+    while !exited || stdout_open || stderr_open {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Event::Exited) => {
+                exited = true;
+                // Whatever it left behind in its group goes with it, and
+                // with them the pipes they hold.
+                group.kill();
+            }
+            Ok(Event::StderrLine(line)) => stderr.take(line),
+            Ok(Event::StdoutClosed) => stdout_open = false,
+            Ok(Event::StderrClosed) => stderr_open = false,
+            Err(RecvTimeoutError::Timeout) => {
+                timed_out = true;
+                break;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    Watched { exited, timed_out }
 }
 
 /// A killed child that has not died yet (stuck in the kernel) is reaped by

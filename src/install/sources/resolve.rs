@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::legacy::{LegacyRegistry, LegacySource};
+use super::legacy::{LegacyRegistry, LegacySource, Runfile};
 use super::nvidia::{self, Catalog, NvidiaSource};
 use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
@@ -111,6 +111,22 @@ impl Offerer for PlanOfferer {
             Some((v.clone(), a.clone()))
         }))
     }
+}
+
+/// One release's components on their way into its plan: where each can
+/// come from, and what was found so far.
+struct Serving<'r> {
+    cuda: &'r Version,
+    profile: Profile,
+    /// The release's NVIDIA manifest, if there is one.
+    nv_release: Option<&'r nvidia::Release>,
+    /// The release's legacy runfile, if there is one.
+    runfile: Option<Runfile>,
+    artifacts: Vec<Artifact>,
+    /// The components the runfile serves (one artifact for all of them).
+    legacy_names: Vec<String>,
+    /// The components no source has.
+    missing: Vec<String>,
 }
 
 /// Everything resolution needs.
@@ -245,78 +261,155 @@ impl Resolver<'_> {
             }
         }
         wanted.retain(|c| !without.contains(c));
-        let nv_release = self
-            .catalog
-            .cuda_releases(self.platform)
-            .into_iter()
-            .find(|(v, _)| *v == cuda)
-            .map(|(_, r)| r);
-        let runfile = self.legacy().find_cuda(&cuda).filter(|r| r.cuda == cuda);
-        let mut artifacts: Vec<Artifact> = Vec::new();
-        let mut legacy_names: Vec<String> = Vec::new();
-        let mut missing = Vec::new();
+        let mut serving = Serving {
+            cuda: &cuda,
+            profile,
+            nv_release: self
+                .catalog
+                .cuda_releases(self.platform)
+                .into_iter()
+                .find(|(v, _)| *v == cuda)
+                .map(|(_, r)| r),
+            runfile: self.legacy().find_cuda(&cuda).filter(|r| r.cuda == cuda),
+            artifacts: Vec::new(),
+            legacy_names: Vec::new(),
+            missing: Vec::new(),
+        };
         for name in &wanted {
-            let mut served = false;
-            for kind in self.order.for_component(name, self.choice) {
-                match kind {
-                    SourceKind::Nvidia => {
-                        if let Some(r) = nv_release {
-                            let mut a = self
-                                .nvidia()
-                                .cuda_artifacts(r, std::slice::from_ref(name))?;
-                            if let Some(a) = a.remove(name) {
-                                artifacts.push(a);
-                                served = true;
-                            }
-                        }
-                    }
-                    SourceKind::Legacy => {
-                        if runfile.is_some()
-                            && LegacySource::members(&cuda, Profile::Full).2.contains(name)
-                        {
-                            legacy_names.push(name.clone());
-                            served = true;
-                        }
-                    }
-                    SourceKind::Pypi | SourceKind::Debian => {
-                        if let Some(o) = self.other(kind) {
-                            let a = o.artifacts(&cuda, name, profile)?;
-                            served = !a.is_empty();
-                            artifacts.extend(a);
-                        }
-                    }
-                }
-                if served {
-                    break;
-                }
-            }
-            if !served {
-                missing.push(name.clone());
-            }
+            self.serve(&mut serving, name)?;
         }
+        let Serving {
+            runfile,
+            mut artifacts,
+            legacy_names,
+            missing,
+            ..
+        } = serving;
         if let Some(r) = runfile
             && !legacy_names.is_empty()
         {
-            let mut a = self.legacy().cuda_artifact(&r, profile)?;
-            let (_, _, all_names) = LegacySource::members(&cuda, Profile::Full);
-            let keep: BTreeSet<String> =
-                legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
-            match &mut a.layout {
-                // 10.x runfiles have one directory for everything: keep it whole.
-                Layout::Runfile { members, optional } if all_names != ["toolkit"] => {
-                    members.retain(|m| keep.contains(m));
-                    optional.retain(|m| keep.contains(m));
-                }
-                Layout::WindowsInstaller { members, optional } => {
-                    let keep: BTreeSet<String> =
-                        keep.iter().map(|m| super::legacy::windows_dir(m)).collect();
-                    members.retain(|m| keep.contains(m));
-                    optional.retain(|m| keep.contains(m));
-                }
-                _ => {}
-            }
-            artifacts.push(a);
+            artifacts.push(self.runfile_artifact(&r, &cuda, profile, &legacy_names)?);
         }
+        self.check_missing(&cuda, profile, with, &missing, artifacts.is_empty())?;
+        let mut notes = Vec::new();
+        if !missing.is_empty() {
+            notes.push(format!(
+                "not available from the chosen sources, left out: {}",
+                missing.join(", ")
+            ));
+        }
+        let cudnn = match &spec.cudnn {
+            None => None,
+            Some(_) if without.iter().any(|c| c == "cudnn") => None,
+            Some(want) => {
+                let (v, a) = self.cudnn_for(want, &cuda)?;
+                artifacts.push(a);
+                Some(v)
+            }
+        };
+        Ok(Plan {
+            name: VersionName::for_stack(&cuda, cudnn.as_ref()),
+            cuda,
+            cudnn,
+            libs: Default::default(),
+            profile,
+            artifacts,
+            notes,
+            info: Vec::new(),
+        })
+    }
+
+    /// Serves component `name` from the first source in its order that has
+    /// it, or counts it missing.
+    fn serve(&self, s: &mut Serving<'_>, name: &String) -> Result<()> {
+        for kind in self.order.for_component(name, self.choice) {
+            if self.serve_from(s, kind, name)? {
+                return Ok(());
+            }
+        }
+        s.missing.push(name.clone());
+        Ok(())
+    }
+
+    /// Whether `kind` serves component `name` (then its artifacts are in
+    /// `s`, or for the legacy source its name, for the one runfile).
+    fn serve_from(&self, s: &mut Serving<'_>, kind: SourceKind, name: &String) -> Result<bool> {
+        match kind {
+            SourceKind::Nvidia => {
+                if let Some(r) = s.nv_release {
+                    let mut a = self
+                        .nvidia()
+                        .cuda_artifacts(r, std::slice::from_ref(name))?;
+                    if let Some(a) = a.remove(name) {
+                        s.artifacts.push(a);
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            SourceKind::Legacy => {
+                if s.runfile.is_some()
+                    && LegacySource::members(s.cuda, Profile::Full)
+                        .2
+                        .contains(name)
+                {
+                    s.legacy_names.push(name.clone());
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            SourceKind::Pypi | SourceKind::Debian => {
+                let Some(o) = self.other(kind) else {
+                    return Ok(false);
+                };
+                let a = o.artifacts(s.cuda, name, s.profile)?;
+                let served = !a.is_empty();
+                s.artifacts.extend(a);
+                Ok(served)
+            }
+        }
+    }
+
+    /// The runfile's artifact, unpacking only the members that serve
+    /// `legacy_names`.
+    fn runfile_artifact(
+        &self,
+        r: &Runfile,
+        cuda: &Version,
+        profile: Profile,
+        legacy_names: &[String],
+    ) -> Result<Artifact> {
+        let mut a = self.legacy().cuda_artifact(r, profile)?;
+        let (_, _, all_names) = LegacySource::members(cuda, Profile::Full);
+        let keep: BTreeSet<String> = legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
+        match &mut a.layout {
+            // 10.x runfiles have one directory for everything: keep it whole.
+            Layout::Runfile { members, optional } if all_names != ["toolkit"] => {
+                members.retain(|m| keep.contains(m));
+                optional.retain(|m| keep.contains(m));
+            }
+            Layout::WindowsInstaller { members, optional } => {
+                let keep: BTreeSet<String> =
+                    keep.iter().map(|m| super::legacy::windows_dir(m)).collect();
+                members.retain(|m| keep.contains(m));
+                optional.retain(|m| keep.contains(m));
+            }
+            _ => {}
+        }
+        Ok(a)
+    }
+
+    /// Fails the plan for a component asked for by name (`with`) that no
+    /// source has, and for what the profile cannot do without (or when
+    /// nothing at all was found); the rest is left out with one line.
+    fn check_missing(
+        &self,
+        cuda: &Version,
+        profile: Profile,
+        with: &[String],
+        missing: &[String],
+        nothing_found: bool,
+    ) -> Result<()> {
         let explicit_missing: Vec<&String> = missing.iter().filter(|m| with.contains(m)).collect();
         if !explicit_missing.is_empty() {
             return Err(Error::NotAvailable {
@@ -336,9 +429,9 @@ impl Resolver<'_> {
         // is downloaded; the rest is left out with one line.
         let required: Vec<&String> = missing
             .iter()
-            .filter(|m| required_for(profile, &cuda).contains(&m.as_str()))
+            .filter(|m| required_for(profile, cuda).contains(&m.as_str()))
             .collect();
-        if !required.is_empty() || artifacts.is_empty() {
+        if !required.is_empty() || nothing_found {
             let names: Vec<&str> = if required.is_empty() {
                 missing.iter().map(String::as_str).collect()
             } else {
@@ -357,52 +450,33 @@ impl Resolver<'_> {
                 )),
             });
         }
-        let mut notes = Vec::new();
-        if !missing.is_empty() {
-            notes.push(format!(
-                "not available from the chosen sources, left out: {}",
-                missing.join(", ")
-            ));
-        }
-        let cudnn = match &spec.cudnn {
-            None => None,
-            Some(_) if without.iter().any(|c| c == "cudnn") => None,
-            Some(want) => {
-                let mut found = None;
-                for kind in self.order.for_component("cudnn", self.choice) {
-                    found = match kind {
-                        SourceKind::Nvidia => self.nvidia().cudnn_artifact(want, &cuda)?,
-                        SourceKind::Legacy => self.legacy().cudnn_artifact(want, &cuda)?,
-                        SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
-                            Some(o) => o.cudnn(want, &cuda)?,
-                            None => None,
-                        },
-                    };
-                    if found.is_some() {
-                        break;
-                    }
-                }
-                let (v, a) = found.ok_or_else(|| Error::NotAvailable {
-                    what: format!(
-                        "cuDNN {want} for CUDA {cuda} on {}",
-                        self.platform.manifest_key()
-                    ),
-                    source_name: Some(self.choice_name().into()),
-                    hint: Some(crate::msg!("hint-ls-remote")),
-                })?;
-                artifacts.push(a);
-                Some(v)
+        Ok(())
+    }
+
+    /// The cuDNN matching `want` for `cuda`, from the first source in the
+    /// cuDNN's order that has one.
+    fn cudnn_for(&self, want: &Version, cuda: &Version) -> Result<(Version, Artifact)> {
+        let mut found = None;
+        for kind in self.order.for_component("cudnn", self.choice) {
+            found = match kind {
+                SourceKind::Nvidia => self.nvidia().cudnn_artifact(want, cuda)?,
+                SourceKind::Legacy => self.legacy().cudnn_artifact(want, cuda)?,
+                SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
+                    Some(o) => o.cudnn(want, cuda)?,
+                    None => None,
+                },
+            };
+            if found.is_some() {
+                break;
             }
-        };
-        Ok(Plan {
-            name: VersionName::for_stack(&cuda, cudnn.as_ref()),
-            cuda,
-            cudnn,
-            libs: Default::default(),
-            profile,
-            artifacts,
-            notes,
-            info: Vec::new(),
+        }
+        found.ok_or_else(|| Error::NotAvailable {
+            what: format!(
+                "cuDNN {want} for CUDA {cuda} on {}",
+                self.platform.manifest_key()
+            ),
+            source_name: Some(self.choice_name().into()),
+            hint: Some(crate::msg!("hint-ls-remote")),
         })
     }
 

@@ -154,17 +154,81 @@ fn unpack_from(
 ) -> Result<Summary> {
     let mut ex = Extractor::new(name, dest, layout, limits);
     let raw_reader = reader.clone();
-    let mut zip = ZipArchive::new(reader).map_err(|e| Error::BadArchive {
+    let (mut zip, eocd) = open_zip(reader, &raw_reader, name)?;
+    // Check everything the central directory says first; write nothing until
+    // it all passed. The local headers are read only when their member is
+    // unpacked (an archive still downloading has them later), and each must
+    // agree with the central directory before its member counts.
+    let Central {
+        mut files,
+        mut starts,
+    } = read_central(&mut zip, name, &mut ex, limits)?;
+
+    // Each member's limit: the next local header, or the central directory.
+    starts.sort_unstable();
+    let cd_start = central_start(&raw_reader, eocd);
+    let mut limit = vec![cd_start; zip.len()];
+    for w in starts.windows(2) {
+        limit[w[0].1] = w[1].0;
+    }
+    let next_of: std::collections::HashMap<usize, usize> =
+        starts.windows(2).map(|w| (w[0].1, w[1].1)).collect();
+    let local = LocalCheck {
+        reader: &raw_reader,
+        zip: &zip,
+        limit: &limit,
+        next_of: &next_of,
+        ex: &ex,
+    };
+    local.check_least(&starts)?;
+
+    // Largest first, so the long ones start early and the tail is short.
+    files.sort_by_key(|f| std::cmp::Reverse(f.size));
+    let queue = Queue::new(&raw_reader.file, &zip, &files);
+    queue.prefer();
+    let unpacking = Unpacking {
+        zip: &zip,
+        reader: &raw_reader,
+        ex: &ex,
+        local: &local,
+        checked: (0..zip.len()).map(|_| AtomicBool::new(false)).collect(),
+        queue,
+        failed: AtomicBool::new(false),
+        crcs: Mutex::new(Vec::with_capacity(files.len())),
+    };
+    unpacking.run(threads.clamp(1, files.len().max(1)))?;
+    // The members no worker unpacked (directories, links, what the layout
+    // skips) get the same check of their local headers.
+    for (i, done) in unpacking.checked.iter().enumerate() {
+        if !done.load(Ordering::Relaxed) {
+            local.check(i).map(drop)?;
+        }
+    }
+    let crcs = unpacking.crcs.into_inner().expect("poisoned");
+    let mut summary = ex.finish()?;
+    summary.checked = crcs;
+    Ok(summary)
+}
+
+/// Opens the archive and returns it with where its end record lies:
+/// refused unless it is a zip, ends at its end record, and names each
+/// member once.
+fn open_zip(
+    reader: SharedFile,
+    raw_reader: &SharedFile,
+    name: &str,
+) -> Result<(ZipArchive<SharedFile>, u64)> {
+    let zip = ZipArchive::new(reader).map_err(|e| Error::BadArchive {
         archive: name.into(),
         entry: None,
         reason: format!("not a valid zip archive: {e}"),
     })?;
-    let eocd = check_ends_at_end_record(&raw_reader, name)?;
+    let eocd = check_ends_at_end_record(raw_reader, name)?;
     if zip.has_duplicate_names() {
         // The zip crate keeps one entry per name: find the repeated one in
         // the central directory itself, to name it.
         let mut names = std::collections::HashSet::new();
-        let dup = central_names(&raw_reader, eocd)
+        let dup = central_names(raw_reader, eocd)
             .into_iter()
             .find(|n| !names.insert(n.clone()))
             .map(|n| String::from_utf8_lossy(&n).into_owned());
@@ -174,18 +238,46 @@ fn unpack_from(
             reason: "duplicate member names in the central directory".into(),
         });
     }
-    // Where every member's bytes may end: before the next member's local
-    // header (or the central directory), so that no two members share bytes
-    // (one compressed body behind many names). Checked exactly when a
-    // member's local header is read (`check_local`), and roughly right away
-    // from the central directory alone.
-    let mut starts: Vec<(u64, usize)> = Vec::with_capacity(zip.len());
+    Ok((zip, eocd))
+}
 
-    // Check everything the central directory says first; write nothing until
-    // it all passed. The local headers are read only when their member is
-    // unpacked (an archive still downloading has them later), and each must
-    // agree with the central directory before its member counts.
-    let mut files: Vec<(usize, String, Target, bool, u64)> = Vec::new();
+/// A regular file of the archive, accepted by the `Extractor`, to unpack.
+struct FileMember {
+    /// Its index in the central directory.
+    index: usize,
+    /// Its name in the archive.
+    raw: String,
+    target: Target,
+    exec: bool,
+    /// Its size, as the central directory declares it.
+    size: u64,
+}
+
+/// What the central directory says, once checked.
+struct Central {
+    /// The regular files to unpack.
+    files: Vec<FileMember>,
+    /// Where every member's local header starts, with its index.
+    starts: Vec<(u64, usize)>,
+}
+
+/// Checks every member the central directory lists (its name, its kind,
+/// the archive's expansion bound from the declared sizes) and makes the
+/// directories and links among them. Returns the regular files to unpack,
+/// and where every member's local header starts, with its index: where
+/// every member's bytes may end is before the next member's local header
+/// (or the central directory), so that no two members share bytes (one
+/// compressed body behind many names). Checked exactly when a member's
+/// local header is read (`LocalCheck::check`), and roughly right away from
+/// the central directory alone (`LocalCheck::check_least`).
+fn read_central(
+    zip: &mut ZipArchive<SharedFile>,
+    name: &str,
+    ex: &mut Extractor,
+    limits: Limits,
+) -> Result<Central> {
+    let mut starts: Vec<(u64, usize)> = Vec::with_capacity(zip.len());
+    let mut files: Vec<FileMember> = Vec::new();
     let mut declared_total: u64 = 0;
     for i in 0..zip.len() {
         let entry = zip.by_index_data(i).map_err(|e| Error::BadArchive {
@@ -209,21 +301,7 @@ fn unpack_from(
             return Err(ex.bad(&raw, "encrypted members are not supported"));
         }
         let mode = entry.unix_mode().unwrap_or(0o644);
-        let kind = match mode & S_IFMT {
-            0 => {
-                if entry.is_dir() {
-                    EntryKind::Dir
-                } else {
-                    EntryKind::File
-                }
-            }
-            m if m == S_IFREG => EntryKind::File,
-            m if m == S_IFDIR => EntryKind::Dir,
-            m if m == S_IFLNK => EntryKind::Symlink,
-            m if m == S_IFCHR || m == S_IFBLK => EntryKind::Other("device"),
-            m if m == S_IFIFO => EntryKind::Other("FIFO"),
-            _ => EntryKind::Other("special-file"),
-        };
+        let kind = kind_of(mode, entry.is_dir());
         let size = entry.size();
         drop(entry);
         match kind {
@@ -246,12 +324,18 @@ fn unpack_from(
             }
             EntryKind::File => {
                 let exec = mode & 0o111 != 0;
-                if let Some(t) = ex.entry(&raw, &EntryKind::File)? {
+                if let Some(target) = ex.entry(&raw, &EntryKind::File)? {
                     declared_total = declared_total.saturating_add(size);
                     if declared_total > limits.max_total_bytes {
                         return Err(ex.bad(&raw, "archive expands beyond the size limit"));
                     }
-                    files.push((i, raw, t, exec, size));
+                    files.push(FileMember {
+                        index: i,
+                        raw,
+                        target,
+                        exec,
+                        size,
+                    });
                 }
             }
             other => {
@@ -259,86 +343,110 @@ fn unpack_from(
             }
         }
     }
+    Ok(Central { files, starts })
+}
 
-    // Each member's limit: the next local header, or the central directory.
-    starts.sort_unstable();
-    let cd_start = central_start(&raw_reader, eocd);
-    let mut limit = vec![cd_start; zip.len()];
-    for w in starts.windows(2) {
-        limit[w[0].1] = w[1].0;
+/// What a member is, from the file-type bits of its Unix mode; without
+/// them, a name ending in `/` is a directory.
+fn kind_of(mode: u32, is_dir: bool) -> EntryKind {
+    match mode & S_IFMT {
+        0 => {
+            if is_dir {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            }
+        }
+        m if m == S_IFREG => EntryKind::File,
+        m if m == S_IFDIR => EntryKind::Dir,
+        m if m == S_IFLNK => EntryKind::Symlink,
+        m if m == S_IFCHR || m == S_IFBLK => EntryKind::Other("device"),
+        m if m == S_IFIFO => EntryKind::Other("FIFO"),
+        _ => EntryKind::Other("special-file"),
     }
-    let next_of: std::collections::HashMap<usize, usize> =
-        starts.windows(2).map(|w| (w[0].1, w[1].1)).collect();
-    let local = LocalCheck {
-        reader: &raw_reader,
-        zip: &zip,
-        limit: &limit,
-        next_of: &next_of,
-        ex: &ex,
-    };
-    // The least a member occupies (a header and its data) must fit before
-    // the next one: checked now, without reading.
-    for &(start, i) in &starts {
-        let entry = zip
-            .by_index_data(i)
-            .map_err(|e| ex.bad(format!("#{i}"), e.to_string()))?;
-        let least = start
-            .saturating_add(30)
-            .saturating_add(entry.compressed_size());
-        if least > limit[i] {
-            return Err(local.overlap(i));
+}
+
+/// Where member `i`'s bytes lie (its local header's variable part is not
+/// known yet: a generous bound, as this only guides the download and the
+/// page cache).
+fn span_of(zip: &ZipArchive<SharedFile>, i: usize) -> Option<(u64, u64)> {
+    zip.by_index_data(i).ok().map(|e| {
+        let start = e.header_start();
+        (
+            start,
+            start
+                .saturating_add(e.compressed_size())
+                .saturating_add(1 << 16),
+        )
+    })
+}
+
+/// The regular files left to unpack, largest first, and the bytes of the
+/// archive they still need.
+struct Queue<'a> {
+    source: &'a Source,
+    zip: &'a ZipArchive<SharedFile>,
+    files: &'a [FileMember],
+    /// What is left to unpack (indices into `files`), largest first.
+    left: Mutex<Vec<usize>>,
+    /// The bytes of the members not yet unpacked: the others are not needed
+    /// again (see `ArrivingFile::release_except`).
+    pending: Mutex<std::collections::BTreeSet<(u64, u64, usize)>>,
+}
+
+impl<'a> Queue<'a> {
+    fn new(
+        source: &'a Source,
+        zip: &'a ZipArchive<SharedFile>,
+        files: &'a [FileMember],
+    ) -> Queue<'a> {
+        let pending = files
+            .iter()
+            .filter_map(|f| span_of(zip, f.index).map(|(lo, hi)| (lo, hi, f.index)))
+            .collect();
+        Queue {
+            source,
+            zip,
+            files,
+            left: Mutex::new((0..files.len()).collect()),
+            pending: Mutex::new(pending),
         }
     }
-    let checked: Vec<AtomicBool> = (0..zip.len()).map(|_| AtomicBool::new(false)).collect();
 
-    // Largest first, so the long ones start early and the tail is short.
-    files.sort_by_key(|f| std::cmp::Reverse(f.4));
-    // Where each member's bytes lie (its local header's variable part is
-    // not known yet: a generous bound, as this only guides the download and
-    // the page cache).
-    let span_of = |i: usize| {
-        zip.by_index_data(i).ok().map(|e| {
-            let start = e.header_start();
-            (
-                start,
-                start
-                    .saturating_add(e.compressed_size())
-                    .saturating_add(1 << 16),
-            )
-        })
-    };
-    if let Source::Arriving(a) = &raw_reader.file {
-        a.prefer(
-            files
-                .iter()
-                .filter_map(|f| span_of(f.0).map(|(lo, hi)| (lo, hi, f.4)))
-                .collect(),
-        );
+    fn span_of(&self, i: usize) -> Option<(u64, u64)> {
+        span_of(self.zip, i)
     }
-    // The bytes of the members not yet unpacked: the others are not needed
-    // again (see `ArrivingFile::release_except`).
-    let pending: Mutex<std::collections::BTreeSet<(u64, u64, usize)>> = Mutex::new(
-        files
-            .iter()
-            .filter_map(|f| span_of(f.0).map(|(lo, hi)| (lo, hi, f.0)))
-            .collect(),
-    );
-    // What is left to unpack, largest first; an archive still arriving gives
-    // each worker the largest member whose bytes are all there.
-    let left = Mutex::new((0..files.len()).collect::<Vec<usize>>());
-    let take = || -> Option<usize> {
-        let Source::Arriving(a) = &raw_reader.file else {
-            let mut l = left.lock().expect("poisoned");
+
+    /// Asks an archive still arriving for the bytes of the largest members
+    /// first.
+    fn prefer(&self) {
+        if let Source::Arriving(a) = self.source {
+            a.prefer(
+                self.files
+                    .iter()
+                    .filter_map(|f| self.span_of(f.index).map(|(lo, hi)| (lo, hi, f.size)))
+                    .collect(),
+            );
+        }
+    }
+
+    /// The next member to unpack, by index into `files`: the largest left,
+    /// or for an archive still arriving, the largest whose bytes are all
+    /// there (waiting until one is).
+    fn take(&self) -> Option<usize> {
+        let Source::Arriving(a) = self.source else {
+            let mut l = self.left.lock().expect("poisoned");
             return (!l.is_empty()).then(|| l.remove(0));
         };
         loop {
             let seen = a.generation();
-            let mut l = left.lock().expect("poisoned");
+            let mut l = self.left.lock().expect("poisoned");
             if l.is_empty() {
                 return None;
             }
             let ready = l.iter().position(|&k| {
-                span_of(files[k].0).is_none_or(|(lo, hi)| a.there(lo, hi.min(a.len())))
+                self.span_of(self.files[k].index)
+                    .is_none_or(|(lo, hi)| a.there(lo, hi.min(a.len())))
             });
             if let Some(p) = ready.or_else(|| a.abandoned().then_some(0)) {
                 return Some(l.remove(p));
@@ -346,99 +454,115 @@ fn unpack_from(
             drop(l);
             a.wait_past(seen);
         }
-    };
-    let failed = AtomicBool::new(false);
-    let threads = threads.clamp(1, files.len().max(1));
-    let ex_ref = &ex;
-    let files_ref = &files;
-    let (local_ref, checked_ref) = (&local, &checked);
-    let crcs = Mutex::new(Vec::with_capacity(files.len()));
-    let crcs_ref = &crcs;
-    let results: Vec<Result<()>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                let zip = &zip;
-                let reader = &raw_reader;
-                let pending = &pending;
-                let take = &take;
-                let failed = &failed;
-                s.spawn(move || -> Result<()> {
-                    let mut inflater = libdeflater::Decompressor::new();
-                    loop {
-                        if failed.load(Ordering::Relaxed) {
-                            return Ok(());
-                        }
-                        let Some((i, raw, target, exec, size)) = take().map(|k| &files_ref[k])
-                        else {
-                            return Ok(());
-                        };
-                        let r = local_ref
-                            .check(*i)
-                            .and_then(|data| {
-                                checked_ref[*i].store(true, Ordering::Relaxed);
-                                let entry = zip
-                                    .by_index_data(*i)
-                                    .map_err(|e| ex_ref.bad(raw, e.to_string()))?;
-                                let (method, crc) = (entry.compression(), entry.crc32());
-                                let end = data.saturating_add(entry.compressed_size());
-                                let input = Member::map(&reader.file, data, end)
-                                    .map_err(|e| ex_ref.bad(raw, format!("cannot read: {e}")))?;
-                                let n = ex_ref.write_file_with(
-                                    raw,
-                                    target,
-                                    *exec,
-                                    *size,
-                                    &mut |out| {
-                                        decode(method, input.bytes(), out, crc, &mut inflater)
-                                    },
-                                )?;
-                                drop(input);
-                                if let Source::Arriving(a) = &reader.file {
-                                    let mut p = pending.lock().expect("poisoned");
-                                    p.retain(|m| m.2 != *i);
-                                    let needed: Vec<(u64, u64)> =
-                                        p.iter().map(|m| (m.0, m.1)).collect();
-                                    drop(p);
-                                    a.release_except(&needed);
-                                }
-                                Ok((n, crc))
-                            })
-                            .map(|(n, crc)| {
-                                crcs_ref.lock().expect("poisoned").push((
-                                    target.path.clone(),
-                                    n,
-                                    crc,
-                                ));
-                            });
-                        if r.is_err() {
-                            failed.store(true, Ordering::Relaxed);
-                            return r.map(|_| ());
-                        }
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::task("unpacking")("a thread panicked")))
-            })
-            .collect()
-    });
-    for r in results {
-        r?;
     }
-    // The members no worker unpacked (directories, links, what the layout
-    // skips) get the same check of their local headers.
-    for (i, done) in checked.iter().enumerate() {
-        if !done.load(Ordering::Relaxed) {
-            local.check(i).map(drop)?;
+
+    /// Member `i` (a central directory index) is unpacked: an archive still
+    /// arriving lets go of the bytes no member left needs.
+    fn unpacked(&self, i: usize) {
+        if let Source::Arriving(a) = self.source {
+            let mut p = self.pending.lock().expect("poisoned");
+            p.retain(|m| m.2 != i);
+            let needed: Vec<(u64, u64)> = p.iter().map(|m| (m.0, m.1)).collect();
+            drop(p);
+            a.release_except(&needed);
         }
     }
-    let mut summary = ex.finish()?;
-    summary.checked = crcs.into_inner().expect("poisoned");
-    Ok(summary)
+}
+
+/// The regular files being unpacked by a few threads: what they share.
+struct Unpacking<'a> {
+    zip: &'a ZipArchive<SharedFile>,
+    reader: &'a SharedFile,
+    ex: &'a Extractor,
+    local: &'a LocalCheck<'a>,
+    /// Whose local header was checked, by central directory index.
+    checked: Vec<AtomicBool>,
+    queue: Queue<'a>,
+    /// Set by the first thread that fails: the others stop.
+    failed: AtomicBool,
+    /// The path, size and CRC-32 of each file written.
+    crcs: Mutex<Vec<(std::path::PathBuf, u64, u32)>>,
+}
+
+impl Unpacking<'_> {
+    /// Unpacks every file on `threads` threads; the first failure (in
+    /// thread order) is the error.
+    fn run(&self, threads: usize) -> Result<()> {
+        let results: Vec<Result<()>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| self.worker())).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::task("unpacking")("a thread panicked")))
+                })
+                .collect()
+        });
+        for r in results {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// One thread: unpacks the next member until none is left or one
+    /// failed anywhere.
+    fn worker(&self) -> Result<()> {
+        let mut inflater = libdeflater::Decompressor::new();
+        loop {
+            if self.failed.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let Some(member) = self.queue.take().map(|k| &self.queue.files[k]) else {
+                return Ok(());
+            };
+            match self.unpack(member, &mut inflater) {
+                Ok((n, crc)) => {
+                    self.crcs
+                        .lock()
+                        .expect("poisoned")
+                        .push((member.target.path.clone(), n, crc));
+                }
+                Err(e) => {
+                    self.failed.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Checks a member's local header, then inflates its mapped bytes
+    /// straight into its new file; returns the size written and the CRC-32.
+    fn unpack(
+        &self,
+        member: &FileMember,
+        inflater: &mut libdeflater::Decompressor,
+    ) -> Result<(u64, u32)> {
+        let FileMember {
+            index: i,
+            raw,
+            target,
+            exec,
+            size,
+        } = member;
+        let data = self.local.check(*i)?;
+        self.checked[*i].store(true, Ordering::Relaxed);
+        let entry = self
+            .zip
+            .by_index_data(*i)
+            .map_err(|e| self.ex.bad(raw, e.to_string()))?;
+        let (method, crc) = (entry.compression(), entry.crc32());
+        let end = data.saturating_add(entry.compressed_size());
+        let input = Member::map(&self.reader.file, data, end)
+            .map_err(|e| self.ex.bad(raw, format!("cannot read: {e}")))?;
+        let n = self
+            .ex
+            .write_file_with(raw, target, *exec, *size, &mut |out| {
+                decode(method, input.bytes(), out, crc, inflater)
+            })?;
+        drop(input);
+        self.queue.unpacked(*i);
+        Ok((n, crc))
+    }
 }
 
 /// One member's compressed bytes, mapped from the archive.
@@ -573,6 +697,25 @@ impl LocalCheck<'_> {
             return Err(self.overlap(i));
         }
         Ok(data)
+    }
+
+    /// The least a member occupies (a header and its data) must fit before
+    /// the next one: checked for every member (`starts`: where its local
+    /// header starts, with its index) now, without reading.
+    fn check_least(&self, starts: &[(u64, usize)]) -> Result<()> {
+        for &(start, i) in starts {
+            let entry = self
+                .zip
+                .by_index_data(i)
+                .map_err(|e| self.ex.bad(format!("#{i}"), e.to_string()))?;
+            let least = start
+                .saturating_add(30)
+                .saturating_add(entry.compressed_size());
+            if least > self.limit[i] {
+                return Err(self.overlap(i));
+            }
+        }
+        Ok(())
     }
 
     /// The error for member `i` running into the next one.

@@ -4,7 +4,7 @@
 //! (`registry/cuda-releases.toml`, from NVIDIA's manifests), then PyPI projects
 //! through `registry/pypi.toml` (`nvidia-*-cu11` for 11.7/11.8, `-cu12` for
 //! 12.x, suffix-less for 13.x, `nvidia-cudnn-cuXX` for cuDNN), then wheels
-//! through the index's Simple API: PEP 691 JSON, or PEP 503 HTML from mirrors
+//! through the index's Simple API (`index`): PEP 691 JSON, or PEP 503 HTML from mirrors
 //! that only speak that. The index is `CUDAENV_PYPI_INDEX`, else pip's own
 //! setting (`PIP_INDEX_URL`, then pip's configuration files), else PyPI, so a
 //! mirror configured for pip just works.
@@ -18,26 +18,20 @@
 
 pub use crate::spec::source::normalize;
 use std::cmp::Ordering;
-use std::path::PathBuf;
 
-use serde::Deserialize;
+mod index;
+
+pub use index::{Index, IndexFile};
 
 use super::catalogue::Catalogue;
 use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::error::{Error, Result};
-use crate::install::fetch::timeouts::{self, Timeouts};
-use crate::install::fetch::{Attempt, retrying};
 use crate::registry::{self, Release};
-use crate::spec::safe_url::DisplaySafeUrl;
 use crate::spec::{Library, StackSpec, Version, VersionName};
 
 /// NVIDIA's package index: the libraries whose wheels pypi.org does not
 /// carry (TensorRT: pypi.org has only stubs that download from here).
 pub const NVIDIA_INDEX: &str = "https://pypi.nvidia.com";
-
-/// The largest project page read (PyPI's largest CUDA pages are a few MiB
-/// of JSON): a hostile index cannot make us hold more.
-const MAX_PAGE: usize = 64 << 20;
 
 /// A PyPI release version: numeric parts and an optional `.postN`.
 /// Pre-releases and dev releases are not represented (they are never picked).
@@ -87,20 +81,6 @@ impl PartialOrd for PyVersion {
     }
 }
 
-/// One downloadable file of a project.
-#[derive(Debug, Clone)]
-pub struct IndexFile {
-    pub filename: String,
-    /// With the index's credentials when it is on the index's origin.
-    pub url: DisplaySafeUrl,
-    pub sha256: Option<String>,
-    pub size: Option<u64>,
-    pub yanked: bool,
-    /// The index serves the file's core metadata at `<url>.metadata`
-    /// (PEP 658 / 714), with this sha256 when it announced one.
-    pub metadata: Option<Option<String>>,
-}
-
 /// A wheel for this machine, parsed from its file name.
 #[derive(Debug, Clone)]
 pub struct Wheel {
@@ -127,453 +107,6 @@ fn wheel_for(file: &IndexFile, platform: Platform) -> Option<Wheel> {
         version: PyVersion::parse(parts[1])?,
         file: file.clone(),
     })
-}
-
-#[derive(Deserialize)]
-struct JsonProject {
-    files: Vec<JsonFile>,
-}
-
-#[derive(Deserialize)]
-struct JsonFile {
-    filename: String,
-    url: String,
-    #[serde(default)]
-    hashes: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
-    size: Option<u64>,
-    #[serde(default)]
-    yanked: serde_json::Value,
-    /// PEP 714's name, and PEP 658's original one.
-    #[serde(default, rename = "core-metadata")]
-    core_metadata: serde_json::Value,
-    #[serde(default, rename = "dist-info-metadata")]
-    dist_info_metadata: serde_json::Value,
-}
-
-/// A PEP 658/714 metadata announcement: `true`, or a map of hashes.
-fn metadata_ref(v: &serde_json::Value) -> Option<Option<String>> {
-    match v {
-        serde_json::Value::Bool(true) => Some(None),
-        serde_json::Value::Object(h) => Some(
-            h.get("sha256")
-                .and_then(|s| s.as_str())
-                .map(|s| s.to_ascii_lowercase()),
-        ),
-        _ => None,
-    }
-}
-
-/// A client for one package index.
-///
-/// Every project page read is remembered under `cache/index/<hash of the
-/// index URL>/<project>.json`, so `--offline` can resolve what was resolved
-/// before (and a reinstall from the cache needs no network at all).
-#[derive(Clone)]
-pub struct Index {
-    /// With its credentials, if it has any (shown without them).
-    base: DisplaySafeUrl,
-    client: reqwest::Client,
-    cache: Option<PathBuf>,
-    offline: bool,
-    timeouts: Timeouts,
-}
-
-#[derive(serde::Serialize, Deserialize)]
-struct CachedFile {
-    filename: String,
-    url: String,
-    sha256: Option<String>,
-    size: Option<u64>,
-    yanked: bool,
-    #[serde(default)]
-    metadata: Option<Option<String>>,
-}
-
-impl Index {
-    pub fn new(base: &str, client: reqwest::Client) -> Index {
-        Index {
-            base: DisplaySafeUrl::new(base.trim_end_matches('/')),
-            client,
-            cache: None,
-            offline: false,
-            timeouts: Timeouts::default(),
-        }
-    }
-
-    /// Sets when the index counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
-    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Index {
-        self.timeouts = timeouts;
-        self
-    }
-
-    /// Remembers pages under `cache_dir`; with `offline`, only reads them.
-    /// The pages are the index's whatever its credentials (they name none:
-    /// see `files`).
-    pub fn with_cache(mut self, cache_dir: &std::path::Path, offline: bool) -> Index {
-        let h = crate::os::hash::sha256(self.base.without_credentials().as_bytes());
-        self.cache = Some(cache_dir.join("index").join(&h[..16]));
-        self.offline = offline;
-        self
-    }
-
-    fn cached_page(&self, project: &str) -> Option<PathBuf> {
-        self.cache
-            .as_ref()
-            .map(|d| d.join(format!("{}.json", normalize(project))))
-    }
-
-    /// Every file of a project; `None` when the index has no such project.
-    pub async fn files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
-        let page = self.cached_page(project);
-        if self.offline {
-            let p = page.ok_or_else(|| Error::Offline {
-                file: format!("the index page of {project}"),
-                url: self.base.to_string(),
-            })?;
-            let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| {
-                Error::Offline {
-                    file: format!("the index page of {project} ({})", p.display()),
-                    url: format!("{}/{}/", self.base, normalize(project)),
-                }
-            })?;
-            let files: Vec<CachedFile> =
-                serde_json::from_slice(&text).map_err(|e| Error::CorruptCache {
-                    path: p.clone(),
-                    reason: e.to_string(),
-                })?;
-            return Ok(Some(
-                files
-                    .into_iter()
-                    .map(|f| IndexFile {
-                        filename: f.filename,
-                        url: DisplaySafeUrl::new(f.url).with_credentials_of(&self.base),
-                        sha256: f.sha256,
-                        size: f.size,
-                        yanked: f.yanked,
-                        metadata: f.metadata,
-                    })
-                    .collect(),
-            ));
-        }
-        let files = self.fetch_files(project).await?;
-        if let (Some(p), Some(files)) = (page, &files) {
-            let list: Vec<CachedFile> = files
-                .iter()
-                .map(|f| CachedFile {
-                    filename: f.filename.clone(),
-                    url: f.url.without_credentials(),
-                    sha256: f.sha256.clone(),
-                    size: f.size,
-                    yanked: f.yanked,
-                    metadata: f.metadata.clone(),
-                })
-                .collect();
-            // Best effort: the cache only ever helps.
-            if let (Some(dir), Ok(text)) = (p.parent(), serde_json::to_vec(&list)) {
-                let _ = std::fs::create_dir_all(dir);
-                let tmp = p.with_extension(format!("tmp{}", std::process::id()));
-                if std::fs::write(&tmp, text).is_ok() {
-                    let _ = std::fs::rename(&tmp, &p);
-                }
-            }
-        }
-        Ok(files)
-    }
-
-    pub fn base(&self) -> &DisplaySafeUrl {
-        &self.base
-    }
-
-    /// GETs a small file the index links to (a metadata file, a metapackage
-    /// wheel): `None` when the server has no such file. Bodies larger than
-    /// `max` bytes are refused, so a hostile index cannot make us hold more.
-    pub async fn small_file(&self, url: &DisplaySafeUrl, max: usize) -> Result<Option<Vec<u8>>> {
-        let parsed = reqwest::Url::parse(url.expose()).map_err(|e| Error::Network {
-            url: url.to_string(),
-            reason: format!("invalid URL: {e}"),
-            from: Some(SourceKind::Pypi),
-        })?;
-        let shown = url.to_string();
-        if parsed.scheme() == "file" {
-            return read_local_file(&parsed, &shown, max);
-        }
-        retrying(
-            &shown,
-            4,
-            std::time::Duration::from_millis(300),
-            &self.timeouts,
-            || async {
-                let (resp, started) =
-                    timeouts::send(self.client.get(parsed.clone()), &self.timeouts).await?;
-                if resp.status() == reqwest::StatusCode::NOT_FOUND {
-                    return Ok(None);
-                }
-                if let Some(why) = refused(resp.status(), &shown) {
-                    return Err(why);
-                }
-                if resp.content_length().is_some_and(|n| n > max as u64) {
-                    return Err(Attempt::Fail(Error::Network {
-                        url: shown.clone(),
-                        reason: format!("larger than the {max} bytes such a file may have"),
-                        from: Some(SourceKind::Pypi),
-                    }));
-                }
-                let Some(body) = timeouts::body(resp, started, &self.timeouts, max).await? else {
-                    return Err(Attempt::Fail(Error::Network {
-                        url: shown.clone(),
-                        reason: format!("larger than the {max} bytes such a file may have"),
-                        from: Some(SourceKind::Pypi),
-                    }));
-                };
-                Ok(Some(body))
-            },
-        )
-        .await
-        .map_err(|e| e.from_source(SourceKind::Pypi))
-    }
-
-    /// Is this index configured not to be contacted?
-    pub fn is_offline(&self) -> bool {
-        self.offline
-    }
-
-    /// Where this index's pages are remembered, if anywhere.
-    pub fn cache_dir(&self) -> Option<&std::path::Path> {
-        self.cache.as_deref()
-    }
-
-    async fn fetch_files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
-        let page = format!("{}/{}/", self.base.expose(), normalize(project));
-        // Only ever shown (the request goes to `page`, credentials and all).
-        let url = format!("{}/{}/", self.base, normalize(project));
-        let page = reqwest::Url::parse(&page).map_err(|e| Error::Network {
-            url: url.clone(),
-            reason: format!("invalid index URL: {e}"),
-            from: Some(SourceKind::Pypi),
-        })?;
-        if page.scheme() == "file" {
-            return read_local_page(&page, &url);
-        }
-        retrying(
-            &url,
-            4,
-            std::time::Duration::from_millis(300),
-            &self.timeouts,
-            || self.fetch_files_once(&page, &url),
-        )
-        .await
-        .map_err(|e| e.from_source(SourceKind::Pypi))
-    }
-
-    /// One request for a project page: `Retry` for network trouble and 5xx.
-    async fn fetch_files_once(
-        &self,
-        page: &reqwest::Url,
-        url: &str,
-    ) -> std::result::Result<Option<Vec<IndexFile>>, Attempt> {
-        let req = self.client.get(page.clone()).header(
-            reqwest::header::ACCEPT,
-            "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
-        );
-        let (resp, started) = timeouts::send(req, &self.timeouts).await?;
-        if resp.status() == reqwest::StatusCode::NOT_FOUND {
-            return Ok(None);
-        }
-        if let Some(why) = refused(resp.status(), url) {
-            return Err(why);
-        }
-        let ctype = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let final_url = resp.url().clone();
-        let body = timeouts::body(resp, started, &self.timeouts, MAX_PAGE)
-            .await?
-            .ok_or_else(|| {
-                Attempt::Fail(Error::Network {
-                    url: url.into(),
-                    reason: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
-                    from: Some(SourceKind::Pypi),
-                })
-            })?;
-        let files = if ctype.contains("json") {
-            let p: JsonProject = serde_json::from_slice(&body).map_err(|e| {
-                Attempt::Fail(Error::Network {
-                    url: url.into(),
-                    reason: format!("invalid PEP 691 JSON: {e}"),
-                    from: Some(SourceKind::Pypi),
-                })
-            })?;
-            p.files
-                .into_iter()
-                .filter_map(|f| {
-                    Some(IndexFile {
-                        url: final_url.join(&f.url).ok()?.to_string().into(),
-                        sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
-                        size: f.size,
-                        yanked: !matches!(
-                            f.yanked,
-                            serde_json::Value::Bool(false) | serde_json::Value::Null
-                        ),
-                        metadata: metadata_ref(&f.core_metadata)
-                            .or_else(|| metadata_ref(&f.dist_info_metadata)),
-                        filename: f.filename,
-                    })
-                })
-                .collect()
-        } else {
-            parse_html(&String::from_utf8_lossy(&body), &final_url)
-        };
-        // The response's URL has no credentials (they went in a header):
-        // links on the index's own origin get them back, relative or not,
-        // as pip and uv do; links to other hosts never do.
-        let files = files
-            .into_iter()
-            .map(|f| IndexFile {
-                url: f.url.with_credentials_of(&self.base),
-                ..f
-            })
-            .collect();
-        Ok(Some(files))
-    }
-}
-
-/// Why an index's answer (other than 404, "no such thing") has no body to
-/// read, if it has none: a server error is worth another attempt, any other
-/// unsuccessful status is final.
-fn refused(status: reqwest::StatusCode, url: &str) -> Option<Attempt> {
-    if status.is_server_error() {
-        Some(Attempt::Retry(format!("server answered {status}")))
-    } else if !status.is_success() {
-        Some(Attempt::Fail(Error::Network {
-            url: url.into(),
-            reason: format!("server answered {status}"),
-            from: Some(SourceKind::Pypi),
-        }))
-    } else {
-        None
-    }
-}
-
-/// A small file of an index on disk (a metadata file, a metapackage wheel),
-/// at most `max` bytes. No such file means none.
-fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
-    let unreadable = |reason: String| Error::Network {
-        url: url.to_string(),
-        reason,
-        from: Some(SourceKind::Pypi),
-    };
-    let path = file
-        .to_file_path()
-        .map_err(|()| unreadable("not a local path".into()))?;
-    match crate::os::fs::read_bounded(&path, max as u64) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(unreadable(format!("cannot read {}: {e}", path.display()))),
-    }
-}
-
-/// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as
-/// `cudaenv mirror` writes one): `<project>/index.html`, the layout pip reads
-/// from a `file://` index too. No such directory means no such project.
-fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFile>>> {
-    let unreadable = |reason: String| Error::Network {
-        url: url.to_string(),
-        reason,
-        from: Some(SourceKind::Pypi),
-    };
-    let dir = page
-        .to_file_path()
-        .map_err(|()| unreadable("not a local path".into()))?;
-    let file = dir.join("index.html");
-    let mut files = match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
-        Ok(bytes) => parse_html(&String::from_utf8_lossy(&bytes), page),
-        Err(e) if e.is_not_found() && !dir.exists() => return Ok(None),
-        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", file.display()))),
-    };
-    // A mirror `cudaenv mirror` wrote: its record knows every file's size.
-    if let Some(sizes) = dir
-        .parent()
-        .map(crate::install::mirror::RecordedSizes::of_pypi_index)
-        .transpose()?
-        .flatten()
-    {
-        for f in files.iter_mut().filter(|f| f.size.is_none()) {
-            f.size = reqwest::Url::parse(f.url.expose())
-                .ok()
-                .filter(|u| u.scheme() == "file")
-                .and_then(|u| u.to_file_path().ok())
-                .and_then(|p| sizes.size_of(&p));
-        }
-    }
-    Ok(Some(files))
-}
-
-/// PEP 503: `<a href="URL#sha256=…" data-yanked…>file name</a>`.
-fn parse_html(html: &str, base: &reqwest::Url) -> Vec<IndexFile> {
-    let mut out = Vec::new();
-    let mut rest = html;
-    while let Some(i) = rest.find("<a ").or_else(|| rest.find("<A ")) {
-        rest = &rest[i + 3..];
-        let Some(end) = rest.find('>') else { break };
-        let attrs = &rest[..end];
-        let Some(close) = rest[end..]
-            .find("</a>")
-            .or_else(|| rest[end..].find("</A>"))
-        else {
-            break;
-        };
-        let text = rest[end + 1..end + close].trim().to_string();
-        rest = &rest[end + close..];
-        let Some(href) = attr(attrs, "href") else {
-            continue;
-        };
-        let href = href.replace("&amp;", "&");
-        let (u, frag) = match href.split_once('#') {
-            Some((u, f)) => (u.to_string(), Some(f.to_string())),
-            None => (href.clone(), None),
-        };
-        let sha256 = frag
-            .as_deref()
-            .and_then(|f| f.strip_prefix("sha256="))
-            .map(|h| h.to_ascii_lowercase());
-        let Ok(url) = base.join(&u) else { continue };
-        let filename = if text.is_empty() {
-            url.path_segments()
-                .and_then(|mut s| s.next_back())
-                .unwrap_or("")
-                .to_string()
-        } else {
-            text
-        };
-        out.push(IndexFile {
-            filename,
-            url: url.to_string().into(),
-            sha256,
-            size: None,
-            yanked: attrs.contains("data-yanked"),
-            metadata: attr(attrs, "data-core-metadata")
-                .or_else(|| attr(attrs, "data-dist-info-metadata"))
-                .filter(|v| v != "false")
-                .map(|v| v.strip_prefix("sha256=").map(|h| h.to_ascii_lowercase())),
-        });
-    }
-    out
-}
-
-fn attr(attrs: &str, name: &str) -> Option<String> {
-    let i = attrs.find(&format!("{name}="))?;
-    let v = &attrs[i + name.len() + 1..];
-    let q = v.chars().next()?;
-    if q == '"' || q == '\'' {
-        let v = &v[1..];
-        Some(v[..v.find(q)?].to_string())
-    } else {
-        Some(v.split_whitespace().next()?.to_string())
-    }
 }
 
 /// What to install.
@@ -956,136 +489,57 @@ impl PypiSource {
     }
 
     async fn plan_with(&self, req: &Request, missing: Missing) -> Result<Plan> {
-        let skip = missing == Missing::Skip;
-        let releases = registry::cuda_releases();
-        let pypi = registry::pypi();
         let release = &self.release(&req.spec)?;
         let major = release.version.major();
-        let mut names = releases.profile_components(req.profile, release);
-        for c in &req.with {
-            if !names.contains(c) && is_toolkit_component(c) {
-                names.push(c.clone());
-            }
-        }
-        names.retain(|c| !req.without.contains(c));
         let mut notes = Vec::new();
-        let mut wanted: Vec<(String, String, String)> = Vec::new(); // component, version, project
-        for c in &names {
-            let explicit = req.with.contains(c);
-            let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major))
-            else {
-                if explicit && !skip {
-                    return Err(Error::NotAvailable {
-                        what: format!("{c} for CUDA {}", release.version),
-                        source_name: Some("PyPI".into()),
-                        hint: Some(crate::msg!("hint-try-source-nvidia")),
-                    });
-                }
-                continue;
-            };
-            if let Some(l) = pypi.limitation(c, major) {
-                notes.push(l.message.clone());
-            }
-            wanted.push((c.clone(), version.to_string(), project.to_string()));
-        }
-        let cudnn_project = match &req.spec.cudnn {
-            Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
-            Some(_) => Some(
-                pypi.cudnn_package(major)
-                    .ok_or_else(|| Error::NotAvailable {
+        let wanted = wanted_components(req, release, missing, &mut notes)?;
+        let cudnn_project =
+            match &req.spec.cudnn {
+                Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
+                Some(_) => Some(registry::pypi().cudnn_package(major).ok_or_else(|| {
+                    Error::NotAvailable {
                         what: format!("cuDNN for CUDA {major}"),
                         source_name: Some("PyPI".into()),
                         hint: None,
-                    })?,
-            ),
-            None => None,
-        };
+                    }
+                })?),
+                None => None,
+            };
 
         // All index pages at once.
-        let pages = futures_util::future::join_all(
+        let mut pages = futures_util::future::join_all(
             wanted
                 .iter()
-                .map(|(_, _, p)| self.wheels(p))
+                .map(|w| self.wheels(&w.project))
                 .chain(cudnn_project.map(|p| self.wheels(p))),
         )
         .await;
-        let mut pages = pages.into_iter();
+        let cudnn_page = cudnn_project.map(|_| pages.pop().expect("cudnn page"));
         let mut artifacts = Vec::new();
-        for (c, version, project) in &wanted {
-            let wheels = match pages.next().expect("one page per project") {
-                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => continue,
-                other => other?,
-            };
-            let picked = pick_component(&wheels, version, &release.version);
-            if picked.is_none() && skip {
-                continue;
+        for (want, page) in wanted.iter().zip(pages) {
+            if let Some(a) =
+                self.component_artifact(want, page, &release.version, missing, &mut notes)?
+            {
+                artifacts.push(a);
             }
-            let (w, how) = picked.ok_or_else(|| Error::NotAvailable {
-                what: format!(
-                    "{project} {version} (CUDA {}) for {}",
-                    release.version,
-                    self.wheels_for.name()
-                ),
-                source_name: Some(self.index.base().to_string()),
-                hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
-            })?;
-            if how == Match::SameMinor {
-                notes.push(format!(
-                    "PyPI has no {project} {version}; using {}, the newest build for CUDA {}.{}",
-                    w.version.text,
-                    release.version.major(),
-                    release.version.minor().unwrap_or(0)
-                ));
-            }
-            artifacts.push(artifact(c, w));
         }
         let mut cudnn_version = None;
-        if let (Some(spec), Some(project)) = (&req.spec.cudnn, cudnn_project) {
-            let wheels = match pages.next().expect("cudnn page") {
-                Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => {
+        if let (Some(spec), Some(project), Some(page)) =
+            (&req.spec.cudnn, cudnn_project, cudnn_page)
+        {
+            let wheels = match page {
+                Err(e)
+                    if missing == Missing::Skip
+                        && e.exit_code() == crate::error::ExitCode::NotAvailable =>
+                {
                     Vec::new()
                 }
                 other => other?,
             };
-            let picked = pick_prefix(&wheels, spec);
-            let w = match picked {
-                None if skip => {
-                    return Ok(Plan {
-                        name: VersionName::for_stack(&release.version, None),
-                        cuda: release.version.clone(),
-                        cudnn: None,
-                        libs: Default::default(),
-                        profile: req.profile,
-                        artifacts,
-                        notes,
-                        info: Vec::new(),
-                    });
-                }
-                other => other,
-            };
-            let w = w.ok_or_else(|| {
-                let mut have: Vec<&PyVersion> = wheels
-                    .iter()
-                    .filter(|w| !w.file.yanked)
-                    .map(|w| &w.version)
-                    .collect();
-                have.sort();
-                have.dedup();
-                Error::NotAvailable {
-                    what: format!("cuDNN {spec} for CUDA {major}"),
-                    source_name: Some(project.to_string()),
-                    hint: Some(crate::msg!(
-                        "hint-available",
-                        versions = have
-                            .iter()
-                            .map(|v| v.text.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                }
-            })?;
-            cudnn_version = Some(w.version.version());
-            artifacts.push(artifact("cudnn", w));
+            if let Some(w) = cudnn_wheel(&wheels, spec, project, major, missing)? {
+                cudnn_version = Some(w.version.version());
+                artifacts.push(artifact("cudnn", w));
+            }
         }
         Ok(Plan {
             name: VersionName::for_stack(&release.version, cudnn_version.as_ref()),
@@ -1097,6 +551,53 @@ impl PypiSource {
             notes,
             info: Vec::new(),
         })
+    }
+
+    /// A toolkit component's artifact from its project's page: the wheel
+    /// its version picks (`pick_component`). `None` when PyPI cannot serve
+    /// it and such components are skipped.
+    fn component_artifact(
+        &self,
+        want: &Wanted,
+        page: Result<Vec<Wheel>>,
+        cuda: &Version,
+        missing: Missing,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Artifact>> {
+        let skip = missing == Missing::Skip;
+        let Wanted {
+            component: c,
+            version,
+            project,
+        } = want;
+        let wheels = match page {
+            Err(e) if skip && e.exit_code() == crate::error::ExitCode::NotAvailable => {
+                return Ok(None);
+            }
+            other => other?,
+        };
+        let picked = pick_component(&wheels, version, cuda);
+        if picked.is_none() && skip {
+            return Ok(None);
+        }
+        let (w, how) = picked.ok_or_else(|| Error::NotAvailable {
+            what: format!(
+                "{project} {version} (CUDA {}) for {}",
+                cuda,
+                self.wheels_for.name()
+            ),
+            source_name: Some(self.index.base().to_string()),
+            hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
+        })?;
+        if how == Match::SameMinor {
+            notes.push(format!(
+                "PyPI has no {project} {version}; using {}, the newest build for CUDA {}.{}",
+                w.version.text,
+                cuda.major(),
+                cuda.minor().unwrap_or(0)
+            ));
+        }
+        Ok(Some(artifact(c, w)))
     }
 
     /// cuDNN versions PyPI has for a CUDA major, oldest first.
@@ -1113,6 +614,96 @@ impl PypiSource {
         v.sort();
         v.dedup_by(|a, b| a.nums == b.nums);
         Ok(v.into_iter().map(|v| v.version().to_string()).collect())
+    }
+}
+
+/// A toolkit component to find a wheel for: its version in the release,
+/// and the PyPI project that has its wheels.
+struct Wanted {
+    component: String,
+    version: String,
+    project: String,
+}
+
+/// The toolkit components of a request that PyPI has a project for: the
+/// profile's, with `--with`'s, less `--without`'s. One PyPI has no project
+/// (or the release no version) for is left out, or fails the plan when
+/// asked for by name and not skipped. What PyPI's wheels of a component
+/// cannot do goes into `notes`.
+fn wanted_components(
+    req: &Request,
+    release: &Release,
+    missing: Missing,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Wanted>> {
+    let skip = missing == Missing::Skip;
+    let pypi = registry::pypi();
+    let major = release.version.major();
+    let mut names = registry::cuda_releases().profile_components(req.profile, release);
+    for c in &req.with {
+        if !names.contains(c) && is_toolkit_component(c) {
+            names.push(c.clone());
+        }
+    }
+    names.retain(|c| !req.without.contains(c));
+    let mut wanted = Vec::new();
+    for c in &names {
+        let explicit = req.with.contains(c);
+        let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major)) else {
+            if explicit && !skip {
+                return Err(Error::NotAvailable {
+                    what: format!("{c} for CUDA {}", release.version),
+                    source_name: Some("PyPI".into()),
+                    hint: Some(crate::msg!("hint-try-source-nvidia")),
+                });
+            }
+            continue;
+        };
+        if let Some(l) = pypi.limitation(c, major) {
+            notes.push(l.message.clone());
+        }
+        wanted.push(Wanted {
+            component: c.clone(),
+            version: version.to_string(),
+            project: project.to_string(),
+        });
+    }
+    Ok(wanted)
+}
+
+/// The cuDNN wheel matching `spec` among a project's `wheels`; none at all
+/// fails the plan naming the versions there are, unless skipped (`None`).
+fn cudnn_wheel<'w>(
+    wheels: &'w [Wheel],
+    spec: &Version,
+    project: &str,
+    major: u32,
+    missing: Missing,
+) -> Result<Option<&'w Wheel>> {
+    match pick_prefix(wheels, spec) {
+        Some(w) => Ok(Some(w)),
+        None if missing == Missing::Skip => Ok(None),
+        None => {
+            let mut have: Vec<&PyVersion> = wheels
+                .iter()
+                .filter(|w| !w.file.yanked)
+                .map(|w| &w.version)
+                .collect();
+            have.sort();
+            have.dedup();
+            Err(Error::NotAvailable {
+                what: format!("cuDNN {spec} for CUDA {major}"),
+                source_name: Some(project.to_string()),
+                hint: Some(crate::msg!(
+                    "hint-available",
+                    versions = have
+                        .iter()
+                        .map(|v| v.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            })
+        }
     }
 }
 
@@ -1148,23 +739,6 @@ mod tests {
         assert!(PyVersion::parse("12.4.0.16rc1").is_none());
         assert!(PyVersion::parse("0.0.1.dev5").is_none());
         assert!(PyVersion::parse("12.3.101").unwrap() < v);
-    }
-
-    #[test]
-    fn html_index() {
-        let base = reqwest::Url::parse("https://m.example/simple/x/").unwrap();
-        let f = parse_html(
-            r#"<html><a href="../../f/x-1.0-py3-none-manylinux2014_x86_64.whl#sha256=ABC">x-1.0-py3-none-manylinux2014_x86_64.whl</a>
-            <a href="x-0.9.whl" data-yanked="">x-0.9.whl</a></html>"#,
-            &base,
-        );
-        assert_eq!(f.len(), 2);
-        assert_eq!(
-            f[0].url,
-            "https://m.example/f/x-1.0-py3-none-manylinux2014_x86_64.whl"
-        );
-        assert_eq!(f[0].sha256.as_deref(), Some("abc"));
-        assert!(f[1].yanked);
     }
 
     /// Reads the copies of PyPI's JSON for a project kept in
