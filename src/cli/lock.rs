@@ -3,24 +3,25 @@
 //! lock's part in `install` (`--locked`, `--frozen`, and by default in a
 //! directory that has one).
 //!
-//! The platforms are resolved in a fixed order; the first fixes the exact
-//! CUDA and cuDNN releases and every other platform must resolve the same
-//! ones, so one lock never mixes releases. Re-locking keeps the existing
-//! lock's platforms, profile and component choices unless they are given.
+//! What is locked and how (the pin, the version it selects, the choices a
+//! re-lock keeps, one resolution per platform) is `lockfile::relock`'s;
+//! re-locking keeps the existing lock's platforms, profile and component
+//! choices unless they are given.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Env;
 use super::resolution::{self, Resolution};
 use crate::activation::select;
 use crate::activation::version_file;
 use crate::error::{Error, ExitCode, Result};
+use crate::install::lockfile::relock::{self, Choices, Fresh, Given, Subject};
 use crate::install::lockfile::{self, Lock, Origins};
 use crate::install::settings::Settings;
 use crate::install::sources::measure::human_bytes;
 use crate::install::sources::pypi::Request;
 use crate::install::sources::remote::{self, Remote};
-use crate::install::sources::{Plan, Platform, Profile};
+use crate::install::sources::{Plan, Platform};
 use crate::spec::{Spec, StackSpec};
 
 #[derive(Debug, clap::Args)]
@@ -47,191 +48,90 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    let cwd = env.ctx.cwd();
-    let (version_file, spec, pin) = match &args.spec {
-        Some(s) => (cwd.join(version_file::FILE_NAME), s.clone(), true),
-        None => {
-            let p = version_file::find(cwd)?.ok_or_else(|| Error::NoVersionFile {
-                dir: cwd.to_path_buf(),
-            })?;
-            let stack = match p.spec {
-                Spec::Stack(s) => s,
-                other => {
-                    return Err(Error::InvalidVersionFile {
-                        path: p.path,
-                        line: 0,
-                        reason: format!(
-                            "`{other}` is not a CUDA version; a lock needs one such as `12.4` or `12.4+cudnn9.1`"
-                        ),
-                    });
-                }
-            };
-            (p.path, stack, false)
+    let subject = Subject::find(&env.ctx, args.spec.as_ref())?;
+    if let Some(v) = subject.locks_selected() {
+        env.printer.info(format!(
+            "locking {}, which {} selects here ({})",
+            v.name,
+            subject.spec,
+            subject.version_file.display()
+        ));
+    }
+    let path = lockfile::beside(&subject.version_file);
+    let existing = match relock::existing(&path) {
+        Some(Ok(l)) => Some(l),
+        Some(Err(e)) => {
+            // Re-locking is how a broken lock is repaired.
+            env.printer.warn(format!("replacing it: {e}"));
+            None
         }
+        None => None,
     };
-    // The pin as it selects here: a lock describes what the project runs,
-    // so when the pin selects an installed version (`12.4` selecting
-    // 12.4.1+cudnn9.28.0.42), that version's exact releases are locked,
-    // its cuDNN included, and its profile unless one is given.
-    let store = crate::store::Store::configured(&env.ctx)?;
-    let selected = match (
-        &args.spec,
-        select::resolve(&store, &Spec::Stack(spec.clone()))?,
-    ) {
-        (None, Some(select::Active::Version(v))) => Some(*v),
-        _ => None,
+    let given = Given {
+        platforms: args.platform.clone(),
+        profile: args.resolution.profile,
+        components: args.resolution.names_components().then(|| {
+            (
+                args.resolution.with_names(),
+                args.resolution.without_names(),
+            )
+        }),
+        source: args.resolution.source,
     };
-    let request = match &selected {
-        Some(v) if v.meta.kind == crate::store::Kind::Linked => {
-            return Err(Error::NotAvailable {
-                what: format!(
-                    "a lock of `{}`, which {spec} selects here: it is a linked tree, which no source resolves",
-                    v.name
-                ),
-                source_name: None,
-                hint: Some(crate::msg!(
-                    "hint-lock-linked",
-                    spec = spec,
-                    file = version_file.display()
-                )),
-            });
-        }
-        Some(v) => match v.cuda() {
-            Some(cuda) => {
-                let mut exact = StackSpec::new(cuda.clone(), v.cudnn().cloned());
-                exact.libs = v.libs();
-                env.printer.info(format!(
-                    "locking {}, which {spec} selects here ({})",
-                    v.name,
-                    version_file.display()
-                ));
-                exact
-            }
-            None => spec.clone(),
-        },
-        None => spec.clone(),
-    };
-    let path = lockfile::beside(&version_file);
-    let existing = match std::fs::symlink_metadata(&path) {
-        Ok(_) => match lockfile::read(&path) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                // Re-locking is how a broken lock is repaired.
-                env.printer.warn(format!("replacing it: {e}"));
-                None
-            }
-        },
-        Err(_) => None,
-    };
-    let mut platforms = match (&args.platform, &existing) {
-        (p, _) if !p.is_empty() => p.clone(),
-        (_, Some(l)) => l.platforms(),
-        _ => vec![this_platform()?],
-    };
-    platforms.sort();
-    platforms.dedup();
-    let installed_profile = selected
-        .as_ref()
-        .and_then(|v| v.meta.profile.as_deref())
-        .and_then(|p| <Profile as clap::ValueEnum>::from_str(p, false).ok());
-    let profile = args
-        .resolution
-        .profile
-        .or(existing.as_ref().map(|l| l.stack.profile))
-        .or(installed_profile)
-        .unwrap_or_default();
-    let (with, without) = match &existing {
-        Some(l) if !args.resolution.names_components() => {
-            (l.stack.with.clone(), l.stack.without.clone())
-        }
-        _ => (
-            args.resolution.with_names(),
-            args.resolution.without_names(),
-        ),
-    };
-    let choice = args
-        .resolution
-        .source
-        .or(existing.as_ref().map(|l| l.choice()))
-        .unwrap_or_default();
+    let choices = Choices::decide(given, existing.as_ref(), subject.selected.as_ref())?;
     let opts = remote::Options {
-        choice,
+        choice: choices.choice,
         refresh: resolution::refresh(args.refresh),
         offline: args.offline,
         allow_unverified: false,
     };
     let settings = env.settings()?;
-    let plans = resolution::block_on(async {
+    let fresh = resolution::block_on(async {
         let remote = resolution::open_remote(env, &settings, opts).await?;
-        resolve(env, remote, &request, &platforms, profile, &with, &without).await
+        let mut warn = |p: Platform, n: &str| env.printer.warn(format!("{}: {n}", p.name()));
+        Fresh::resolve(remote, &subject, &choices, &mut warn).await
     })?;
-    let lock = Lock::from_plans(&spec, choice, &with, &without, &plans)?;
-    let text = lock.render();
-
     if args.check {
-        let on_disk = crate::os::fs::read_bounded(&path, crate::os::fs::SMALL).ok();
-        if on_disk.as_deref() == Some(text.as_bytes()) {
-            env.printer
-                .success(format!("{} is up to date", path.display()));
-            return Ok(ExitCode::Success);
-        }
-        let Some(old) = existing else {
-            return Err(Error::LockMismatch {
-                path,
-                against: "a fresh resolution".into(),
-                differences: vec!["it is missing or unreadable".into()],
-            });
-        };
-        let mut differences = Vec::new();
-        if old.spec != lock.spec {
-            differences.push(format!(
-                "locked for {}, the spec is {}",
-                old.spec, lock.spec
-            ));
-        }
-        for (p, plan) in &plans {
-            differences.extend(
-                lockfile::differences(&old, *p, plan)
-                    .into_iter()
-                    .map(|d| format!("{}: {d}", p.name())),
-            );
-        }
-        if old.platforms() != platforms {
-            differences.push("another set of platforms".into());
-        }
-        if old.stack != lock.stack && differences.is_empty() {
-            differences.push("other profile or component choices".into());
-        }
-        if differences.is_empty() {
-            differences.push("its text is not what `cudaenv lock` writes".into());
-        }
-        return Err(Error::LockMismatch {
-            path,
-            against: "a fresh resolution".into(),
-            differences,
-        });
-    }
-
-    if pin {
-        version_file::write(&version_file, &Spec::Stack(spec.clone()))?;
+        fresh.check(&path, existing.as_ref(), &choices)?;
         env.printer
-            .info(format!("pinned {spec} in {}", version_file.display()));
+            .success(format!("{} is up to date", path.display()));
+        return Ok(ExitCode::Success);
     }
-    // Re-locking: say what changed, for the review of the commit.
-    if let Some(old) = &existing {
-        for (p, plan) in &plans {
-            for d in lockfile::differences(old, *p, plan) {
-                env.printer.info(format!("{}: {d}", p.name()));
-            }
+    write(env, &subject, &path, existing.as_ref(), &fresh, &choices)
+}
+
+/// Pins the spec when it was given, writes the lock, and says what changed
+/// (for the review of the commit) and what was locked.
+fn write(
+    env: &Env,
+    subject: &Subject,
+    path: &Path,
+    existing: Option<&Lock>,
+    fresh: &Fresh,
+    choices: &Choices,
+) -> Result<ExitCode> {
+    let spec = &subject.spec;
+    if subject.pin {
+        version_file::write(&subject.version_file, &Spec::Stack(spec.clone()))?;
+        env.printer.info(format!(
+            "pinned {spec} in {}",
+            subject.version_file.display()
+        ));
+    }
+    if let Some(old) = existing {
+        for d in fresh.changes(old) {
+            env.printer.info(d);
         }
     }
-    crate::os::write_atomically(&path, text.as_bytes(), None)?;
+    crate::os::write_atomically(path, fresh.text.as_bytes(), None)?;
+    let lock = &fresh.lock;
     let files = lock.artifacts.len();
     let bytes: u64 = lock.artifacts.iter().filter_map(|a| a.size).sum();
     env.printer.success(format!(
         "locked {} for {} ({files} file{}, {}) in {}",
         lock.name(),
-        platforms
+        choices
+            .platforms
             .iter()
             .map(|p| p.name())
             .collect::<Vec<_>>()
@@ -241,65 +141,6 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         path.display()
     ));
     Ok(ExitCode::Success)
-}
-
-/// One plan per platform, all of the same exact releases.
-async fn resolve(
-    env: &Env,
-    mut remote: Remote,
-    spec: &StackSpec,
-    platforms: &[Platform],
-    profile: Profile,
-    with: &[String],
-    without: &[String],
-) -> Result<Vec<(Platform, Plan)>> {
-    let mut exact = spec.clone();
-    let mut plans: Vec<(Platform, Plan)> = Vec::new();
-    for p in platforms {
-        remote.set_platform(*p);
-        let plan = remote
-            .plan(&Request {
-                spec: exact.clone(),
-                profile,
-                with: with.to_vec(),
-                without: without.to_vec(),
-            })
-            .await?;
-        for n in &plan.notes {
-            env.printer.warn(format!("{}: {n}", p.name()));
-        }
-        if plans.is_empty() {
-            exact = StackSpec {
-                cuda: plan.cuda.clone(),
-                cudnn: plan.cudnn.clone(),
-                libs: plan.libs.clone(),
-            };
-        } else if plan.cuda != exact.cuda || plan.cudnn != exact.cudnn || plan.libs != exact.libs {
-            return Err(Error::NotAvailable {
-                what: format!("{exact} for {}", p.name()),
-                source_name: None,
-                hint: Some(crate::msg!(
-                    "hint-lock-platforms-differ",
-                    platform = p.name(),
-                    name = plan.name
-                )),
-            });
-        }
-        plans.push((*p, plan));
-    }
-    Ok(plans)
-}
-
-fn this_platform() -> Result<Platform> {
-    Platform::current().ok_or_else(|| Error::NotAvailable {
-        what: format!(
-            "a lock for {}-{}",
-            std::env::consts::OS,
-            std::env::consts::ARCH
-        ),
-        source_name: None,
-        hint: Some(crate::msg!("hint-lock-pass-platform")),
-    })
 }
 
 /// The `.cuda-version` that applies in the working directory, the lock beside
