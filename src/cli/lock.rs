@@ -4,22 +4,23 @@
 //! directory that has one).
 //!
 //! What is locked and how (the pin, the version it selects, the choices a
-//! re-lock keeps, one resolution per platform) is `lockfile::relock`'s;
-//! re-locking keeps the existing lock's platforms, profile and component
-//! choices unless they are given.
+//! re-lock keeps, one resolution per platform) is `lockfile::relock`'s, and
+//! which lock an install follows is `lockfile::follow`'s; re-locking keeps
+//! the existing lock's platforms, profile and component choices unless they
+//! are given.
 
 use std::path::{Path, PathBuf};
 
 use super::Env;
 use super::resolution::{self, Resolution};
-use crate::activation::select;
 use crate::activation::version_file;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ExitCode, Result};
+pub(super) use crate::install::lockfile::follow::ForInstall;
+use crate::install::lockfile::follow::{self, Ask, Found};
 use crate::install::lockfile::relock::{self, Choices, Fresh, Given, Subject};
-use crate::install::lockfile::{self, Lock, Origins};
+use crate::install::lockfile::{self, Lock};
 use crate::install::settings::Settings;
 use crate::install::sources::measure::human_bytes;
-use crate::install::sources::pypi::Request;
 use crate::install::sources::remote::{self, Remote};
 use crate::install::sources::{Plan, Platform};
 use crate::spec::{Spec, StackSpec};
@@ -146,53 +147,11 @@ fn write(
 /// The `.cuda-version` that applies in the working directory, the lock beside
 /// it and its content; `to` words what the lock was wanted for in the error.
 pub(super) fn pinned_lock(env: &Env, to: &str) -> Result<(version_file::Pinned, PathBuf, Lock)> {
-    let cwd = env.ctx.cwd();
-    let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
-        file: lockfile::FILE_NAME.into(),
-        where_: format!(
-            "to {to}: no {} in {} or its parents",
-            version_file::FILE_NAME,
-            cwd.display()
-        ),
-    })?;
-    let path = lockfile::beside(&pinned.path);
-    if std::fs::symlink_metadata(&path).is_err() {
-        return Err(Error::NoLock {
-            file: lockfile::FILE_NAME.into(),
-            where_: format!("beside {}", pinned.path.display()),
-        });
-    }
-    let lock = lockfile::read(&path)?;
-    Ok((pinned, path, lock))
+    follow::pinned_lock(&env.ctx, to)
 }
 
-/// How an install uses a lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Mode {
-    /// `--frozen`: the lock's files, nothing resolved.
-    Frozen,
-    /// `--locked`, or by default: re-resolved, and every difference refused.
-    Locked,
-}
-
-/// The lock an install follows.
-pub(super) struct ForInstall {
-    pub path: PathBuf,
-    pub lock: Lock,
-    pub mode: Mode,
-    pub platform: Platform,
-}
-
-impl ForInstall {
-    pub fn frozen(&self) -> bool {
-        self.mode == Mode::Frozen
-    }
-}
-
-/// The lock `install` follows, if any: the one beside `.cuda-version` when
-/// `--locked`/`--frozen` ask for it (an error when it is missing or
-/// disagrees), or by default when nothing on the command line says what to
-/// install and the lock matches the selecting `.cuda-version`.
+/// The lock `install` follows, if any (`lockfile::follow::for_install`),
+/// said: followed, or set aside when it was made for another pin.
 pub(super) fn for_install(
     env: &Env,
     locked: bool,
@@ -200,90 +159,45 @@ pub(super) fn for_install(
     offline: bool,
     explicit: bool,
 ) -> Result<Option<ForInstall>> {
-    // Offline there is no index to re-resolve against: the lock's files come
-    // from the cache, checked against its sha256s, as with `--frozen`.
-    let follow = if frozen || offline {
-        Mode::Frozen
-    } else {
-        Mode::Locked
+    let ask = Ask {
+        locked,
+        frozen,
+        offline,
+        explicit,
     };
-    let (path, lock, mode) = if locked || frozen {
-        let (pinned, path, lock) = pinned_lock(env, "follow")?;
-        if Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
-            return Err(Error::LockMismatch {
-                path,
-                against: pinned.path.display().to_string(),
-                differences: vec![format!(
-                    "it pins {}, the lock was made for {}",
-                    pinned.spec, lock.spec
-                )],
-            });
-        }
-        (path, lock, follow)
-    } else {
-        if explicit {
-            return Ok(None);
-        }
-        let sel = select::select(&env.ctx)?;
-        let select::Origin::File(vf) = &sel.origin else {
-            return Ok(None);
-        };
-        let path = lockfile::beside(vf);
-        if std::fs::symlink_metadata(&path).is_err() {
-            return Ok(None);
-        }
-        let lock = lockfile::read(&path)?;
-        if Spec::Stack(lock.spec()).to_string() != sel.spec.to_string() {
+    let l = match follow::for_install(&env.ctx, &ask)? {
+        Found::Nothing => return Ok(None),
+        Found::MadeForAnother {
+            path,
+            lock,
+            version_file,
+            pinned,
+        } => {
             env.printer.warn(format!(
                 "{} was made for {}, but {} pins {}: installing {} without the lock",
                 path.display(),
                 lock.spec,
-                vf.display(),
-                sel.spec,
-                sel.spec
+                version_file.display(),
+                pinned,
+                pinned
             ));
             env.printer
                 .hint("run `cudaenv lock` to lock the new pin, and commit cuda.lock");
             return Ok(None);
         }
-        (path, lock, follow)
+        Found::Follow(l) => l,
     };
-    let platform = Platform::current().ok_or_else(|| Error::LockPlatform {
-        path: path.clone(),
-        platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-        locked: lock
-            .platforms()
-            .iter()
-            .map(|p| p.name().to_string())
-            .collect(),
-    })?;
-    if lock.for_platform(platform).next().is_none() {
-        return Err(Error::LockPlatform {
-            path,
-            platform: platform.name().into(),
-            locked: lock
-                .platforms()
-                .iter()
-                .map(|p| p.name().to_string())
-                .collect(),
-        });
-    }
     env.printer.info(format!(
         "following {} ({}{})",
-        path.display(),
-        lock.name(),
-        if mode == Mode::Frozen {
+        l.path.display(),
+        l.lock.name(),
+        if l.frozen() {
             ", as locked"
         } else {
             ", checked against the sources"
         }
     ));
-    Ok(Some(ForInstall {
-        path,
-        lock,
-        mode,
-        platform,
-    }))
+    Ok(Some(l))
 }
 
 /// The plan of a locked install: for `--frozen` the lock's own files (only
@@ -296,39 +210,18 @@ pub(super) async fn plan_for_install(
     l: &ForInstall,
     remote: Option<&Remote>,
 ) -> Result<Plan> {
-    let origins = Origins::from_settings(settings)?;
     let Some(remote) = remote else {
-        return lockfile::frozen_plan(&l.lock, &l.path, l.platform, &origins);
+        return l.frozen_plan(settings);
     };
-    let foreign: Vec<&str> = l
-        .lock
-        .for_platform(l.platform)
-        .filter(|a| !origins.allows(a.source, &a.url))
-        .map(|a| a.component.as_str())
-        .collect();
+    let (foreign, sources) = l.foreign(settings)?;
     if !foreign.is_empty() {
         env.printer.warn(format!(
             "{} names URLs outside the configured sources for {}; they are not used: the pinned files come from {}",
             l.path.display(),
             foreign.join(", "),
-            origins.shown().join(", ")
+            sources.join(", ")
         ));
     }
-    let plan = remote
-        .plan(&Request {
-            spec: l.lock.exact(),
-            profile: l.lock.stack.profile,
-            with: l.lock.stack.with.clone(),
-            without: l.lock.stack.without.clone(),
-        })
-        .await?;
-    let differences = lockfile::differences(&l.lock, l.platform, &plan);
-    if !differences.is_empty() {
-        return Err(Error::LockMismatch {
-            path: l.path.clone(),
-            against: format!("what the sources serve now ({})", remote.index_shown),
-            differences,
-        });
-    }
-    Ok(plan)
+    let plan = remote.plan(&l.request()).await?;
+    l.agrees(plan, &remote.index_shown)
 }

@@ -27,6 +27,7 @@
 //! matching the locked components, for pip's and uv's constraints.
 
 pub mod export;
+pub mod follow;
 pub mod relock;
 
 use std::collections::{BTreeMap, BTreeSet};
