@@ -8,9 +8,9 @@ use serde::Serialize;
 use super::Env;
 use crate::context::Context;
 use crate::error::{Error, ExitCode, Result};
-use crate::machine::compat::framework::Build;
+use crate::machine::compat::framework::{Build, Requirement};
 use crate::machine::compat::target::Target;
-use crate::machine::compat::{self, FrameworkReq, Machine, StackChoice};
+use crate::machine::compat::{self, FrameworkReq, Machine};
 use crate::machine::doctor::{self, python::InstalledFramework};
 
 /// The operating system whose framework builds `compat` shows (`--platform`):
@@ -260,19 +260,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let requirement = compat::framework::requirement(req.framework, &version, platform)?;
     let target = args.target.resolve(&env.ctx)?;
     let machine = this_machine(env, &args.target)?;
-    let choice: Option<StackChoice> = Some(compat::stack_for_on(&req, Some(&machine), platform)?);
-    let builds: Vec<BuildOut> = requirement
-        .builds
-        .iter()
-        .map(|b| {
-            let verdict = machine.is_known().then(|| machine.can_run(&b.cuda));
-            BuildOut {
-                build: b,
-                runs_here: verdict.as_ref().map(|v| v.is_ok()),
-                why_not: verdict.and_then(|v| v.err()),
-            }
-        })
-        .collect();
+    let choice = compat::stack_for_on(&req, Some(&machine), platform)?;
+    let builds = verdicts(&requirement, &machine);
     if args.json {
         env.out_json(&Out {
             framework: requirement.framework,
@@ -284,9 +273,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             confirmed: requirement.confirmed,
             notes: &requirement.notes,
             sources: &requirement.sources,
-            choice: choice.as_ref().map(|c| Choice {
-                spec: c.spec.to_string(),
-                reason: &c.reason,
+            choice: Some(Choice {
+                spec: choice.spec.to_string(),
+                reason: &choice.reason,
             }),
             installed: installed.as_ref(),
             target: target.as_ref(),
@@ -310,11 +299,59 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 .unwrap_or_default()
         ));
     }
-    // A CUDA range from a wheel's metadata (`≥ 12.1, < 13.0`) widens the column.
-    let cuda_text = |b: &Build| match &b.cuda_range {
+    t.push_str(&build_table(&builds, platform, &machine));
+    for n in &requirement.notes {
+        t.push_str(&format!("note: {n}\n"));
+    }
+    for f in &requirement.sources {
+        t.push_str(&format!("from: {f}\n"));
+    }
+    t.push_str(&format!(
+        "stack: {}\nwhy:   {}\n",
+        choice.spec, choice.reason
+    ));
+    let arg = FrameworkReq {
+        version: Some(version.clone()),
+        ..req.clone()
+    }
+    .to_string();
+    t.push_str(&format!(
+        "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
+    ));
+    env.out(t.as_bytes())?;
+    Ok(ExitCode::Success)
+}
+
+/// Each build with whether the machine planned for runs it (nothing said
+/// when it has no driver to ask).
+fn verdicts<'a>(requirement: &'a Requirement, machine: &Machine) -> Vec<BuildOut<'a>> {
+    requirement
+        .builds
+        .iter()
+        .map(|b| {
+            let verdict = machine.is_known().then(|| machine.can_run(&b.cuda));
+            BuildOut {
+                build: b,
+                runs_here: verdict.as_ref().map(|v| v.is_ok()),
+                why_not: verdict.and_then(|v| v.err()),
+            }
+        })
+        .collect()
+}
+
+/// A CUDA range from a wheel's metadata (`≥ 12.1, < 13.0`), or its one CUDA.
+fn cuda_text(b: &Build) -> String {
+    match &b.cuda_range {
         Some(r) => r.to_string(),
         None => b.cuda.to_string(),
-    };
+    }
+}
+
+/// The builds as a table: CUDA, cuDNN, channel, driver floor, and whether
+/// the machine planned for runs each.
+fn build_table(builds: &[BuildOut], platform: &str, machine: &Machine) -> String {
+    let mut t = String::new();
+    // A CUDA range widens the column.
     let w = builds
         .iter()
         .map(|b| cuda_text(b.build).chars().count())
@@ -335,60 +372,46 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     );
     t.push_str(header.trim_end());
     t.push('\n');
-    for b in &builds {
-        let drv = if platform == "windows" {
-            &b.build.driver_windows
-        } else {
-            &b.build.driver_linux
-        };
-        let here = match (&b.runs_here, &b.why_not) {
-            (Some(true), _) => "runs".to_string(),
-            (Some(false), Some(w)) => format!("no: {w}"),
-            _ => String::new(),
-        };
-        let channel = match (b.build.channel, &b.build.wheel) {
-            (compat::data::Channel::Stable, None) => "stable",
-            (compat::data::Channel::Stable, Some(_)) => "stable (PyPI)",
-            (compat::data::Channel::Experimental, _) => "experimental",
-        };
-        let line = format!(
-            "  {:<w$} {:<11} {:<13} {:<64} {}",
-            cuda_text(b.build),
-            b.build
-                .cudnn
-                .as_ref()
-                .map(|c| if b.build.cudnn_minimum {
-                    format!("≥ {c}")
-                } else {
-                    c.to_string()
-                })
-                .unwrap_or_else(|| "-".into()),
-            channel,
-            drv.as_ref()
-                .map(|d| d.describe())
-                .unwrap_or_else(|| "unknown".into()),
-            here
-        );
-        t.push_str(line.trim_end());
+    for b in builds {
+        t.push_str(build_line(b, w, platform).trim_end());
         t.push('\n');
     }
-    for n in &requirement.notes {
-        t.push_str(&format!("note: {n}\n"));
-    }
-    for f in &requirement.sources {
-        t.push_str(&format!("from: {f}\n"));
-    }
-    if let Some(c) = &choice {
-        t.push_str(&format!("stack: {}\nwhy:   {}\n", c.spec, c.reason));
-        let arg = FrameworkReq {
-            version: Some(version.clone()),
-            ..req.clone()
-        }
-        .to_string();
-        t.push_str(&format!(
-            "use:   cudaenv install --for {arg}   or   cudaenv local --for {arg}\n"
-        ));
-    }
-    env.out(t.as_bytes())?;
-    Ok(ExitCode::Success)
+    t
+}
+
+/// One row of `build_table`, its CUDA column `w` wide.
+fn build_line(b: &BuildOut, w: usize, platform: &str) -> String {
+    let drv = if platform == "windows" {
+        &b.build.driver_windows
+    } else {
+        &b.build.driver_linux
+    };
+    let here = match (&b.runs_here, &b.why_not) {
+        (Some(true), _) => "runs".to_string(),
+        (Some(false), Some(w)) => format!("no: {w}"),
+        _ => String::new(),
+    };
+    let channel = match (b.build.channel, &b.build.wheel) {
+        (compat::data::Channel::Stable, None) => "stable",
+        (compat::data::Channel::Stable, Some(_)) => "stable (PyPI)",
+        (compat::data::Channel::Experimental, _) => "experimental",
+    };
+    format!(
+        "  {:<w$} {:<11} {:<13} {:<64} {}",
+        cuda_text(b.build),
+        b.build
+            .cudnn
+            .as_ref()
+            .map(|c| if b.build.cudnn_minimum {
+                format!("≥ {c}")
+            } else {
+                c.to_string()
+            })
+            .unwrap_or_else(|| "-".into()),
+        channel,
+        drv.as_ref()
+            .map(|d| d.describe())
+            .unwrap_or_else(|| "unknown".into()),
+        here
+    )
 }

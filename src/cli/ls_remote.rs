@@ -7,15 +7,19 @@
 //! never). PyPI's cuDNN versions need its index, so they are listed only
 //! with a SPEC (for the matching CUDA majors), and so are the builds of the
 //! libraries beside the toolkit (NCCL, TensorRT, …) the SPEC or `--with`
-//! names. This file parses, calls and prints.
+//! names. What is listed is `sources::listing`'s; this file parses, calls
+//! and prints.
+
+use std::collections::BTreeMap;
 
 use super::Env;
 use crate::error::{ExitCode, Result};
-use crate::install::sources::SourceKind;
-use crate::install::sources::remote::{self, CatalogueState, RemoteRelease};
+use crate::install::sources::listing::{Listing, Query, Unreachable};
+use crate::install::sources::remote::{self, CatalogueState, Remote};
 use crate::install::sources::resolve::SourceChoice;
+use crate::machine::compat::{Machine, Whose};
 use crate::registry;
-use crate::spec::{Library, Version};
+use crate::spec::Library;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -59,7 +63,7 @@ async fn list(
     env: &Env,
     args: &Args,
     stack: Option<crate::spec::StackSpec>,
-    machine: crate::machine::compat::Machine,
+    machine: Machine,
 ) -> Result<ExitCode> {
     let settings = env.settings()?;
     let remote = super::resolution::open_remote(
@@ -73,236 +77,31 @@ async fn list(
         },
     )
     .await?;
-    let dates: std::collections::BTreeMap<String, String> = registry::cuda_releases()
-        .releases
-        .iter()
-        .filter_map(|r| Some((r.version.to_string(), r.date.clone()?)))
-        .collect();
-    let releases: Vec<RemoteRelease> = remote
-        .releases()?
+    let with: Vec<Library> = Library::ALL
         .into_iter()
-        .filter(|r| stack.as_ref().is_none_or(|s| r.version.matches(&s.cuda)))
+        .filter(|l| args.with.iter().any(|w| w == l.component()))
         .collect();
-    let builtin_cudnn: Vec<(Version, SourceKind, Vec<String>)> = remote
-        .builtin_cudnn()
-        .into_iter()
-        .filter(|(v, _, _)| {
-            stack
-                .as_ref()
-                .and_then(|s| s.cudnn.as_ref())
-                .is_none_or(|c| v.matches(c))
-        })
-        // With a SPEC, only builds for the matching CUDA releases.
-        .filter(|(_, _, labels)| {
-            stack.is_none()
-                || releases.iter().any(|r| {
-                    labels
-                        .iter()
-                        .any(|l| crate::install::sources::resolve::label_covers(l, &r.version))
-                })
-        })
-        .collect();
-    let mut cudnn: Vec<(u32, Vec<String>)> = Vec::new();
-    // PyPI's cuDNN wheels, per CUDA major listed: what a default
-    // `install X+cudnn9` takes, so they are listed with or without a SPEC.
-    if remote.allows(SourceKind::Pypi) {
-        let mut majors: Vec<u32> = releases
-            .iter()
-            .filter(|r| r.sources.contains(&SourceKind::Pypi))
-            .map(|r| r.version.major())
-            .collect();
-        majors.dedup();
-        for m in majors {
-            match remote.pypi.cudnn_versions(m).await {
-                Ok(v) => cudnn.push((m, v)),
-                // Without a SPEC nobody asked for this major's cuDNN: an
-                // index without the project, or `--offline` without its
-                // page, leaves it out rather than failing the listing.
-                Err(e)
-                    if stack.is_none() && (args.offline || e.exit_code() != ExitCode::Network) =>
-                {
-                    continue;
-                }
-                // Without the index (air-gapped, offline laptop) the releases and the
-                // NVIDIA/legacy cuDNN builds above still come from stored data: list
-                // those and say what is missing rather than failing the whole listing.
-                // An explicit `--source pypi` asked for the index, so that still fails.
-                Err(e)
-                    if e.exit_code() == ExitCode::Network && args.source != SourceChoice::Pypi =>
-                {
-                    env.printer
-                        .warn(format!("cannot list PyPI's cuDNN wheels for CUDA {m}: {e}"));
-                    env.printer.hint(
-                        "the rest of this list comes from cudaenv's stored data; check the connection or CUDAENV_PYPI_INDEX",
-                    );
-                    break;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+    let query = Query {
+        stack: stack.as_ref(),
+        with: &with,
+        offline: args.offline,
+        choice: args.source,
+    };
+    let mut listing = Listing::stored(&remote, &query)?;
+    if let Some(Unreachable { major, error }) = listing.add_pypi_cudnn(&remote, &query).await? {
+        env.printer.warn(format!(
+            "cannot list PyPI's cuDNN wheels for CUDA {major}: {error}"
+        ));
+        env.printer.hint(
+            "the rest of this list comes from cudaenv's stored data; check the connection or CUDAENV_PYPI_INDEX",
+        );
     }
-    // The libraries beside the toolkit: PyPI's builds per CUDA major.
-    let mut libraries: Vec<(Library, u32, Vec<String>)> = Vec::new();
-    if let Some(s) = &stack {
-        let wanted: Vec<(Library, Option<&Version>)> = Library::ALL
-            .into_iter()
-            .filter_map(|l| match s.libs.get(l) {
-                Some(v) => Some((l, Some(v))),
-                None => args
-                    .with
-                    .iter()
-                    .any(|w| w == l.component())
-                    .then_some((l, None)),
-            })
-            .collect();
-        let mut majors: Vec<u32> = releases.iter().map(|r| r.version.major()).collect();
-        majors.dedup();
-        for (lib, prefix) in wanted {
-            for &m in &majors {
-                if registry::pypi().library_project(lib, m).is_none() {
-                    continue;
-                }
-                let all = remote.pypi.library_versions(lib, m).await?;
-                let v = all
-                    .into_iter()
-                    .filter(|v| {
-                        prefix.is_none_or(|p| v.parse::<Version>().is_ok_and(|v| v.matches(p)))
-                    })
-                    .collect();
-                libraries.push((lib, m, v));
-            }
-        }
-    }
+    listing.add_libraries(&remote, &query).await?;
     if args.json {
-        #[derive(serde::Serialize)]
-        struct Rel {
-            version: String,
-            date: Option<String>,
-            sources: Vec<&'static str>,
-            /// Platforms PyPI has it for (from the catalogue; empty: not known).
-            platforms: Vec<String>,
-            /// Where PyPI's component list comes from (`registry`, `catalogue`, `both`).
-            #[serde(skip_serializing_if = "Option::is_none")]
-            pypi_known: Option<crate::install::sources::pypi::Known>,
-            /// Whether the machine's (this one's or the target's) driver and
-            /// GPU run it (`null`: no driver to ask).
-            runs_here: Option<bool>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            why_not: Option<String>,
-        }
-        #[derive(serde::Serialize)]
-        struct Cudnn {
-            version: String,
-            source: &'static str,
-            cuda: Vec<String>,
-        }
-        #[derive(serde::Serialize)]
-        struct Out {
-            /// How the PyPI release list was obtained.
-            catalogue: CatalogueState,
-            cuda: Vec<Rel>,
-            /// PyPI's cuDNN versions per CUDA major listed.
-            cudnn: std::collections::BTreeMap<String, Vec<String>>,
-            /// cuDNN builds of the NVIDIA redist and legacy sources.
-            cudnn_builds: Vec<Cudnn>,
-            /// PyPI's builds of the libraries asked for, per CUDA major
-            /// (`{"nccl": {"cuda12": [...]}}`).
-            #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-            libraries: std::collections::BTreeMap<
-                &'static str,
-                std::collections::BTreeMap<String, Vec<String>>,
-            >,
-        }
-        env.out_json(&Out {
-            catalogue: remote.state.clone(),
-            cuda: releases
-                .iter()
-                .map(|r| Rel {
-                    version: r.version.to_string(),
-                    date: dates.get(&r.version.to_string()).cloned(),
-                    sources: r.sources.iter().map(|k| k.name()).collect(),
-                    platforms: r.pypi_platforms.clone(),
-                    pypi_known: r.pypi_known,
-                    runs_here: machine
-                        .is_known()
-                        .then(|| machine.can_run(&r.version).is_ok()),
-                    why_not: machine.can_run(&r.version).err(),
-                })
-                .collect(),
-            cudnn: cudnn
-                .into_iter()
-                .map(|(m, v)| (format!("cuda{m}"), v))
-                .collect(),
-            cudnn_builds: builtin_cudnn
-                .iter()
-                .map(|(v, k, c)| Cudnn {
-                    version: v.to_string(),
-                    source: k.name(),
-                    cuda: c.clone(),
-                })
-                .collect(),
-            libraries: {
-                let mut m: std::collections::BTreeMap<_, std::collections::BTreeMap<_, _>> =
-                    Default::default();
-                for (lib, major, v) in &libraries {
-                    m.entry(lib.component())
-                        .or_default()
-                        .insert(format!("cuda{major}"), v.clone());
-                }
-                m
-            },
-        })?;
+        print_json(env, &remote, listing, &machine)?;
         return Ok(ExitCode::Success);
     }
-    let place = match machine.whose {
-        crate::machine::compat::Whose::ThisMachine => "here".to_string(),
-        crate::machine::compat::Whose::Target => format!("on {}", machine.name()),
-    };
-    let mut text = String::new();
-    for r in &releases {
-        let names: Vec<&str> = r.sources.iter().map(|k| k.name()).collect();
-        let line = format!(
-            "{:<10} {:<20} {:<42}",
-            r.version.to_string(),
-            names.join(" "),
-            r.pypi_platforms.join(" ")
-        );
-        match machine.can_run(&r.version) {
-            // Marked, not hidden: a build machine may install for another.
-            Err(why) => text.push_str(&format!("{line} won't run {place}: {why}\n")),
-            Ok(()) => text.push_str(&format!("{}\n", line.trim_end())),
-        }
-    }
-    for (v, k, c) in &builtin_cudnn {
-        text.push_str(&format!(
-            "cudnn {:<12} {:<7} {}\n",
-            v.to_string(),
-            k.name(),
-            c.join(" ")
-        ));
-    }
-    for (m, v) in &cudnn {
-        text.push_str(&format!(
-            "cudnn for CUDA {m} (pypi): {}\n",
-            if v.is_empty() {
-                "none".to_string()
-            } else {
-                v.join(" ")
-            }
-        ));
-    }
-    for (lib, m, v) in &libraries {
-        text.push_str(&format!(
-            "{} for CUDA {m} (pypi): {}\n",
-            lib.component(),
-            if v.is_empty() {
-                "none".to_string()
-            } else {
-                v.join(" ")
-            }
-        ));
-    }
-    env.out(text.as_bytes())?;
+    print_text(env, &listing, &machine)?;
     match &remote.state {
         CatalogueState::Fetched => env.printer.info(format!(
             "release list read from {} just now",
@@ -316,10 +115,145 @@ async fn list(
         // Stale and embedded lists were said above.
         CatalogueState::Stale { .. } | CatalogueState::Embedded | CatalogueState::Unused => {}
     }
-    if releases.is_empty() {
+    if listing.releases.is_empty() {
         env.printer.hint(
             "PyPI has CUDA 11.7-13.x, NVIDIA's redist manifests 11.4.2 and newer, the legacy runfiles 10.1-11.4.1; `cudaenv update` fetches newer manifests",
         );
     }
     Ok(ExitCode::Success)
+}
+
+#[derive(serde::Serialize)]
+struct Rel {
+    version: String,
+    date: Option<String>,
+    sources: Vec<&'static str>,
+    /// Platforms PyPI has it for (from the catalogue; empty: not known).
+    platforms: Vec<String>,
+    /// Where PyPI's component list comes from (`registry`, `catalogue`, `both`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pypi_known: Option<crate::install::sources::pypi::Known>,
+    /// Whether the machine's (this one's or the target's) driver and
+    /// GPU run it (`null`: no driver to ask).
+    runs_here: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why_not: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct Cudnn {
+    version: String,
+    source: &'static str,
+    cuda: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+struct Out {
+    /// How the PyPI release list was obtained.
+    catalogue: CatalogueState,
+    cuda: Vec<Rel>,
+    /// PyPI's cuDNN versions per CUDA major listed.
+    cudnn: BTreeMap<String, Vec<String>>,
+    /// cuDNN builds of the NVIDIA redist and legacy sources.
+    cudnn_builds: Vec<Cudnn>,
+    /// PyPI's builds of the libraries asked for, per CUDA major
+    /// (`{"nccl": {"cuda12": [...]}}`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    libraries: BTreeMap<&'static str, BTreeMap<String, Vec<String>>>,
+}
+
+fn print_json(env: &Env, remote: &Remote, listing: Listing, machine: &Machine) -> Result<()> {
+    let dates: BTreeMap<String, String> = registry::cuda_releases()
+        .releases
+        .iter()
+        .filter_map(|r| Some((r.version.to_string(), r.date.clone()?)))
+        .collect();
+    let mut libraries: BTreeMap<_, BTreeMap<_, _>> = Default::default();
+    for (lib, major, v) in &listing.libraries {
+        libraries
+            .entry(lib.component())
+            .or_default()
+            .insert(format!("cuda{major}"), v.clone());
+    }
+    env.out_json(&Out {
+        catalogue: remote.state.clone(),
+        cuda: listing
+            .releases
+            .iter()
+            .map(|r| Rel {
+                version: r.version.to_string(),
+                date: dates.get(&r.version.to_string()).cloned(),
+                sources: r.sources.iter().map(|k| k.name()).collect(),
+                platforms: r.pypi_platforms.clone(),
+                pypi_known: r.pypi_known,
+                runs_here: machine
+                    .is_known()
+                    .then(|| machine.can_run(&r.version).is_ok()),
+                why_not: machine.can_run(&r.version).err(),
+            })
+            .collect(),
+        cudnn: listing
+            .cudnn
+            .into_iter()
+            .map(|(m, v)| (format!("cuda{m}"), v))
+            .collect(),
+        cudnn_builds: listing
+            .builtin_cudnn
+            .iter()
+            .map(|(v, k, c)| Cudnn {
+                version: v.to_string(),
+                source: k.name(),
+                cuda: c.clone(),
+            })
+            .collect(),
+        libraries,
+    })
+}
+
+fn print_text(env: &Env, listing: &Listing, machine: &Machine) -> Result<()> {
+    let place = match machine.whose {
+        Whose::ThisMachine => "here".to_string(),
+        Whose::Target => format!("on {}", machine.name()),
+    };
+    let mut text = String::new();
+    for r in &listing.releases {
+        let names: Vec<&str> = r.sources.iter().map(|k| k.name()).collect();
+        let line = format!(
+            "{:<10} {:<20} {:<42}",
+            r.version.to_string(),
+            names.join(" "),
+            r.pypi_platforms.join(" ")
+        );
+        match machine.can_run(&r.version) {
+            // Marked, not hidden: a build machine may install for another.
+            Err(why) => text.push_str(&format!("{line} won't run {place}: {why}\n")),
+            Ok(()) => text.push_str(&format!("{}\n", line.trim_end())),
+        }
+    }
+    for (v, k, c) in &listing.builtin_cudnn {
+        text.push_str(&format!(
+            "cudnn {:<12} {:<7} {}\n",
+            v.to_string(),
+            k.name(),
+            c.join(" ")
+        ));
+    }
+    let or_none = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    for (m, v) in &listing.cudnn {
+        text.push_str(&format!("cudnn for CUDA {m} (pypi): {}\n", or_none(v)));
+    }
+    for (lib, m, v) in &listing.libraries {
+        text.push_str(&format!(
+            "{} for CUDA {m} (pypi): {}\n",
+            lib.component(),
+            or_none(v)
+        ));
+    }
+    env.out(text.as_bytes())
 }

@@ -1,6 +1,7 @@
 //! `cudaenv mirror DIR SPEC…`: write what installing SPEC… needs into DIR,
 //! laid out as a PyPI simple index and an NVIDIA mirror (`crate::install::mirror`),
-//! for machines without network.
+//! for machines without network; which files and how they get there is
+//! `install::mirror::fill`'s.
 //!
 //! Each spec is resolved by `install`'s own resolution (same sources, order,
 //! profile, `--with`/`--without`), so `CUDAENV_PYPI_INDEX=file://DIR/pypi/simple
@@ -13,17 +14,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures_util::StreamExt;
-
 use super::Env;
 use super::install::{self as install_cli, Resolved};
 use super::resolution::{self, Resolution};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ExitCode, Result};
 use crate::install::fetch::{Fetcher, Progress};
-use crate::install::mirror::{FileEntry, Mirror, wheel_project};
-use crate::install::sources::catalogue;
-use crate::install::sources::nvidia::{self, Product};
-use crate::install::sources::{Artifact, Plan, SourceKind};
+use crate::install::mirror::{Mirror, fill};
+use crate::install::sources::{Plan, SourceKind};
 use crate::spec::StackSpec;
 use crate::ui::progress::Bars;
 
@@ -108,42 +105,10 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
         };
         plans.push(plan);
     }
-    // The `cuda-toolkit` metapackage of each release taken from PyPI, so that
-    // a machine reading the mirror knows the release from its own catalogue
-    // (a release newer than cudaenv's embedded list is unknown without it).
-    let mut metapackages = Vec::new();
-    if remote.pypi.catalogue().is_some() {
-        for p in &plans {
-            if p.artifacts.iter().any(|a| a.source == SourceKind::Pypi)
-                && let Some(a) = catalogue::metapackage(remote.pypi.index(), &p.cuda).await?
-            {
-                metapackages.push(a);
-            }
-        }
-    }
-    // One entry per file, wherever several stacks share it.
-    let mut wanted: Vec<(String, Artifact)> = Vec::new();
-    for a in plans.iter().flat_map(|p| &p.artifacts).chain(&metapackages) {
-        let rel = Mirror::place(a, &nvidia_base, &debian_base)?;
-        if !wanted.iter().any(|(r, _)| *r == rel) {
-            wanted.push((rel, a.clone()));
-        }
-    }
+    let wanted = fill::wanted(&remote, &plans, &nvidia_base, &debian_base).await?;
 
     let dir = crate::context::absolutize(&args.dir, env.ctx.cwd());
-    // Opened once before the lock (a directory that is not a mirror gets no
-    // lock file) and again under it (another run may have added to it).
-    Mirror::open(&dir)?;
-    let _lock = crate::os::lock::LockFile::acquire_async(
-        &dir.join(crate::install::mirror::LOCK),
-        &env.printer,
-    )
-    .await?;
-    let mut mirror = Mirror::open(&dir)?;
-    mirror.remove_leftovers()?;
-    // What the mirror already holds with the announced hash is not fetched again.
-    wanted.retain(|(rel, a)| !a.sha256.as_ref().is_some_and(|h| mirror.has(rel, h)));
-
+    let (mut mirror, _lock) = Mirror::open_locked(&dir, &env.printer).await?;
     let bars = Arc::new(Bars::new(
         env.bars_hidden() || args.json,
         env.printer.clone(),
@@ -158,120 +123,15 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     )
     .with_timeouts(remote.timeouts)
     .with_max_download(settings.max_download.value);
-    let fetcher = &fetcher;
-    let mut added = 0usize;
-    let mut jobs = futures_util::stream::iter(wanted.into_iter().map(|(rel, a)| async move {
-        let line = fetcher.progress().add(&rel, a.size);
-        let r = fetch_verified(fetcher, &a, line).await;
-        // A line says what was done with its file: nothing, when it failed.
-        if r.is_ok() {
-            fetcher.progress().finish(line);
-        }
-        r.map(|(file, sha256, size)| (rel, a, file, sha256, size))
-    }))
-    .buffer_unordered(args.jobs.max(1));
-    while let Some(r) = jobs.next().await {
-        let (rel, a, file, sha256, size) = r?;
-        if mirror.has(&rel, &sha256) {
-            continue;
-        }
-        let project = (a.source == SourceKind::Pypi).then(|| wheel_project(&a.file_name));
-        mirror.add(
-            &rel,
-            &file,
-            FileEntry {
-                sha256,
-                size,
-                project,
-            },
-        )?;
-        added += 1;
-    }
-    drop(jobs);
+    let mut added = mirror.fetch_into(&fetcher, wanted, args.jobs).await?;
     bars.clear();
-    let manifests = cached_manifests(fetcher.cache().dir());
-    for (rel, path) in &manifests {
-        let sha256 = crate::os::hash::sha256_file(path)?;
-        if !mirror.has(rel, &sha256) {
-            let size = std::fs::metadata(path)
-                .map_err(Error::io("cannot read", path))?
-                .len();
-            let entry = FileEntry {
-                sha256,
-                size,
-                project: None,
-            };
-            mirror.add(rel, path, entry)?;
-            added += 1;
-        }
-    }
+    let (manifests, has_manifests) = mirror.add_manifests(fetcher.cache().dir())?;
+    added += manifests;
     for p in &plans {
         mirror.add_stack(p.name.as_str());
     }
     mirror.commit()?;
-    report(env, args, &mirror, &plans, added, !manifests.is_empty())
-}
-
-/// The NVIDIA manifests `cudaenv update` stored here (valid ones only),
-/// with their place in the mirror: a machine without network reads them with
-/// `cudaenv update` from the mirror and then knows the same releases.
-fn cached_manifests(cache: &std::path::Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    for product in [Product::Cuda, Product::Cudnn] {
-        let dir = nvidia::cache_dir(cache, product);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Some(name) = e.file_name().to_str().map(String::from) else {
-                continue;
-            };
-            let valid = name.starts_with("redistrib_")
-                && name.ends_with(".json")
-                && crate::os::fs::read_bounded_text(&e.path(), crate::os::fs::SMALL)
-                    .is_ok_and(|t| nvidia::parse_manifest(&name, &t, product).is_ok());
-            if valid {
-                out.push((format!("nvidia/{}/{name}", product.redist_dir()), e.path()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The artifact's file in the download cache, hashed: a cached copy that no
-/// longer matches its announced sha256 is fetched again.
-async fn fetch_verified(
-    fetcher: &Fetcher,
-    a: &Artifact,
-    line: usize,
-) -> Result<(PathBuf, String, u64)> {
-    let mut refetched = false;
-    loop {
-        let file = fetcher.fetch(a, line).await?;
-        fetcher.progress().status(line, "hashing");
-        let sha256 = tokio::task::block_in_place(|| crate::os::hash::sha256_file(&file))?;
-        match &a.sha256 {
-            Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
-                if refetched {
-                    return Err(Error::HashMismatch {
-                        algorithm: "sha256",
-                        url: a.url.to_string(),
-                        expected: want.clone(),
-                        actual: sha256,
-                    });
-                }
-                let _ = std::fs::remove_file(&file);
-                refetched = true;
-            }
-            _ => {
-                let size = std::fs::metadata(&file)
-                    .map_err(Error::io("cannot read", &file))?
-                    .len();
-                return Ok((file, sha256, size));
-            }
-        }
-    }
+    report(env, args, &mirror, &plans, added, has_manifests)
 }
 
 fn report(

@@ -27,6 +27,8 @@
 //! matching the locked components, for pip's and uv's constraints.
 
 pub mod export;
+pub mod follow;
+pub mod relock;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

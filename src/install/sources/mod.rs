@@ -30,6 +30,7 @@ pub fn is_plain_file_name(s: &str) -> bool {
 pub mod catalogue;
 pub mod debian;
 pub mod legacy;
+pub mod listing;
 pub mod measure;
 pub mod nvidia;
 pub mod remote;

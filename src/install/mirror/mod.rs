@@ -27,6 +27,9 @@
 //! crash) never sees half a file; a crash between files leaves files the
 //! record does not list yet, which the next run writes again, and perhaps
 //! a temporary file, which the next run removes under its lock.
+//!
+//! `fill` fetches the files into the mirror: each one into the download
+//! cache first, verified, then linked or copied in.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,6 +40,8 @@ use crate::error::{Error, Result};
 use crate::install::sources::pypi::normalize;
 use crate::install::sources::{Artifact, SourceKind};
 use crate::spec::safe_url::DisplaySafeUrl;
+
+pub mod fill;
 
 /// The mirror's record, at the top of the directory.
 pub const RECORD: &str = "mirror.json";
