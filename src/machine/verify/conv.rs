@@ -149,133 +149,131 @@ impl Drop for Descs<'_> {
     }
 }
 
-#[allow(clippy::type_complexity)]
-fn forward(
-    rt: &Runtime,
-    d: &Cudnn,
-    corrupt: bool,
-) -> Result<(i32, Vec<f32>, Vec<(f64, f64)>), ApiError> {
-    let mut x = vec![0.0f32; N * C * H * W];
-    let mut f = vec![0.0f32; K * C * R * S];
-    gemm::fill_uniform(&mut x, 21);
-    gemm::fill_uniform(&mut f, 22);
-    let want = reference(&x, &f);
-
-    let null = std::ptr::null_mut();
-    let mut s = Descs {
-        d,
-        handle: null,
-        x: null,
-        y: null,
-        f: null,
-        conv: null,
-    };
-    let i = |v: usize| v as c_int;
-    // SAFETY: every call gets live descriptors and out-pointers to fields of `s`.
-    unsafe {
-        ok(d, "cudnnCreate", (d.cudnnCreate)(&mut s.handle))?;
-        ok(
+impl<'a> Descs<'a> {
+    /// A handle and the descriptors of the convolution: NCHW fp32 input,
+    /// filters and output, cross-correlation with padding `PAD`, and the
+    /// output shape cuDNN computes checked against ours.
+    fn new(d: &'a Cudnn) -> Result<Descs<'a>, ApiError> {
+        let null = std::ptr::null_mut();
+        let mut s = Descs {
             d,
-            "cudnnCreateTensorDescriptor",
-            (d.cudnnCreateTensorDescriptor)(&mut s.x),
-        )?;
-        ok(
-            d,
-            "cudnnCreateTensorDescriptor",
-            (d.cudnnCreateTensorDescriptor)(&mut s.y),
-        )?;
-        ok(
-            d,
-            "cudnnCreateFilterDescriptor",
-            (d.cudnnCreateFilterDescriptor)(&mut s.f),
-        )?;
-        ok(
-            d,
-            "cudnnCreateConvolutionDescriptor",
-            (d.cudnnCreateConvolutionDescriptor)(&mut s.conv),
-        )?;
-        ok(
-            d,
-            "cudnnSetTensor4dDescriptor",
-            (d.cudnnSetTensor4dDescriptor)(
-                s.x,
-                ffi::CUDNN_TENSOR_NCHW,
-                ffi::CUDNN_DATA_FLOAT,
-                i(N),
-                i(C),
-                i(H),
-                i(W),
-            ),
-        )?;
-        ok(
-            d,
-            "cudnnSetFilter4dDescriptor",
-            (d.cudnnSetFilter4dDescriptor)(
-                s.f,
-                ffi::CUDNN_DATA_FLOAT,
-                ffi::CUDNN_TENSOR_NCHW,
-                i(K),
-                i(C),
-                i(R),
-                i(S),
-            ),
-        )?;
-        ok(
-            d,
-            "cudnnSetConvolution2dDescriptor",
-            (d.cudnnSetConvolution2dDescriptor)(
-                s.conv,
-                i(PAD),
-                i(PAD),
-                1,
-                1,
-                1,
-                1,
-                ffi::CUDNN_CROSS_CORRELATION,
-                ffi::CUDNN_DATA_FLOAT,
-            ),
-        )?;
-        // Best effort: without it the bound still holds for TF32.
-        (d.cudnnSetConvolutionMathType)(s.conv, ffi::CUDNN_FMA_MATH);
-        let (mut on, mut ok_, mut oh, mut ow) = (0, 0, 0, 0);
-        ok(
-            d,
-            "cudnnGetConvolution2dForwardOutputDim",
-            (d.cudnnGetConvolution2dForwardOutputDim)(
-                s.conv, s.x, s.f, &mut on, &mut ok_, &mut oh, &mut ow,
-            ),
-        )?;
-        if (on, ok_, oh, ow) != (i(N), i(K), i(H), i(W)) {
-            return Err(ApiError {
-                call: "cudnnGetConvolution2dForwardOutputDim".into(),
-                code: 0,
-                name: "unexpected output shape".into(),
-                message: format!("{on}x{ok_}x{oh}x{ow}, expected {N}x{K}x{H}x{W}"),
-            });
+            handle: null,
+            x: null,
+            y: null,
+            f: null,
+            conv: null,
+        };
+        let i = |v: usize| v as c_int;
+        // SAFETY: every call gets live descriptors and out-pointers to fields of `s`.
+        unsafe {
+            ok(d, "cudnnCreate", (d.cudnnCreate)(&mut s.handle))?;
+            ok(
+                d,
+                "cudnnCreateTensorDescriptor",
+                (d.cudnnCreateTensorDescriptor)(&mut s.x),
+            )?;
+            ok(
+                d,
+                "cudnnCreateTensorDescriptor",
+                (d.cudnnCreateTensorDescriptor)(&mut s.y),
+            )?;
+            ok(
+                d,
+                "cudnnCreateFilterDescriptor",
+                (d.cudnnCreateFilterDescriptor)(&mut s.f),
+            )?;
+            ok(
+                d,
+                "cudnnCreateConvolutionDescriptor",
+                (d.cudnnCreateConvolutionDescriptor)(&mut s.conv),
+            )?;
+            ok(
+                d,
+                "cudnnSetTensor4dDescriptor",
+                (d.cudnnSetTensor4dDescriptor)(
+                    s.x,
+                    ffi::CUDNN_TENSOR_NCHW,
+                    ffi::CUDNN_DATA_FLOAT,
+                    i(N),
+                    i(C),
+                    i(H),
+                    i(W),
+                ),
+            )?;
+            ok(
+                d,
+                "cudnnSetFilter4dDescriptor",
+                (d.cudnnSetFilter4dDescriptor)(
+                    s.f,
+                    ffi::CUDNN_DATA_FLOAT,
+                    ffi::CUDNN_TENSOR_NCHW,
+                    i(K),
+                    i(C),
+                    i(R),
+                    i(S),
+                ),
+            )?;
+            ok(
+                d,
+                "cudnnSetConvolution2dDescriptor",
+                (d.cudnnSetConvolution2dDescriptor)(
+                    s.conv,
+                    i(PAD),
+                    i(PAD),
+                    1,
+                    1,
+                    1,
+                    1,
+                    ffi::CUDNN_CROSS_CORRELATION,
+                    ffi::CUDNN_DATA_FLOAT,
+                ),
+            )?;
+            // Best effort: without it the bound still holds for TF32.
+            (d.cudnnSetConvolutionMathType)(s.conv, ffi::CUDNN_FMA_MATH);
+            let (mut on, mut ok_, mut oh, mut ow) = (0, 0, 0, 0);
+            ok(
+                d,
+                "cudnnGetConvolution2dForwardOutputDim",
+                (d.cudnnGetConvolution2dForwardOutputDim)(
+                    s.conv, s.x, s.f, &mut on, &mut ok_, &mut oh, &mut ow,
+                ),
+            )?;
+            if (on, ok_, oh, ow) != (i(N), i(K), i(H), i(W)) {
+                return Err(ApiError {
+                    call: "cudnnGetConvolution2dForwardOutputDim".into(),
+                    code: 0,
+                    name: "unexpected output shape".into(),
+                    message: format!("{on}x{ok_}x{oh}x{ow}, expected {N}x{K}x{H}x{W}"),
+                });
+            }
+            ok(
+                d,
+                "cudnnSetTensor4dDescriptor",
+                (d.cudnnSetTensor4dDescriptor)(
+                    s.y,
+                    ffi::CUDNN_TENSOR_NCHW,
+                    ffi::CUDNN_DATA_FLOAT,
+                    i(N),
+                    i(K),
+                    i(H),
+                    i(W),
+                ),
+            )?;
         }
-        ok(
-            d,
-            "cudnnSetTensor4dDescriptor",
-            (d.cudnnSetTensor4dDescriptor)(
-                s.y,
-                ffi::CUDNN_TENSOR_NCHW,
-                ffi::CUDNN_DATA_FLOAT,
-                i(N),
-                i(K),
-                i(H),
-                i(W),
-            ),
-        )?;
+        Ok(s)
     }
+}
 
-    let mut y = vec![0.0f32; N * K * H * W];
-    let ybytes = y.len() * 4;
-    let dx = DevBuf::new(rt, x.len() * 4)?;
-    let df = DevBuf::new(rt, f.len() * 4)?;
-    let dy = DevBuf::new(rt, ybytes)?;
-    dx.upload(gemm::bytes(&x))?;
-    df.upload(gemm::bytes(&f))?;
-    dy.fill(0xFF, ybytes)?;
+/// Runs the convolution with the first forward algorithm that has a
+/// workspace size and runs; returns that algorithm.
+fn convolve(
+    rt: &Runtime,
+    s: &Descs<'_>,
+    dx: &DevBuf<'_>,
+    df: &DevBuf<'_>,
+    dy: &DevBuf<'_>,
+) -> Result<i32, ApiError> {
+    let d = s.d;
     let (alpha, beta) = (1.0f32, 0.0f32);
     let mut last = None;
     let mut used = None;
@@ -331,6 +329,31 @@ fn forward(
     let Some(algo) = used else {
         return Err(last.expect("at least one algorithm was tried"));
     };
+    Ok(algo)
+}
+
+#[allow(clippy::type_complexity)]
+fn forward(
+    rt: &Runtime,
+    d: &Cudnn,
+    corrupt: bool,
+) -> Result<(i32, Vec<f32>, Vec<(f64, f64)>), ApiError> {
+    let mut x = vec![0.0f32; N * C * H * W];
+    let mut f = vec![0.0f32; K * C * R * S];
+    gemm::fill_uniform(&mut x, 21);
+    gemm::fill_uniform(&mut f, 22);
+    let want = reference(&x, &f);
+
+    let s = Descs::new(d)?;
+    let mut y = vec![0.0f32; N * K * H * W];
+    let ybytes = y.len() * 4;
+    let dx = DevBuf::new(rt, x.len() * 4)?;
+    let df = DevBuf::new(rt, f.len() * 4)?;
+    let dy = DevBuf::new(rt, ybytes)?;
+    dx.upload(gemm::bytes(&x))?;
+    df.upload(gemm::bytes(&f))?;
+    dy.fill(0xFF, ybytes)?;
+    let algo = convolve(rt, &s, &dx, &df, &dy)?;
     if corrupt {
         dy.fill(0x3C, ybytes)?;
     }

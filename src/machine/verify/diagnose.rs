@@ -8,7 +8,7 @@
 //! gives the exit code (no driver explains everything after it).
 
 use super::ffi;
-use super::{ApiError, Expected, Origin, Outcome, Probe};
+use super::{ApiError, Expected, LibraryFacts, Origin, Outcome, Probe};
 use crate::error::Error;
 use crate::i18n::Msg;
 use crate::machine::compat::{
@@ -45,11 +45,30 @@ fn rank(e: &Error) -> u8 {
 
 pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
     let mut d = Diagnosis::default();
-    let driver = &probe.driver;
-    let driver_loaded = driver.load_error.is_none();
-    let runtime = probe.runtime.version.as_ref();
+    driver_problems(&mut d, probe);
+    if probe.driver.load_error.is_none() {
+        runtime_problems(&mut d, probe);
+    }
+    if let Some(k) = probe.missing_device {
+        d.problems.push(missing_device(probe, k));
+    }
+    d.problems.extend(architecture(expected, probe));
+    for lib in &probe.libraries {
+        library_problems(&mut d, expected, lib);
+    }
+    check_problems(&mut d, probe);
+    d.problems.extend(super::libraries::problems(
+        probe.nccl.as_ref(),
+        probe.tensorrt.as_ref(),
+    ));
 
-    // --- the driver ------------------------------------------------------------
+    d.problems.sort_by_key(rank);
+    d
+}
+
+/// No driver, or one that does not initialise.
+fn driver_problems(d: &mut Diagnosis, probe: &Probe) {
+    let driver = &probe.driver;
     if let Some(err) = &driver.load_error {
         d.problems.push(Error::NoDriver {
             detail: format!(
@@ -67,145 +86,151 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
             });
         }
     }
+}
 
-    // --- the runtime against the driver ------------------------------------------
-    if driver_loaded {
-        // The Linux column: WSL2 drivers report Windows numbering, which runs
-        // ahead of the Linux floors, and the live checks below decide anyway.
-        let floor = runtime.and_then(|r| compat::driver::min_driver(r, DriverOs::Linux));
-        let installed = driver.version.as_deref().and_then(DriverVersion::parse);
-        let too_old_by_table = matches!((&installed, &floor), (Some(i), Some(f)) if i < f);
-        let too_old_by_api =
-            matches!((&driver.cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
-        let insufficient = probe
-            .runtime
-            .error
-            .as_ref()
-            .is_some_and(|e| e.code == ffi::CUDA_ERROR_INSUFFICIENT_DRIVER);
-        if let Some(r) = runtime
-            && (insufficient || too_old_by_table || too_old_by_api)
-        {
-            d.problems.push(Error::DriverTooOld {
-                driver: driver.version.clone(),
-                driver_cuda: driver
-                    .cuda
-                    .as_ref()
-                    .map_or_else(|| "an unknown version".into(), Version::to_string),
-                runtime: r.to_string(),
-                min_driver: floor
-                    .as_ref()
-                    .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
-            });
-        } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
-            && dc < &r.truncate(2)
-        {
-            d.warnings.push(format!(
-                "the driver supports CUDA {dc}, older than the CUDA {r} runtime: it runs through \
-                 minor-version compatibility, but code that needs newer PTX JIT compilation will fail"
-            ));
-        }
-        if let Some(e) = &probe.runtime.error
-            && e.code != ffi::CUDA_ERROR_INSUFFICIENT_DRIVER
-        {
-            if e.code == ffi::CUDA_ERROR_NO_DEVICE {
-                if !d.has("no_device") {
-                    d.problems.push(no_device(probe, e.to_string()));
-                }
-            } else if driver.init_error.is_none() {
-                d.problems.push(Error::CheckFailed {
-                    check: "the CUDA runtime".into(),
-                    detail: e.to_string(),
-                });
-            }
-        }
-        if probe.runtime.device_count == Some(0) && !d.has("no_device") {
-            d.problems
-                .push(no_device(probe, "cudaGetDeviceCount found 0 GPUs".into()));
-        }
-    }
-    if let Some(k) = probe.missing_device {
-        d.problems.push(Error::NoDevice {
-            detail: format!(
-                "GPU {k} was asked for, but {} visible",
-                match probe.runtime.device_count.unwrap_or(0) {
-                    1 => "only GPU 0 is".to_string(),
-                    n => format!("{n} GPUs are"),
-                }
-            ),
-            visible_devices: None,
-            present: driver.gpus_present,
+/// The runtime against the driver that loaded: too old a driver, a runtime
+/// that failed, no GPU visible.
+fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
+    let driver = &probe.driver;
+    let runtime = probe.runtime.version.as_ref();
+    // The Linux column: WSL2 drivers report Windows numbering, which runs
+    // ahead of the Linux floors, and the live checks below decide anyway.
+    let floor = runtime.and_then(|r| compat::driver::min_driver(r, DriverOs::Linux));
+    let installed = driver.version.as_deref().and_then(DriverVersion::parse);
+    let too_old_by_table = matches!((&installed, &floor), (Some(i), Some(f)) if i < f);
+    let too_old_by_api =
+        matches!((&driver.cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
+    let insufficient = probe
+        .runtime
+        .error
+        .as_ref()
+        .is_some_and(|e| e.code == ffi::CUDA_ERROR_INSUFFICIENT_DRIVER);
+    if let Some(r) = runtime
+        && (insufficient || too_old_by_table || too_old_by_api)
+    {
+        d.problems.push(Error::DriverTooOld {
+            driver: driver.version.clone(),
+            driver_cuda: driver
+                .cuda
+                .as_ref()
+                .map_or_else(|| "an unknown version".into(), Version::to_string),
+            runtime: r.to_string(),
+            min_driver: floor
+                .as_ref()
+                .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
         });
+    } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
+        && dc < &r.truncate(2)
+    {
+        d.warnings.push(format!(
+            "the driver supports CUDA {dc}, older than the CUDA {r} runtime: it runs through \
+             minor-version compatibility, but code that needs newer PTX JIT compilation will fail"
+        ));
     }
-
-    // --- architectures -------------------------------------------------------------
-    d.problems.extend(architecture(expected, probe));
-
-    // --- libraries --------------------------------------------------------------------
-    for lib in &probe.libraries {
-        let part_of_version = lib.name != "cudnn" || expected.cudnn.is_some();
-        let Some(soname) = &lib.soname else {
-            if part_of_version {
-                d.problems.push(Error::LibraryMissing {
-                    library: lib.name.clone(),
-                    version: expected.name.clone(),
-                    tried: lib.tried.join(", "),
-                    detail: lib.error.clone().unwrap_or_default(),
-                });
+    if let Some(e) = &probe.runtime.error
+        && e.code != ffi::CUDA_ERROR_INSUFFICIENT_DRIVER
+    {
+        if e.code == ffi::CUDA_ERROR_NO_DEVICE {
+            if !d.has("no_device") {
+                d.problems.push(no_device(probe, e.to_string()));
             }
-            continue;
-        };
-        if let Some(err) = &lib.error {
-            // It loaded, but lacks entry points every release has: not a real copy.
+        } else if driver.init_error.is_none() {
+            d.problems.push(Error::CheckFailed {
+                check: "the CUDA runtime".into(),
+                detail: e.to_string(),
+            });
+        }
+    }
+    if probe.runtime.device_count == Some(0) && !d.has("no_device") {
+        d.problems
+            .push(no_device(probe, "cudaGetDeviceCount found 0 GPUs".into()));
+    }
+}
+
+/// `--device K` named a GPU that is not there.
+fn missing_device(probe: &Probe, k: u32) -> Error {
+    let driver = &probe.driver;
+    Error::NoDevice {
+        detail: format!(
+            "GPU {k} was asked for, but {} visible",
+            match probe.runtime.device_count.unwrap_or(0) {
+                1 => "only GPU 0 is".to_string(),
+                n => format!("{n} GPUs are"),
+            }
+        ),
+        visible_devices: None,
+        present: driver.gpus_present,
+    }
+}
+
+/// One library: missing, unusable, loaded from outside the version, or of
+/// another version than the one recorded.
+fn library_problems(d: &mut Diagnosis, expected: &Expected, lib: &LibraryFacts) {
+    let part_of_version = lib.name != "cudnn" || expected.cudnn.is_some();
+    let Some(soname) = &lib.soname else {
+        if part_of_version {
             d.problems.push(Error::LibraryMissing {
                 library: lib.name.clone(),
                 version: expected.name.clone(),
-                tried: soname.clone(),
-                detail: format!("{soname} loads but is unusable: {err}"),
+                tried: lib.tried.join(", "),
+                detail: lib.error.clone().unwrap_or_default(),
             });
-            continue;
         }
-        if lib.origin == Some(Origin::Outside) {
-            let path = lib.path.clone().unwrap_or_else(|| soname.into());
-            if part_of_version {
-                d.problems.push(Error::LibraryShadowed {
-                    library: lib.name.clone(),
-                    version: expected.name.clone(),
-                    path,
-                });
-            } else {
-                d.warnings.push(format!(
-                    "{soname} loads from {} although version `{}` has no cuDNN; \
-                     frameworks will pick up that copy",
-                    path.display(),
-                    expected.name
-                ));
-            }
-        }
-        let recorded = match lib.name.as_str() {
-            "cudart" => expected.cuda.as_ref().map(|v| v.truncate(2)),
-            "cudnn" => expected.cudnn.as_ref().map(|v| v.truncate(3)),
-            other => crate::spec::Library::from_component(other)
-                .and_then(|l| expected.libs.get(l))
-                .map(|v| v.truncate(3)),
-        };
-        if let (Some(recorded), Some(loaded)) = (
-            recorded,
-            lib.version
-                .as_deref()
-                .and_then(|v| v.parse::<Version>().ok()),
-        ) && !loaded.matches(&recorded)
-            && !recorded.matches(&loaded)
-        {
-            d.problems.push(Error::LibraryMismatch {
+        return;
+    };
+    if let Some(err) = &lib.error {
+        // It loaded, but lacks entry points every release has: not a real copy.
+        d.problems.push(Error::LibraryMissing {
+            library: lib.name.clone(),
+            version: expected.name.clone(),
+            tried: soname.clone(),
+            detail: format!("{soname} loads but is unusable: {err}"),
+        });
+        return;
+    }
+    if lib.origin == Some(Origin::Outside) {
+        let path = lib.path.clone().unwrap_or_else(|| soname.into());
+        if part_of_version {
+            d.problems.push(Error::LibraryShadowed {
                 library: lib.name.clone(),
                 version: expected.name.clone(),
-                loaded: loaded.to_string(),
-                recorded: recorded.to_string(),
+                path,
             });
+        } else {
+            d.warnings.push(format!(
+                "{soname} loads from {} although version `{}` has no cuDNN; \
+                 frameworks will pick up that copy",
+                path.display(),
+                expected.name
+            ));
         }
     }
+    let recorded = match lib.name.as_str() {
+        "cudart" => expected.cuda.as_ref().map(|v| v.truncate(2)),
+        "cudnn" => expected.cudnn.as_ref().map(|v| v.truncate(3)),
+        other => crate::spec::Library::from_component(other)
+            .and_then(|l| expected.libs.get(l))
+            .map(|v| v.truncate(3)),
+    };
+    if let (Some(recorded), Some(loaded)) = (
+        recorded,
+        lib.version
+            .as_deref()
+            .and_then(|v| v.parse::<Version>().ok()),
+    ) && !loaded.matches(&recorded)
+        && !recorded.matches(&loaded)
+    {
+        d.problems.push(Error::LibraryMismatch {
+            library: lib.name.clone(),
+            version: expected.name.clone(),
+            loaded: loaded.to_string(),
+            recorded: recorded.to_string(),
+        });
+    }
+}
 
-    // --- the checks ----------------------------------------------------------------------
+/// The GEMMs and convolutions that computed a wrong result or failed.
+fn check_problems(d: &mut Diagnosis, probe: &Probe) {
     for g in &probe.gemm {
         let check = format!(
             "GEMM {} {n}x{n}x{n} on GPU {}",
@@ -220,7 +245,7 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
             }),
             Outcome::Error => {
                 if let Some(e) = &g.error {
-                    push_call_failure(&mut d, probe, check, e);
+                    push_call_failure(d, probe, check, e);
                 }
             }
             Outcome::Passed | Outcome::Skipped => {}
@@ -235,20 +260,12 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
             }),
             Outcome::Error => {
                 if let Some(e) = &c.error {
-                    push_call_failure(&mut d, probe, check, e);
+                    push_call_failure(d, probe, check, e);
                 }
             }
             Outcome::Passed | Outcome::Skipped => {}
         }
     }
-
-    d.problems.extend(super::libraries::problems(
-        probe.nccl.as_ref(),
-        probe.tensorrt.as_ref(),
-    ));
-
-    d.problems.sort_by_key(rank);
-    d
 }
 
 /// The stack's CUDA (the runtime's, else the version's record) against each

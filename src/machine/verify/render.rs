@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{LibraryFacts, Origin, Outcome, Verification};
+use super::{LibraryFacts, Origin, Outcome, Probe, Verification};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -51,6 +51,21 @@ fn library_line(out: &mut String, l: &LibraryFacts) {
 pub fn render(v: &Verification) -> String {
     let mut out = String::new();
     let p = &v.probe;
+    version_line(&mut out, v);
+    machine_lines(&mut out, p);
+    let _ = writeln!(out, "libraries");
+    for l in &p.libraries {
+        library_line(&mut out, l);
+    }
+    gemm_lines(&mut out, p);
+    conv_lines(&mut out, p);
+    beside_toolkit_lines(&mut out, p);
+    cpu_line(&mut out, p);
+    out
+}
+
+/// The version under test, its stack and why it was selected.
+fn version_line(out: &mut String, v: &Verification) {
     let mut stack = Vec::new();
     if let Some(c) = &v.cuda {
         stack.push(format!("CUDA {c}"));
@@ -69,7 +84,10 @@ pub fn render(v: &Verification) -> String {
         },
         v.selected_by
     );
+}
 
+/// The driver, the runtime and each GPU.
+fn machine_lines(out: &mut String, p: &Probe) {
     match (&p.driver.load_error, &p.driver.version) {
         (Some(_), _) => {
             let _ = writeln!(
@@ -117,11 +135,10 @@ pub fn render(v: &Verification) -> String {
             d.multiprocessors
         );
     }
-    let _ = writeln!(out, "libraries");
-    for l in &p.libraries {
-        library_line(&mut out, l);
-    }
+}
 
+/// The GEMMs, one heading per GPU and one line per dtype.
+fn gemm_lines(out: &mut String, p: &Probe) {
     let mut device = None;
     for g in &p.gemm {
         if device != Some(g.device) {
@@ -160,6 +177,9 @@ pub fn render(v: &Verification) -> String {
         };
         let _ = writeln!(out, "  {:<5}{line}", g.dtype.as_str());
     }
+}
+
+fn conv_lines(out: &mut String, p: &Probe) {
     for c in &p.cudnn_conv {
         let line = match c.outcome {
             Outcome::Passed => format!("error {} <= {:.0e}  ok", sci(c.max_error), c.bound),
@@ -178,6 +198,10 @@ pub fn render(v: &Verification) -> String {
             c.shape, c.device
         );
     }
+}
+
+/// NCCL and TensorRT, when the version carries them.
+fn beside_toolkit_lines(out: &mut String, p: &Probe) {
     if let Some(n) = &p.nccl {
         let v = n.version.as_deref().unwrap_or("?");
         let line = match (&n.error, n.devices.is_empty()) {
@@ -204,6 +228,10 @@ pub fn render(v: &Verification) -> String {
         };
         let _ = writeln!(out, "TensorRT {v}: {line}");
     }
+}
+
+/// The CPU GEMM, and how much faster each dtype ran on the GPU.
+fn cpu_line(out: &mut String, p: &Probe) {
     if let Some(cpu) = &p.cpu_gemm {
         let best = |dtype: super::Dtype| {
             p.gemm
@@ -228,7 +256,6 @@ pub fn render(v: &Verification) -> String {
             n = cpu.size
         );
     }
-    out
 }
 
 #[cfg(test)]
