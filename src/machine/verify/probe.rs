@@ -547,7 +547,12 @@ pub fn run(ctx: &Context, req: &Request) -> Probe {
     }
     if let Some(Some(t)) = &tensorrt {
         stage("TensorRT builder");
-        let result = super::libraries::run_tensorrt(runtime.as_ref(), t, ran_on.first().copied());
+        let result = super::libraries::run_tensorrt(
+            runtime.as_ref(),
+            t,
+            ran_on.first().copied(),
+            &mut |s| stage(s),
+        );
         library_version(&mut probe, "tensorrt", result.version.as_ref());
         probe.tensorrt = Some(result);
         report(&mut probe);
