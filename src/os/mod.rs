@@ -51,6 +51,9 @@ use std::path::Path;
 /// Whether the loader finds shared libraries on PATH (Windows) rather than
 /// on a search path of its own.
 pub use imp::DLLS_ON_PATH;
+/// Whether the platform's C++ libraries use the Itanium C++ ABI (the
+/// vtable layout `verify` calls TensorRT through).
+pub use imp::ITANIUM_CXX_ABI;
 /// Whether the dynamic loader can log what it loads (`trace`).
 pub use imp::LOADER_LOGS;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).

@@ -26,6 +26,11 @@ pub const DLLS_ON_PATH: bool = false;
 /// glibc's loader writes what it loads where LD_DEBUG asks (`trace` reads it).
 pub const LOADER_LOGS: bool = true;
 
+/// C++ libraries here (NVIDIA's, built with GCC) follow the Itanium C++ ABI:
+/// a virtual destructor takes two vtable entries, overloads keep their
+/// declaration order, `this` is the first argument.
+pub const ITANIUM_CXX_ABI: bool = true;
+
 /// Any bytes are a Unix file name or variable.
 /// Windows' System32; Unix has none (its loader searches
 /// `LD_LIBRARY_PATH` and the ldconfig cache instead).

@@ -78,6 +78,11 @@ pub const DLLS_ON_PATH: bool = true;
 /// "loader snaps"), so `trace` has nothing to read.
 pub const LOADER_LOGS: bool = false;
 
+/// C++ DLLs here (NVIDIA's, built with MSVC) follow MSVC's ABI, not the
+/// Itanium one: one vtable entry per virtual destructor, overloads grouped,
+/// class values returned through a hidden pointer.
+pub const ITANIUM_CXX_ABI: bool = false;
+
 pub fn os_string_from_bytes(bytes: Vec<u8>) -> OsString {
     match String::from_utf8(bytes) {
         Ok(s) => s.into(),

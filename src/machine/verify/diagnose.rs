@@ -61,6 +61,8 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
         probe.nccl.as_ref(),
         probe.tensorrt.as_ref(),
     ));
+    d.warnings
+        .extend(super::libraries::warnings(probe.tensorrt.as_ref()));
 
     d.problems.sort_by_key(rank);
     d

@@ -65,6 +65,16 @@ api! {
     }
 }
 
+impl Runtime {
+    /// A failed call as a check reports it: `cudaMalloc returned 2
+    /// (cudaErrorMemoryAllocation)`.
+    pub fn error(&self, call: &str, r: c_int) -> String {
+        // SAFETY: `cudaGetErrorName` returns a static string for every code.
+        let name = unsafe { cstr((self.cudaGetErrorName)(r)) };
+        format!("{call} returned {r} ({name})")
+    }
+}
+
 pub const CUDA_MEMCPY_HOST_TO_DEVICE: c_int = 1;
 pub const CUDA_MEMCPY_DEVICE_TO_HOST: c_int = 2;
 pub const CUDA_SUCCESS: c_int = 0;

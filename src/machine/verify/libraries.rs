@@ -12,12 +12,13 @@
 //!   multi-GPU mode NCCL's own tests use). Rank r contributes
 //!   `(r + 1) · (i mod 7 + 1)` at element i, small integers whose sums are
 //!   exact in fp32, so the result is compared for equality.
-//! - TensorRT creates a builder (`createInferBuilder_INTERNAL`, what the
-//!   C++ `createInferBuilder` inlines to), which initialises CUDA on the
-//!   device and fails without a usable one.
+//! - TensorRT creates a builder on the first GPU, then builds a small
+//!   engine, runs it there and compares its output with the host's
+//!   (`tensorrt`, which calls TensorRT's C++ classes through their vtables).
 //!
 //! What each found is a plain record in the probe (`NcclResult`,
-//! `TensorrtResult`) that `diagnose` judges.
+//! `TensorrtResult`) that `diagnose` judges through `problems` and
+//! `warnings`.
 
 #![allow(non_snake_case)]
 
@@ -26,6 +27,7 @@ use std::ffi::{c_char, c_int, c_void};
 use serde::{Deserialize, Serialize};
 
 use super::ffi::{self, Runtime};
+pub use super::tensorrt::{Tensorrt, TensorrtResult, run_tensorrt, tensorrt_version};
 use crate::error::Error;
 use crate::os::dylib::api;
 use crate::spec::{Libraries, Library};
@@ -42,14 +44,6 @@ api! {
         ncclGroupStart: fn() -> c_int;
         ncclGroupEnd: fn() -> c_int;
         ncclAllReduce: fn(*const c_void, *mut c_void, usize, c_int, c_int, NcclComm, ffi::CudaStream) -> c_int;
-    }
-}
-
-api! {
-    /// TensorRT (`libnvinfer.so.<major>`).
-    Tensorrt {
-        getInferLibVersion: fn() -> c_int;
-        createInferBuilder_INTERNAL: fn(*mut c_void, c_int) -> *mut c_void;
     }
 }
 
@@ -138,26 +132,10 @@ pub fn nccl_version(code: c_int) -> String {
     }
 }
 
-/// `getInferLibVersion`'s integer (`100100` for 10.1.0; `8601` for 8.6.1) as text.
-pub fn tensorrt_version(code: c_int) -> String {
-    let c = code.max(0);
-    if c >= 100_000 {
-        format!("{}.{}.{}", c / 10000, c / 100 % 100, c % 100)
-    } else {
-        format!("{}.{}.{}", c / 1000, c / 100 % 10, c % 100)
-    }
-}
-
 fn nccl_error(n: &Nccl, call: &str, r: c_int) -> String {
     // SAFETY: NCCL returns a static string for every result code.
     let msg = unsafe { ffi::cstr((n.ncclGetErrorString)(r)) };
     format!("{call} returned {r} ({msg})")
-}
-
-fn cuda_error(rt: &Runtime, call: &str, r: c_int) -> String {
-    // SAFETY: the runtime returns a static string for every error code.
-    let name = unsafe { ffi::cstr((rt.cudaGetErrorName)(r)) };
-    format!("{call} returned {r} ({name})")
 }
 
 /// The version call, then the all-reduce the plan asks for.
@@ -202,13 +180,13 @@ fn all_reduce(
             // SAFETY: a device NCCL just opened a communicator on.
             let r = unsafe { (rt.cudaSetDevice)(*d) };
             if r != 0 {
-                return Err(cuda_error(rt, "cudaSetDevice", r));
+                return Err(rt.error("cudaSetDevice", r));
             }
             let mut p: *mut c_void = std::ptr::null_mut();
             // SAFETY: out-pointer to a local; freed below.
             let r = unsafe { (rt.cudaMalloc)(&mut p, bytes) };
             if r != 0 {
-                return Err(cuda_error(rt, "cudaMalloc", r));
+                return Err(rt.error("cudaMalloc", r));
             }
             buffers.push((*d, p));
             let host: Vec<f32> = (0..count).map(|i| contribution(rank, i)).collect();
@@ -222,7 +200,7 @@ fn all_reduce(
                 )
             };
             if r != 0 {
-                return Err(cuda_error(rt, "cudaMemcpy", r));
+                return Err(rt.error("cudaMemcpy", r));
             }
         }
         let started = std::time::Instant::now();
@@ -267,7 +245,7 @@ fn all_reduce(
                 )
             };
             if r != 0 {
-                return Err(cuda_error(rt, "cudaMemcpy", r));
+                return Err(rt.error("cudaMemcpy", r));
             }
             results.push(host);
         }
@@ -288,63 +266,6 @@ fn all_reduce(
         unsafe { (n.ncclCommDestroy)(c) };
     }
     result
-}
-
-/// What the TensorRT check found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TensorrtResult {
-    /// `10.1.0`, from `getInferLibVersion`.
-    pub version: Option<String>,
-    /// The GPU a builder was created on, when one was tried.
-    pub device: Option<u32>,
-    /// Whether the builder was created there.
-    pub builder: Option<bool>,
-    pub error: Option<String>,
-}
-
-/// A C++ `nvinfer1::ILogger` as its vtable sees it (Itanium ABI): the
-/// object is a pointer to the table; `log` is its first virtual function,
-/// the two destructors follow.
-#[repr(C)]
-struct Logger {
-    vtable: *const [usize; 3],
-}
-
-extern "C" fn logger_log(_this: *mut c_void, _severity: c_int, _msg: *const c_char) {}
-extern "C" fn logger_drop(_this: *mut c_void) {}
-
-/// The version call, then a builder on `device` when there is one.
-pub fn run_tensorrt(rt: Option<&Runtime>, t: &Tensorrt, device: Option<u32>) -> TensorrtResult {
-    let mut out = TensorrtResult::default();
-    // SAFETY: no arguments.
-    let code = unsafe { (t.getInferLibVersion)() };
-    out.version = Some(tensorrt_version(code));
-    let (Some(rt), Some(dev)) = (rt, device) else {
-        return out;
-    };
-    out.device = Some(dev);
-    // SAFETY: a device index the runtime counted.
-    let r = unsafe { (rt.cudaSetDevice)(dev as c_int) };
-    if r != 0 {
-        out.error = Some(cuda_error(rt, "cudaSetDevice", r));
-        out.builder = Some(false);
-        return out;
-    }
-    let vtable: &'static [usize; 3] = Box::leak(Box::new([
-        logger_log as *const () as usize,
-        logger_drop as *const () as usize,
-        logger_drop as *const () as usize,
-    ]));
-    let logger = Box::leak(Box::new(Logger { vtable }));
-    // SAFETY: a logger object with the vtable TensorRT calls through, alive
-    // for the rest of the process (the child exits after the checks); the
-    // builder is leaked with it for the same reason.
-    let builder = unsafe { (t.createInferBuilder_INTERNAL)((logger as *mut Logger).cast(), code) };
-    out.builder = Some(!builder.is_null());
-    if builder.is_null() {
-        out.error = Some("createInferBuilder returned no builder".into());
-    }
-    out
 }
 
 /// The problems the NCCL and TensorRT results show: a failed call, or an
@@ -372,18 +293,15 @@ pub fn problems(nccl: Option<&NcclResult>, trt: Option<&TensorrtResult>) -> Vec<
             });
         }
     }
-    if let Some(t) = trt
-        && let Some(e) = &t.error
-    {
-        out.push(Error::CheckFailed {
-            check: match t.device {
-                Some(d) => format!("TensorRT builder on GPU {d}"),
-                None => "TensorRT".into(),
-            },
-            detail: e.clone(),
-        });
+    if let Some(t) = trt {
+        out.extend(super::tensorrt::problems(t));
     }
     out
+}
+
+/// The checks that did not run for want of knowledge, as warnings.
+pub fn warnings(trt: Option<&TensorrtResult>) -> Vec<String> {
+    trt.map(super::tensorrt::warnings).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -422,6 +340,7 @@ mod tests {
             device: Some(0),
             builder: Some(false),
             error: Some("createInferBuilder returned no builder".into()),
+            ..TensorrtResult::default()
         };
         assert!(
             problems(None, Some(&trt))[0]

@@ -18,7 +18,8 @@
 //! `Verification`, which carries the same facts.
 //!
 //! Modules: `ffi` (dlopen'd tables of entry points), `probe` (the child),
-//! `libraries` (the NCCL and TensorRT checks),
+//! `libraries` (the NCCL and TensorRT checks), `tensorrt` (TensorRT's
+//! builder and engine, called through its C++ vtables),
 //! `gemm` and `conv` (host-side data, references, error bounds, CPU GEMM),
 //! `diagnose`, `render`.
 
@@ -28,6 +29,7 @@ pub mod gemm;
 pub mod libraries;
 pub mod probe;
 pub mod render;
+pub mod tensorrt;
 
 mod conv;
 

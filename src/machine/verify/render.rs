@@ -220,13 +220,7 @@ fn beside_toolkit_lines(out: &mut String, p: &Probe) {
         let _ = writeln!(out, "NCCL {v}: {line}");
     }
     if let Some(t) = &p.tensorrt {
-        let v = t.version.as_deref().unwrap_or("?");
-        let line = match (&t.error, t.device) {
-            (Some(e), _) => format!("FAILED: {e}"),
-            (None, Some(d)) => format!("builder created on GPU {d}  ok"),
-            (None, None) => "version only (no GPU to run on)".into(),
-        };
-        let _ = writeln!(out, "TensorRT {v}: {line}");
+        let _ = writeln!(out, "{}", super::tensorrt::render_line(t));
     }
 }
 
@@ -376,6 +370,10 @@ mod tests {
                     version: Some("10.1.0".into()),
                     device: Some(0),
                     builder: Some(true),
+                    engine_built: Some(true),
+                    max_error: Some(0.0),
+                    build_ms: Some(1234.5),
+                    engine_note: None,
                     error: None,
                 }),
                 cpu_gemm: Some(CpuGemm {

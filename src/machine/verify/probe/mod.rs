@@ -410,8 +410,12 @@ impl<'a> Child<'a> {
             return;
         };
         stage("TensorRT builder");
-        let result =
-            super::libraries::run_tensorrt(self.runtime.as_ref(), t, self.ran_on.first().copied());
+        let result = super::libraries::run_tensorrt(
+            self.runtime.as_ref(),
+            t,
+            self.ran_on.first().copied(),
+            &mut |s| stage(s),
+        );
         library_version(&mut self.probe, "tensorrt", result.version.as_ref());
         self.probe.tensorrt = Some(result);
         report(&mut self.probe);
