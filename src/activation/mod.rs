@@ -34,6 +34,7 @@
 //! The result is data (`EnvDelta`); `exec` applies it to a child's environment
 //! and `shell` renders it as code for a shell.
 
+pub mod error;
 pub mod host_compiler;
 pub mod modulefile;
 pub mod select;
@@ -41,6 +42,7 @@ pub mod shell;
 pub mod shims;
 pub mod version_file;
 
+use crate::error::{ActivationError, Error, Result};
 use crate::os::OsStrBytes;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -48,7 +50,6 @@ use std::path::{Path, PathBuf};
 use crate::activation::select::Active;
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
 use crate::store::{Installed, Store};
 
 /// Ordered changes: `Some(value)` sets, `None` unsets.
@@ -168,11 +169,11 @@ pub fn single_line(
         .iter()
         .any(|b| matches!(b, b'\n' | b'\r'))
     {
-        return Err(Error::UnrepresentablePath {
+        return Err(Error::Activation(ActivationError::UnrepresentablePath {
             path: PathBuf::from(value),
             variable,
             reason,
-        });
+        }));
     }
     Ok(())
 }
@@ -494,11 +495,11 @@ fn prepend(dirs: &[PathBuf], current: Option<&OsStr>, owned: &Owned) -> Option<O
 /// A directory can only go into a `:`-separated list if it has no `:`.
 pub fn check_representable(p: &Path, variable: &'static str) -> Result<()> {
     if !crate::os::path_list::can_hold(p) {
-        return Err(Error::UnrepresentablePath {
+        return Err(Error::Activation(ActivationError::UnrepresentablePath {
             path: p.to_path_buf(),
             variable,
             reason: "it contains `:`, the list separator",
-        });
+        }));
     }
     Ok(())
 }

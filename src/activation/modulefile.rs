@@ -32,13 +32,13 @@
 //! name that cudaenv did not write (it lacks the marker line) is never
 //! replaced.
 
+use crate::error::{ActivationError, Error, Result};
 use crate::os::OsStrBytes;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::activation::Activation;
-use crate::error::{Error, Result};
 use crate::store::Installed;
 
 /// The module name every version is exported under.
@@ -214,11 +214,11 @@ fn tcl(module: &str, help: &str, description: &str, a: &Activation) -> Result<Ve
                 .iter()
                 .any(|b| matches!(b, b'"' | b'\\'))
             {
-                return Err(Error::UnrepresentablePath {
+                return Err(Error::Activation(ActivationError::UnrepresentablePath {
                     path: d.clone(),
                     variable: name,
                     reason: "Lmod misreads `\"` and `\\` in a Tcl modulefile's prepend-path; use --format lmod",
-                });
+                }));
             }
             let _ = writeln!(
                 out,
@@ -236,10 +236,12 @@ fn tcl(module: &str, help: &str, description: &str, a: &Activation) -> Result<Ve
 }
 
 fn tcl_path(value: &OsStr, variable: &'static str) -> Result<String> {
-    let text = value.to_str().ok_or_else(|| Error::UnrepresentablePath {
-        path: PathBuf::from(value),
-        variable,
-        reason: "a Tcl modulefile holds text, and the path is not valid UTF-8",
+    let text = value.to_str().ok_or_else(|| {
+        Error::Activation(ActivationError::UnrepresentablePath {
+            path: PathBuf::from(value),
+            variable,
+            reason: "a Tcl modulefile holds text, and the path is not valid UTF-8",
+        })
     })?;
     Ok(tcl_str(text))
 }
@@ -284,9 +286,9 @@ pub fn file_path(dir: &Path, format: Format, v: &Installed) -> Result<PathBuf> {
 pub fn check_replaceable(path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() && written_by_us(path) => Ok(()),
-        Ok(_) => Err(Error::ModulefileNotOurs {
+        Ok(_) => Err(Error::Activation(ActivationError::ModulefileNotOurs {
             path: path.to_path_buf(),
-        }),
+        })),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io("cannot look at", path)(e)),
     }

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use crate::activation::version_file;
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, ContextError, Error, Result};
 use crate::spec::{Spec, VersionName};
 use crate::store::{Installed, Location, Store};
 
@@ -105,12 +105,14 @@ pub fn select(ctx: &Context) -> Result<Selection> {
         .var_os(env_vars::CUDAENV_VERSION)
         .filter(|v| !v.is_empty())
     {
-        let bad = |reason: String| Error::BadVariable {
-            variable: env_vars::CUDAENV_VERSION,
-            value: v.to_string_lossy().escape_debug().to_string(),
-            expected: format!(
-                "a spec such as `12.4`, `11.2+cudnn8.1`, `system` or a linked version's name ({reason})"
-            ),
+        let bad = |reason: String| {
+            Error::Context(ContextError::BadVariable {
+                variable: env_vars::CUDAENV_VERSION,
+                value: v.to_string_lossy().escape_debug().to_string(),
+                expected: format!(
+                    "a spec such as `12.4`, `11.2+cudnn8.1`, `system` or a linked version's name ({reason})"
+                ),
+            })
         };
         let s = v
             .to_str()
@@ -192,8 +194,9 @@ fn resolve_unchecked(store: &Store, spec: &Spec) -> Result<Option<Active>> {
 pub fn resolve_required(store: &Store, selection: &Selection) -> Result<Active> {
     match resolve(store, &selection.spec)? {
         Some(a) => Ok(a),
-        None => Err(Error::NotInstalled {
+        None => Err(Error::Activation(ActivationError::NotInstalled {
             spec: selection.spec.to_string(),
+            named: matches!(selection.spec, Spec::Name(_)),
             origin: match selection.origin {
                 Origin::Argument => None,
                 ref o => Some(o.to_string()),
@@ -203,7 +206,7 @@ pub fn resolve_required(store: &Store, selection: &Selection) -> Result<Active> 
                 .into_iter()
                 .map(|v| v.name.to_string())
                 .collect(),
-        }),
+        })),
     }
 }
 

@@ -24,7 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, Result};
 use crate::spec::Spec;
 
 /// The per-project file name.
@@ -47,11 +47,11 @@ pub struct Pinned {
 }
 
 fn invalid(path: &Path, line: usize, reason: impl Into<String>) -> Error {
-    Error::InvalidVersionFile {
+    Error::Activation(ActivationError::InvalidVersionFile {
         path: path.to_path_buf(),
         line,
         reason: reason.into(),
-    }
+    })
 }
 
 /// Reads and parses a version file.
@@ -101,11 +101,11 @@ pub fn read_small_regular(
     crate::os::fs::read_bounded(path, max).map_err(|e| match e {
         e if e.is_permission_denied() => {
             let meta = std::fs::metadata(path).ok();
-            Error::UnreadableFile {
+            Error::Activation(ActivationError::UnreadableFile {
                 path: path.to_path_buf(),
                 mode: meta.as_ref().and_then(crate::os::permission_bits),
                 owner: meta.as_ref().and_then(crate::os::owner),
-            }
+            })
         }
         ReadError::TooBig { size, .. } => invalid(too_big(size)),
         e => invalid(e.to_string()),
@@ -341,7 +341,10 @@ mod tests {
     fn rejects_hostile_forms_with_line() {
         let e = p(b"# c\n../../x\n").unwrap_err();
         assert!(
-            matches!(e, Error::InvalidVersionFile { line: 2, .. }),
+            matches!(
+                e,
+                Error::Activation(ActivationError::InvalidVersionFile { line: 2, .. })
+            ),
             "{e}"
         );
         for bad in [

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Env;
 use crate::context::Context;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, MachineError, Result};
 use crate::machine::compat::framework::{Build, Requirement};
 use crate::machine::compat::target::Target;
 use crate::machine::compat::{self, FrameworkReq, Machine};
@@ -76,10 +76,10 @@ pub(super) fn resolve_request(
         })
         .cloned();
     let Some(fw) = found else {
-        return Err(Error::FrameworkNotInstalled {
+        return Err(Error::Machine(MachineError::FrameworkNotInstalled {
             framework: req.framework.name().into(),
             python: py.map(|p| p.executable),
-        });
+        }));
     };
     let mut full: FrameworkReq = format!(
         "{}=={}",
@@ -186,7 +186,7 @@ pub(super) fn guard_install(
         .map(|i| i.message(&stack.cuda, machine))
         .collect();
     if strict && !blocking.is_empty() {
-        return Err(Error::WouldNotRun {
+        return Err(Error::Machine(MachineError::WouldNotRun {
             spec: stack.to_string(),
             problems: blocking,
             driver_too_old: issues
@@ -197,7 +197,7 @@ pub(super) fn guard_install(
                 compat::Whose::ThisMachine => None,
                 compat::Whose::Target => Some(machine.name()),
             },
-        });
+        }));
     }
     for i in &issues {
         env.printer.warn(i.message(&stack.cuda, machine));

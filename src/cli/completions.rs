@@ -25,7 +25,7 @@ use super::Env;
 use crate::activation::shell::Shell;
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, Error, ExitCode, Result, SpecError};
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -45,10 +45,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         "cannot find the running executable",
         "/proc/self/exe",
     ))?;
-    let completer = exe.to_str().ok_or_else(|| Error::UnrepresentablePath {
-        path: exe.clone(),
-        variable: "the completion script",
-        reason: "it is not valid UTF-8",
+    let completer = exe.to_str().ok_or_else(|| {
+        Error::Activation(ActivationError::UnrepresentablePath {
+            path: exe.clone(),
+            variable: "the completion script",
+            reason: "it is not valid UTF-8",
+        })
     })?;
     let shell: &dyn EnvCompleter = match args.shell {
         Shell::Bash => &Bash,
@@ -56,10 +58,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         Shell::Fish => &Fish,
         Shell::Pwsh => &Powershell,
         Shell::Cmd => {
-            return Err(Error::InvalidName {
+            return Err(Error::Spec(SpecError::InvalidName {
                 name: "cmd".into(),
                 reason: "cmd.exe has no programmable completion; in PowerShell, use `cudaenv completions pwsh`".into(),
-            });
+            }));
         }
     };
     let mut script = Vec::new();

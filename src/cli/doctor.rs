@@ -94,9 +94,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
     let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL)
         .map_err(|e| crate::Error::io("cannot read", path)(e.into()))?;
-    let bad = |reason: String| crate::Error::InvalidFacts {
-        path: path.to_path_buf(),
-        reason,
+    let bad = |reason: String| {
+        crate::Error::Machine(crate::error::MachineError::InvalidFacts {
+            path: path.to_path_buf(),
+            reason,
+        })
     };
     let mut value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;

@@ -7,7 +7,7 @@ use crate::activation;
 use crate::activation::select::{self, Active};
 use crate::activation::shell::{Shell, container};
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, Result, SpecError};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -45,10 +45,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     };
     let Active::Version(v) = &active else {
-        return Err(Error::InvalidSpec {
+        return Err(Error::Spec(SpecError::InvalidSpec {
             input: "system".into(),
             reason: "`env --format` prints what a version needs; `system` needs nothing".into(),
-        });
+        }));
     };
     let out = match format {
         Format::Dockerfile => {

@@ -11,7 +11,7 @@ use super::Env;
 use crate::activation;
 use crate::activation::select;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, CliError, Error, ExitCode, Result};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -45,7 +45,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     cmd.args(rest).env_clear().envs(&vars);
     let err = crate::os::exec_command(cmd);
     Err(match err.kind() {
-        std::io::ErrorKind::NotFound => Error::CommandNotFound {
+        std::io::ErrorKind::NotFound => Error::Activation(ActivationError::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
             available_in: super::which::available_in(
@@ -53,10 +53,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                 program,
             )
             .unwrap_or_default(),
-        },
-        _ => Error::CannotRun {
+        }),
+        _ => Error::Cli(CliError::CannotRun {
             command: program.to_string_lossy().into_owned(),
             source: err,
-        },
+        }),
     })
 }

@@ -7,7 +7,7 @@ use std::io::Read;
 use super::Env;
 use unicode_width::UnicodeWidthStr;
 
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, MachineError, Result};
 use crate::i18n::Lang;
 use crate::machine::explain::{self, Explanation, Input};
 use crate::msg;
@@ -38,7 +38,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         args.text.join(" ")
     };
     if text.trim().is_empty() {
-        return Err(Error::NoErrorText);
+        return Err(Error::Machine(MachineError::NoErrorText));
     }
     let store = crate::store::Store::configured(&env.ctx)?;
     let installed = store

@@ -18,7 +18,7 @@
 //! without one is shown in English, and the list says so.
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{CliError, Error, ExitCode, Result};
 use crate::i18n::Lang;
 use crate::msg;
 
@@ -113,10 +113,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         match cmd.find_subcommand_mut(name) {
             Some(sub) if !sub.is_hide_set() => cmd = sub,
             _ => {
-                return Err(Error::UnknownHelpTopic {
+                return Err(Error::Cli(CliError::UnknownHelpTopic {
                     name: args.name.join(" "),
                     topics: TOPICS.iter().map(|(n, _, _)| n.to_string()).collect(),
-                });
+                }));
             }
         }
     }

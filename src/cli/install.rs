@@ -19,7 +19,7 @@ use super::Env;
 use super::resolution::{self, Resolution};
 use crate::activation::select;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, InstallError, Result, SpecError, StoreError};
 use crate::install::engine::{self, Outcome};
 use crate::install::fetch::{self, Fetcher, Progress};
 use crate::install::settings::Settings;
@@ -113,12 +113,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             match sel.spec {
                 Spec::Stack(s) => s,
                 _ => {
-                    return Err(Error::InvalidSpec {
+                    return Err(Error::Spec(SpecError::InvalidSpec {
                         input: text,
                         reason: format!(
                             "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
                         ),
-                    });
+                    }));
                 }
             }
         }
@@ -130,12 +130,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 /// `env` with the system root as its root, once it is known that this user
 /// can write there (else exit 9, before anything is fetched).
 fn system_root_env(env: &Env) -> Result<Env> {
-    let root = crate::context::config::system_root(&env.ctx)?.ok_or(Error::NoSystemRoot)?;
+    let root = crate::context::config::system_root(&env.ctx)?
+        .ok_or(Error::Store(StoreError::NoSystemRoot))?;
     if !crate::store::trust::can_write(&root) {
-        return Err(Error::SystemRootNotWritable {
+        return Err(Error::Store(StoreError::SystemRootNotWritable {
             root,
             action: "install into it".into(),
-        });
+        }));
     }
     Ok(Env {
         ctx: env.ctx.with_root(root),
@@ -345,11 +346,11 @@ pub(crate) async fn resolve(
                     &v.meta.components,
                 );
                 if !differences.is_empty() {
-                    return Err(Error::InstalledDiffersFromLock {
+                    return Err(Error::Install(InstallError::InstalledDiffersFromLock {
                         path: l.path.clone(),
                         version: v.name.to_string(),
                         differences,
-                    });
+                    }));
                 }
             }
             if covers(&v, profile, &with) {

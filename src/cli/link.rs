@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use super::Env;
 use crate::activation;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{CliError, Error, ExitCode, Result, SpecError, StoreError};
 use crate::spec::{Spec, VersionName};
 use crate::store::toolkit;
 use crate::store::{Kind, Store};
@@ -32,9 +32,11 @@ pub struct Args {
 /// select: `12.4-local` is a fine directory name but no spec could ever name
 /// it, so it is refused here rather than becoming unreachable.
 pub(super) fn parse_link_name(name: &str) -> Result<VersionName> {
-    let invalid = |reason: String| Error::InvalidName {
-        name: name.escape_debug().to_string(),
-        reason,
+    let invalid = |reason: String| {
+        Error::Spec(SpecError::InvalidName {
+            name: name.escape_debug().to_string(),
+            reason,
+        })
     };
     let parsed = VersionName::parse(name).map_err(invalid)?;
     match Spec::parse_reason(name) {
@@ -50,7 +52,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let name = parse_link_name(&args.name)?;
     let path = crate::context::absolutize(&args.path, env.ctx.cwd());
     if path.symlink_metadata().is_err() {
-        return Err(Error::PathNotFound { path });
+        return Err(Error::Cli(CliError::PathNotFound { path }));
     }
     let tk = toolkit::inspect(&path)?;
     // Refuse now what activation could never express.
@@ -77,14 +79,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let _lock = store.lock(&name, &env.printer)?;
     if let Some(existing) = store.get(&name)? {
         if !args.force {
-            return Err(Error::AlreadyExists {
+            return Err(Error::Store(StoreError::AlreadyExists {
                 name: name.to_string(),
-            });
+            }));
         }
         if existing.meta.kind != Kind::Linked {
-            return Err(Error::NotALink {
+            return Err(Error::Store(StoreError::NotALink {
                 name: name.to_string(),
-            });
+            }));
         }
     } else if store.version_dir(&name).symlink_metadata().is_ok() {
         // Something without the completion marker sits at that name: not a
@@ -93,9 +95,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         if args.force {
             store.remove(&name)?;
         } else {
-            return Err(Error::IncompleteVersion {
+            return Err(Error::Store(StoreError::IncompleteVersion {
                 path: store.version_dir(&name),
-            });
+            }));
         }
     }
     let staging = store.stage(&name)?;

@@ -3,7 +3,7 @@
 use super::Env;
 use crate::activation::select;
 use crate::activation::version_file;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, Error, ExitCode, Result};
 use crate::machine::compat::FrameworkReq;
 use crate::spec::Spec;
 
@@ -49,7 +49,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         None => match version_file::find(env.ctx.cwd())? {
             Some(p) => env.outln(&p.spec)?,
             None => {
-                return Err(Error::NoPin {
+                return Err(Error::Activation(ActivationError::NoPin {
                     tool_versions: crate::activation::version_file::TOOL_VERSIONS,
                     file: version_file::FILE_NAME,
                     dir: env.ctx.cwd().to_path_buf(),
@@ -58,7 +58,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
                         .into_iter()
                         .map(|v| v.name.to_string())
                         .collect(),
-                });
+                }));
             }
         },
     }
@@ -102,6 +102,9 @@ pub(super) fn warn_if_missing(env: &Env, spec: &Spec, if_missing: IfMissing) {
     if let Ok(None) = select::resolve(&store, spec) {
         env.printer.warn(format!("`{spec}` is not installed yet"));
         env.printer
-            .hint_msg(&crate::error::how_to_get_msg(&spec.to_string()));
+            .hint_msg(&crate::activation::error::how_to_get_msg(
+                &spec.to_string(),
+                matches!(spec, crate::spec::Spec::Name(_)),
+            ));
     }
 }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{CliError, Error, ExitCode, Result};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -41,9 +41,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         cmd = match cmd.find_subcommand(name) {
             Some(sub) if !sub.is_hide_set() => sub.clone(),
             _ => {
-                return Err(Error::UnknownCommand {
+                return Err(Error::Cli(CliError::UnknownCommand {
                     name: args.command.join(" "),
-                });
+                }));
             }
         };
     }

@@ -16,6 +16,7 @@ mod completions;
 mod direnv;
 mod doctor;
 mod env;
+pub mod error;
 mod examples;
 mod exec;
 mod explain;
@@ -343,6 +344,7 @@ fn is_broken_pipe(err: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::MachineError;
 
     /// clap checks its definition only when a command is parsed; this checks
     /// every subcommand at once (a duplicate `--version` once slipped through).
@@ -394,7 +396,8 @@ mod tests {
             String::from_utf8(got.stderr).unwrap(),
             "no .cuda-version here\n"
         );
-        env.printer.errors([&Error::NoErrorText]);
+        env.printer
+            .errors([&Error::Machine(MachineError::NoErrorText)]);
         let err = String::from_utf8(env.ctx.stdio().captured().stderr).unwrap();
         assert!(err.ends_with("error: no error text given\nhint: pass the message as an argument or on standard input: `cudaenv explain \"libcudart.so.11.0: cannot open…\"`\n"), "{err}");
     }

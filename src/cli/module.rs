@@ -5,7 +5,7 @@ use super::Env;
 use crate::activation;
 use crate::activation::modulefile::{self, Format, Written};
 use crate::activation::select::{self, Active, Origin, Selection};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, Result, SpecError, StoreError};
 use crate::spec::Spec;
 use crate::store::{Installed, Store};
 
@@ -56,9 +56,11 @@ fn export(env: &Env, args: ExportArgs) -> Result<ExitCode> {
     let specs = specs
         .iter()
         .map(|s| {
-            let s = s.to_str().ok_or_else(|| Error::InvalidSpec {
-                input: s.to_string_lossy().into_owned(),
-                reason: "it is not valid UTF-8".into(),
+            let s = s.to_str().ok_or_else(|| {
+                Error::Spec(SpecError::InvalidSpec {
+                    input: s.to_string_lossy().into_owned(),
+                    reason: "it is not valid UTF-8".into(),
+                })
             })?;
             s.parse::<Spec>()
         })
@@ -103,19 +105,19 @@ fn chosen(store: &Store, specs: &[Spec]) -> Result<Vec<Installed>> {
     if specs.is_empty() {
         let all = store.list()?;
         if all.is_empty() {
-            return Err(Error::NothingInstalled {
+            return Err(Error::Store(StoreError::NothingInstalled {
                 root: store.root().to_path_buf(),
-            });
+            }));
         }
         return Ok(all);
     }
     let mut out: Vec<Installed> = Vec::new();
     for spec in specs {
         if *spec == Spec::System {
-            return Err(Error::InvalidSpec {
+            return Err(Error::Spec(SpecError::InvalidSpec {
                 input: spec.to_string(),
                 reason: "`system` is not a cudaenv version; a module needs one".into(),
-            });
+            }));
         }
         let selection = Selection {
             spec: spec.clone(),

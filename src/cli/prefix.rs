@@ -2,7 +2,7 @@
 
 use super::Env;
 use crate::activation::select::{self, Active};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, Result, StoreError};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -16,7 +16,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     match active {
         Active::Version(v) => env.outln(v.prefix().display())?,
         Active::System => {
-            return Err(Error::SystemHasNoPrefix);
+            return Err(Error::Store(StoreError::SystemHasNoPrefix));
         }
     }
     Ok(ExitCode::Success)

@@ -10,7 +10,7 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use super::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, InstallError, Result, SpecError};
 use crate::install::settings::Settings;
 use crate::install::sources::Profile;
 use crate::install::sources::remote::{self, Refresh, Remote};
@@ -117,10 +117,10 @@ fn component_parser() -> impl TypedValueParser<Value = Component> {
 pub fn stack_spec(command: &'static str) -> impl Fn(&str) -> Result<StackSpec> + Clone {
     move |s: &str| match Spec::parse(s)? {
         Spec::Stack(st) => Ok(st),
-        _ => Err(Error::InvalidSpec {
+        _ => Err(Error::Spec(SpecError::InvalidSpec {
             input: s.escape_debug().to_string(),
             reason: format!("`{command}` needs a CUDA version such as `12.4` or `12.4+cudnn9.1`"),
-        }),
+        })),
     }
 }
 
@@ -132,7 +132,7 @@ pub fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T>
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|source| Error::AsyncRuntime { source })?;
+        .map_err(|source| Error::Install(InstallError::AsyncRuntime { source }))?;
     let result = runtime.block_on(async {
         tokio::select! {
             r = f => r,

@@ -11,7 +11,7 @@ use crate::activation::select::{self, Origin, Selection};
 use crate::activation::shell::Shell;
 use crate::activation::shell::session;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, Error, ExitCode, Result};
 use crate::spec::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -55,9 +55,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let Some(spec) = args.spec else {
         return match env.ctx.var(env_vars::CUDAENV_VERSION) {
             Some(v) => env.outln(v).map(|_| ExitCode::Success),
-            None => Err(Error::NoShellVersion {
+            None => Err(Error::Activation(ActivationError::NoShellVersion {
                 variable: env_vars::CUDAENV_VERSION,
-            }),
+            })),
         };
     };
     let active = select::resolve_required(

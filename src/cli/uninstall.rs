@@ -9,7 +9,7 @@ use std::io::{BufRead, IsTerminal};
 
 use super::Env;
 use crate::activation::select;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, CliError, Error, ExitCode, Result, SpecError, StoreError};
 use crate::spec::VersionName;
 use crate::store::{Kind, Store};
 
@@ -17,7 +17,7 @@ use crate::store::{Kind, Store};
 pub struct Args {
     /// The exact name of the version (as `cudaenv versions` prints it).
     // Optional for clap, so that a missing name is answered with the list of
-    // installed versions (`Error::VersionNameRequired`).
+    // installed versions (`ActivationError::VersionNameRequired`).
     pub name: Option<String>,
     /// Do not ask for confirmation.
     #[arg(short, long)]
@@ -27,37 +27,39 @@ pub struct Args {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let store = Store::new(env.ctx.root());
     let Some(arg) = args.name else {
-        return Err(Error::VersionNameRequired {
+        return Err(Error::Activation(ActivationError::VersionNameRequired {
             command: "uninstall",
             installed: store
                 .list()?
                 .into_iter()
                 .map(|v| v.name.to_string())
                 .collect(),
-        });
+        }));
     };
-    let name = VersionName::parse(&arg).map_err(|reason| Error::InvalidName {
-        name: arg.escape_debug().to_string(),
-        reason,
+    let name = VersionName::parse(&arg).map_err(|reason| {
+        Error::Spec(SpecError::InvalidName {
+            name: arg.escape_debug().to_string(),
+            reason,
+        })
     })?;
     let not_installed = |store: &Store| -> Result<Error> {
-        Ok(Error::NoSuchVersion {
+        Ok(Error::Store(StoreError::NoSuchVersion {
             name: name.to_string(),
             installed: store
                 .list()?
                 .into_iter()
                 .map(|v| v.name.to_string())
                 .collect(),
-        })
+        }))
     };
     let Some(version) = store.get(&name)? else {
         // Only the user's own versions are removed here; a system one says so.
         let configured = crate::store::Store::configured(&env.ctx)?;
         if let (Some(root), Some(_)) = (configured.system_root(), configured.get(&name)?) {
-            return Err(Error::SystemRootNotWritable {
+            return Err(Error::Store(StoreError::SystemRootNotWritable {
                 root: root.to_path_buf(),
                 action: format!("uninstall `{name}`, which lives there"),
-            });
+            }));
         }
         return Err(not_installed(&store)?);
     };
@@ -79,12 +81,12 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     }
     if !args.yes {
         if !std::io::stdin().is_terminal() {
-            return Err(Error::ConfirmationRequired {
+            return Err(Error::Cli(CliError::ConfirmationRequired {
                 action: format!("remove {what}"),
-            });
+            }));
         }
         if !confirm(env, &format!("Remove {what}?"))? {
-            return Err(Error::Aborted("nothing was removed".into()));
+            return Err(Error::Cli(CliError::Aborted("nothing was removed".into())));
         }
     }
 

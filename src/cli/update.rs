@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use futures_util::StreamExt;
 
 use super::Env;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, InstallError, Result};
 use crate::install::fetch::Attempt;
 use crate::install::fetch::timeouts::{self, Timeouts};
 use crate::install::sources::nvidia::{self, Product};
@@ -223,10 +223,10 @@ async fn update(
             // A mirror may carry only some products (e.g. CUDA, no cuDNN).
             Err(Fetch::NotFound) => continue,
             Err(Fetch::Failed(reason)) => {
-                return Err(Error::ManifestsUnreachable {
+                return Err(Error::Install(InstallError::ManifestsUnreachable {
                     url: DisplaySafeUrl::new(dir_url.as_str()).to_string(),
                     reason,
-                });
+                }));
             }
         };
         for file in manifest_names(&listing) {

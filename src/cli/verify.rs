@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::Env;
 use crate::activation;
 use crate::activation::select::{self, Active};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, MachineError, Result};
 use crate::machine::verify::{
     self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
 };
@@ -69,11 +69,12 @@ pub struct ChildArgs {
 }
 
 pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
-    let request: Request =
-        serde_json::from_str(&args.request).map_err(|e| Error::BadChildRequest {
+    let request: Request = serde_json::from_str(&args.request).map_err(|e| {
+        Error::Machine(MachineError::BadChildRequest {
             command: verify::CHILD_COMMAND,
             reason: e.to_string(),
-        })?;
+        })
+    })?;
     let probe = verify::probe::run(&env.ctx, &request);
     env.out(
         serde_json::to_string(&probe)
@@ -138,7 +139,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             return;
         }
         for e in diagnose::architecture(&expected, p) {
-            if let Error::StackPredatesGpu { .. } = e {
+            if let Error::Machine(MachineError::StackPredatesGpu { .. }) = e {
                 env.printer
                     .warn_msg(&msg!("verify-running-anyway", problem = e));
                 announced = true;

@@ -9,7 +9,7 @@ use super::Env;
 use crate::activation;
 use crate::activation::select::{self, Active};
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ActivationError, Error, ExitCode, Result, SpecError};
 use crate::os::path_list;
 use crate::store::Store;
 use crate::store::toolkit;
@@ -27,10 +27,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .iter()
             .any(|&b| b == b'/' || b == b'\\')
     {
-        return Err(Error::InvalidName {
+        return Err(Error::Spec(SpecError::InvalidName {
             name: cmd.to_string_lossy().into_owned(),
             reason: "give a command name, not a path".into(),
-        });
+        }));
     }
     let store = crate::store::Store::configured(&env.ctx)?;
     let (_, active) = select::active(&env.ctx)?;
@@ -42,11 +42,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env.outln(path.display())?;
         return Ok(ExitCode::Success);
     }
-    Err(Error::CommandNotFound {
+    Err(Error::Activation(ActivationError::CommandNotFound {
         command: cmd.to_string_lossy().into_owned(),
         version: active.name(),
         available_in: available_in(&store, cmd)?,
-    })
+    }))
 }
 
 /// The installed versions whose bin directories hold `cmd`.

@@ -24,8 +24,8 @@
 //! file, pip's configuration, or the default) — as rustup's `ActiveSource`
 //! says why a toolchain is active. Values are checked here and nowhere else,
 //! and a bad one is reported as coming from where it came from: a variable as
-//! `Error::BadVariable` (its name, its value, what it takes), the file as
-//! `Error::Config` (the path and the key). Base URLs are checked when a
+//! `ContextError::BadVariable` (its name, its value, what it takes), the file as
+//! `ContextError::Config` (the path and the key). Base URLs are checked when a
 //! source that uses them is opened, so a mistyped NVIDIA mirror does not
 //! stop a command that only asks PyPI.
 //!
@@ -41,7 +41,7 @@ use serde::Deserialize;
 
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ContextError, Error, Result};
 use crate::i18n::Lang;
 use crate::spec::source::{SourceKind, SourceOrder};
 
@@ -201,28 +201,28 @@ impl Origin {
         let expected = expected.into();
         match self {
             // Only the target flags have a variable behind them.
-            Origin::Flag(flag) => Error::InvalidTarget {
+            Origin::Flag(flag) => Error::Context(ContextError::InvalidTarget {
                 setting: flag.to_string(),
                 input: value.escape_debug().to_string(),
                 reason: format!("expected {expected}"),
-            },
-            Origin::Variable(name) => Error::BadVariable {
+            }),
+            Origin::Variable(name) => Error::Context(ContextError::BadVariable {
                 variable: name,
                 value: value.escape_debug().to_string(),
                 expected,
-            },
-            Origin::File { path, key } => Error::Config {
+            }),
+            Origin::File { path, key } => Error::Context(ContextError::Config {
                 path: path.clone(),
                 reason: format!("{key}: `{}` is not {expected}", value.escape_debug()),
-            },
-            Origin::Pip(from) | Origin::Apt(from) => Error::Config {
+            }),
+            Origin::Pip(from) | Origin::Apt(from) => Error::Context(ContextError::Config {
                 path: PathBuf::from(from),
                 reason: format!("`{}` is not {expected}", value.escape_debug()),
-            },
-            Origin::Default => Error::Config {
+            }),
+            Origin::Default => Error::Context(ContextError::Config {
                 path: PathBuf::from("cudaenv's built-in defaults"),
                 reason: format!("`{}` is not {expected}", value.escape_debug()),
-            },
+            }),
         }
     }
 }
@@ -266,7 +266,7 @@ impl Setting<String> {
 }
 
 /// A variable parsed by `parse`: `None` when it is unset or empty; a value
-/// `parse` refuses is `Error::BadVariable` with `expected`.
+/// `parse` refuses is `ContextError::BadVariable` with `expected`.
 pub(crate) fn variable<T>(
     ctx: &Context,
     name: &'static str,
@@ -276,10 +276,12 @@ pub(crate) fn variable<T>(
     let Some(raw) = ctx.var_os(name).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
-    let bad = || Error::BadVariable {
-        variable: name,
-        value: raw.to_string_lossy().escape_debug().to_string(),
-        expected: expected.to_string(),
+    let bad = || {
+        Error::Context(ContextError::BadVariable {
+            variable: name,
+            value: raw.to_string_lossy().escape_debug().to_string(),
+            expected: expected.to_string(),
+        })
     };
     let text = raw.to_str().ok_or_else(bad)?;
     match parse(text) {
@@ -341,54 +343,66 @@ impl Config {
             Err(e) if e.is_not_found() => return Ok(Config::default()),
             Err(e) => return Err(Error::io("cannot read", &path)(e.into())),
         };
-        let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
-            path: path.clone(),
-            reason: e.message().to_string(),
+        let config: Config = toml::from_str(&text).map_err(|e| {
+            Error::Context(ContextError::Config {
+                path: path.clone(),
+                reason: e.message().to_string(),
+            })
         })?;
         if let Some(l) = &config.lang
             && Lang::parse(l).is_none()
         {
-            return Err(Error::Config {
+            return Err(Error::Context(ContextError::Config {
                 path: path.clone(),
                 reason: format!("lang: `{}` is not {LANG_EXPECTED}", l.escape_debug()),
-            });
+            }));
         }
         if let Some(i) = &config.pypi_index {
-            check_base(i).map_err(|reason| Error::Config {
-                path: path.clone(),
-                reason: format!("pypi-index: {reason}"),
+            check_base(i).map_err(|reason| {
+                Error::Context(ContextError::Config {
+                    path: path.clone(),
+                    reason: format!("pypi-index: {reason}"),
+                })
             })?;
         }
         if let Some(r) = &config.system_root
             && !r.is_absolute()
         {
-            return Err(Error::Config {
+            return Err(Error::Context(ContextError::Config {
                 path: path.clone(),
                 reason: format!("system-root: `{}` is not an absolute path", r.display()),
-            });
+            }));
         }
         if let Some(a) = &config.catalogue_max_age {
-            parse_age(a).map_err(|reason| Error::Config {
-                path: path.clone(),
-                reason: format!("catalogue-max-age: {reason}"),
+            parse_age(a).map_err(|reason| {
+                Error::Context(ContextError::Config {
+                    path: path.clone(),
+                    reason: format!("catalogue-max-age: {reason}"),
+                })
             })?;
         }
         if let Some(m) = &config.nvidia_mirror {
-            check_base(m).map_err(|reason| Error::Config {
-                path: path.clone(),
-                reason: format!("nvidia-mirror: {reason}"),
+            check_base(m).map_err(|reason| {
+                Error::Context(ContextError::Config {
+                    path: path.clone(),
+                    reason: format!("nvidia-mirror: {reason}"),
+                })
             })?;
         }
         if let Some(m) = &config.debian_mirror {
-            check_base(m).map_err(|reason| Error::Config {
-                path: path.clone(),
-                reason: format!("debian-mirror: {reason}"),
+            check_base(m).map_err(|reason| {
+                Error::Context(ContextError::Config {
+                    path: path.clone(),
+                    reason: format!("debian-mirror: {reason}"),
+                })
             })?;
         }
         if let Some(m) = &config.pypi_nvidia_index {
-            check_base(m).map_err(|reason| Error::Config {
-                path: path.clone(),
-                reason: format!("pypi-nvidia-index: {reason}"),
+            check_base(m).map_err(|reason| {
+                Error::Context(ContextError::Config {
+                    path: path.clone(),
+                    reason: format!("pypi-nvidia-index: {reason}"),
+                })
             })?;
         }
         for (what, list) in config
@@ -405,10 +419,10 @@ impl Config {
             )
         {
             if list.is_empty() {
-                return Err(Error::Config {
+                return Err(Error::Context(ContextError::Config {
                     path: path.clone(),
                     reason: format!("sources.{what} is empty"),
-                });
+                }));
             }
         }
         Ok(config)

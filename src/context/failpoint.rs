@@ -15,7 +15,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::{ContextError, Error, Result};
 
 /// Where the install can be made to die.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,10 +59,12 @@ impl Point {
         Point::ALL
             .into_iter()
             .find(|p| p.name() == s.trim())
-            .ok_or_else(|| Error::BadVariable {
-                variable: crate::context::env_vars::CUDAENV_CRASH_AT,
-                value: s.escape_debug().to_string(),
-                expected: format!("one of: {}", Point::ALL.map(Point::name).join(", ")),
+            .ok_or_else(|| {
+                Error::Context(ContextError::BadVariable {
+                    variable: crate::context::env_vars::CUDAENV_CRASH_AT,
+                    value: s.escape_debug().to_string(),
+                    expected: format!("one of: {}", Point::ALL.map(Point::name).join(", ")),
+                })
             })
     }
 }

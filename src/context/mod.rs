@@ -13,9 +13,11 @@
 
 pub mod config;
 pub mod env_vars;
+pub mod error;
 pub mod failpoint;
 pub mod tool_config;
 
+use crate::error::{ContextError, Error, Result};
 use crate::os::OsStrBytes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -23,8 +25,6 @@ use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-
-use crate::error::{Error, Result};
 
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -74,7 +74,10 @@ impl Context {
             .filter(|r| !r.is_empty())
         {
             Some(r) => absolutize(Path::new(r), &cwd),
-            None => home.as_ref().ok_or(Error::NoHome)?.join(".cudaenv"),
+            None => home
+                .as_ref()
+                .ok_or(Error::Context(ContextError::NoHome))?
+                .join(".cudaenv"),
         };
         Ok(Context {
             env,

@@ -24,12 +24,12 @@
 //! Nothing here knows which source made the plan, and nothing touches the
 //! terminal: progress goes through `fetch::Progress`.
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::context::failpoint::{self, Point};
-use crate::error::{Error, Result};
 use crate::install::fetch::{self, Cache, Fetcher};
 use crate::install::sources::{ArchiveFormat, Artifact, Plan};
 use crate::install::unpack::{self, Limits};
@@ -129,7 +129,7 @@ pub async fn install(
             failpoint::hit(Point::AfterDownload);
             fetcher.progress().status(line, "unpacking");
             let pkg = match ensure_unpacked(fetcher, a, &file, threads, was_cached).await {
-                Err(Error::HashMismatch { .. }) if was_cached => {
+                Err(Error::Install(InstallError::HashMismatch { .. })) if was_cached => {
                     let file = fetcher.fetch(a, line).await?;
                     ensure_unpacked(fetcher, a, &file, threads, false).await?
                 }
@@ -384,12 +384,12 @@ async fn ensure_unpacked(
             };
             if !actual.eq_ignore_ascii_case(expected) {
                 let _ = std::fs::remove_file(&file);
-                return Err(Error::HashMismatch {
+                return Err(Error::Install(InstallError::HashMismatch {
                     algorithm,
                     url: file.display().to_string(),
                     expected: expected.clone(),
                     actual,
-                });
+                }));
             }
         }
         let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;

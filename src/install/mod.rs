@@ -18,6 +18,7 @@
 //! knows a source or a download exists.
 
 pub mod engine;
+pub mod error;
 pub mod fetch;
 pub mod lockfile;
 pub mod mirror;

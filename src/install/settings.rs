@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::context::config::{Config, DAY, Origin, Setting, parse_age, variable};
 use crate::context::env_vars;
 use crate::context::tool_config;
-use crate::error::{Error, Result};
+use crate::error::{ContextError, Error, Result};
 use crate::install::sources::nvidia::DEFAULT_BASE;
 use crate::machine::compat::target::Target;
 use crate::spec::source::SourceOrder;
@@ -57,11 +57,11 @@ pub fn target(
                 };
                 origin.invalid(value, expected)
             }
-            _ => Error::InvalidTarget {
+            _ => Error::Context(ContextError::InvalidTarget {
                 setting: flag_name.to_string(),
                 input,
                 reason: b.reason,
-            },
+            }),
         })
     };
     let driver = part(
@@ -376,19 +376,19 @@ mod tests {
         ] {
             let ctx = ctx_with(tmp.path(), &[(var, value)]);
             match Settings::resolve(&ctx) {
-                Err(Error::BadVariable {
+                Err(Error::Context(ContextError::BadVariable {
                     variable, value: v, ..
-                }) => assert_eq!((variable, v.as_str()), (var, value)),
+                })) => assert_eq!((variable, v.as_str()), (var, value)),
                 other => panic!("{var}: {other:?}"),
             }
         }
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_BUNDLED_CUDA", "sometimes")]);
         assert!(matches!(
             BundledCuda::resolve(&ctx),
-            Err(Error::BadVariable {
+            Err(Error::Context(ContextError::BadVariable {
                 variable: "CUDAENV_BUNDLED_CUDA",
                 ..
-            })
+            }))
         ));
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_BUNDLED_CUDA", "wheels")]);
         assert_eq!(
@@ -422,11 +422,11 @@ mod tests {
         );
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_TARGET_ARCH", "sm_90,hopper")]);
         match target(&ctx, None, None) {
-            Err(Error::BadVariable {
+            Err(Error::Context(ContextError::BadVariable {
                 variable: "CUDAENV_TARGET_ARCH",
                 expected,
                 ..
-            }) => assert!(expected.contains("not `hopper`"), "{expected}"),
+            })) => assert!(expected.contains("not `hopper`"), "{expected}"),
             other => panic!("{other:?}"),
         }
         assert_eq!(
@@ -465,7 +465,10 @@ mod tests {
         // A broken file is an error even on the shim's path, never ignored.
         std::fs::write(tmp.path().join(FILE_NAME), "system-root = 3\n").unwrap();
         let ctx = ctx_with(tmp.path(), &[]);
-        assert!(matches!(system_root(&ctx), Err(Error::Config { .. })));
+        assert!(matches!(
+            system_root(&ctx),
+            Err(Error::Context(ContextError::Config { .. }))
+        ));
     }
 
     #[test]
@@ -509,13 +512,16 @@ mod tests {
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_DEBIAN_MIRROR", "deb.debian.org")]);
         assert!(matches!(
             Settings::resolve(&ctx).unwrap().debian_base(),
-            Err(Error::BadVariable {
+            Err(Error::Context(ContextError::BadVariable {
                 variable: "CUDAENV_DEBIAN_MIRROR",
                 ..
-            })
+            }))
         ));
         std::fs::write(tmp.path().join(FILE_NAME), "debian-mirror = \"ftp://x\"\n").unwrap();
-        assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
+        assert!(matches!(
+            Config::load(&ctx),
+            Err(Error::Context(ContextError::Config { .. }))
+        ));
     }
 
     #[test]
@@ -533,7 +539,10 @@ mod tests {
         ] {
             std::fs::write(tmp.path().join(FILE_NAME), bad).unwrap();
             assert!(
-                matches!(Config::load(&ctx), Err(Error::Config { .. })),
+                matches!(
+                    Config::load(&ctx),
+                    Err(Error::Context(ContextError::Config { .. }))
+                ),
                 "{bad:?}"
             );
         }
@@ -549,15 +558,18 @@ mod tests {
             "pypi-index = \"/srv/m/simple\"\n",
         )
         .unwrap();
-        assert!(matches!(Config::load(&ctx), Err(Error::Config { .. })));
+        assert!(matches!(
+            Config::load(&ctx),
+            Err(Error::Context(ContextError::Config { .. }))
+        ));
         std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();
         let ctx = ctx_with(tmp.path(), &[("CUDAENV_NVIDIA_MIRROR", "mirror.local")]);
         assert!(matches!(
             Settings::resolve(&ctx).unwrap().nvidia_base(),
-            Err(Error::BadVariable {
+            Err(Error::Context(ContextError::BadVariable {
                 variable: "CUDAENV_NVIDIA_MIRROR",
                 ..
-            })
+            }))
         ));
     }
 }

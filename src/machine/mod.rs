@@ -16,6 +16,7 @@
 
 pub mod compat;
 pub mod doctor;
+pub mod error;
 pub mod explain;
 pub mod fatbin;
 pub mod libcuda;

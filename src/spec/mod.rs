@@ -19,19 +19,21 @@
 //! `VersionName` is known to be a safe single path component, so joining it
 //! onto `versions/` can never escape that directory.
 
+pub mod error;
 pub mod library;
 pub mod safe_url;
+pub mod size;
 pub mod source;
 
 pub use library::{Libraries, Library};
+pub use size::human_bytes;
 
+use crate::error::{Error, Result, SpecError};
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::error::{Error, Result};
 
 /// Room for a stack carrying every library at full versions
 /// (`12.4.1+cudnn9.1.0.70+nccl2.21.5+trt10.0.1.6+cusparselt0.6.2+cutensor2.3.1`).
@@ -127,9 +129,11 @@ impl fmt::Display for Version {
 impl FromStr for Version {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        Version::parse_parts(s, 4).map_err(|reason| Error::InvalidSpec {
-            input: s.into(),
-            reason,
+        Version::parse_parts(s, 4).map_err(|reason| {
+            Error::Spec(SpecError::InvalidSpec {
+                input: s.into(),
+                reason,
+            })
         })
     }
 }
@@ -279,9 +283,11 @@ pub enum Spec {
 
 impl Spec {
     pub fn parse(input: &str) -> Result<Spec> {
-        Spec::parse_reason(input).map_err(|reason| Error::InvalidSpec {
-            input: input.escape_debug().to_string(),
-            reason,
+        Spec::parse_reason(input).map_err(|reason| {
+            Error::Spec(SpecError::InvalidSpec {
+                input: input.escape_debug().to_string(),
+                reason,
+            })
         })
     }
 
@@ -372,16 +378,6 @@ fn describe_char(c: char) -> String {
         '\n' => "a newline".into(),
         c if c.is_control() => format!("the control character {:?}", c),
         c => format!("`{c}`"),
-    }
-}
-
-/// `1.2 GB`, `340 MB`, `12 KB`: sizes as every message shows them.
-pub fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1_000_000_000 => format!("{:.2} GB", n as f64 / 1e9),
-        n if n >= 1_000_000 => format!("{:.1} MB", n as f64 / 1e6),
-        n if n >= 1_000 => format!("{:.0} KB", n as f64 / 1e3),
-        n => format!("{n} B"),
     }
 }
 

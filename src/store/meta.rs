@@ -1,10 +1,10 @@
 //! `versions/<name>/.cudaenv/meta.toml`: what a version is and where it came from.
 
+use crate::error::{Error, Result, StoreError};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::spec::Version;
 
 pub const SCHEMA: u32 = 1;
@@ -87,9 +87,11 @@ impl Metadata {
     pub fn read(path: &Path) -> Result<Metadata> {
         let text = crate::os::fs::read_bounded_text(path, crate::os::fs::SMALL)
             .map_err(|e| Error::io("cannot read version metadata", path)(e.into()))?;
-        toml::from_str(&text).map_err(|e| Error::BadMetadata {
-            path: path.to_path_buf(),
-            reason: e.message().to_string(),
+        toml::from_str(&text).map_err(|e| {
+            Error::Store(StoreError::BadMetadata {
+                path: path.to_path_buf(),
+                reason: e.message().to_string(),
+            })
         })
     }
 

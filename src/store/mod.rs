@@ -34,6 +34,7 @@
 //! LD_LIBRARY_PATH: otherwise anyone could plant a library there for every
 //! other user's processes.
 
+pub mod error;
 pub mod toolkit;
 
 pub mod files;
@@ -42,10 +43,10 @@ pub mod trust;
 
 pub use meta::{Component, Kind, Metadata};
 
+use crate::error::{Error, Result, StoreError};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
 use crate::os::lock::{LockFile, Waiting};
 use crate::spec::{Libraries, Library, StackSpec, Version, VersionName};
 
@@ -501,9 +502,9 @@ impl Staging {
         f.sync_all().map_err(Error::io("cannot sync", &marker))?;
         crate::context::failpoint::hit(crate::context::failpoint::Point::BeforeCommit);
         if self.target.symlink_metadata().is_ok() {
-            return Err(Error::AlreadyExists {
+            return Err(Error::Store(StoreError::AlreadyExists {
                 name: self.name.to_string(),
-            });
+            }));
         }
         let staged = self.tmp.keep();
         // rename(2) would silently replace an empty directory that appeared
@@ -511,9 +512,9 @@ impl Staging {
         if let Err(e) = rename_noreplace(&staged, &self.target) {
             let _ = std::fs::remove_dir_all(&staged);
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                return Err(Error::AlreadyExists {
+                return Err(Error::Store(StoreError::AlreadyExists {
                     name: self.name.to_string(),
-                });
+                }));
             }
             return Err(Error::io(
                 "cannot move the new version into place at",

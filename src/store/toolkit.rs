@@ -11,7 +11,7 @@
 //!   directory itself, or a virtual environment's root may be given.
 //!
 //! A tree counts only when it holds the shared CUDA runtime (`libcudart.so*`);
-//! anything else is refused with `Error::NoRuntimeAt`, so a typo can never
+//! anything else is refused with `StoreError::NoRuntimeAt`, so a typo can never
 //! become a "version" that silently activates nothing.
 //!
 //! Versions are read from data files, most precise and most trustworthy
@@ -31,12 +31,12 @@
 //! a hostile tree (a FIFO named `version.json`, a huge header) cannot hang or
 //! exhaust cudaenv. Nothing in the tree is ever written.
 
+use crate::error::{Error, Result, StoreError};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::error::{Error, Result};
 use crate::spec::{Library, Version};
 use crate::store::{Kind, Metadata};
 
@@ -117,7 +117,7 @@ impl Toolkit {
 pub fn inspect(path: &Path) -> Result<Toolkit> {
     let prefix = crate::os::canonicalize(path).map_err(Error::io("cannot open", path))?;
     if !prefix.is_dir() {
-        return Err(Error::NoRuntimeAt { path: prefix });
+        return Err(Error::Store(StoreError::NoRuntimeAt { path: prefix }));
     }
     if let Some(t) = inspect_toolkit(&prefix).or_else(|| inspect_windows_toolkit(&prefix)) {
         return Ok(t);
@@ -142,7 +142,7 @@ pub fn inspect(path: &Path) -> Result<Toolkit> {
             return Ok(t);
         }
     }
-    Err(Error::NoRuntimeAt { path: prefix })
+    Err(Error::Store(StoreError::NoRuntimeAt { path: prefix }))
 }
 
 // --- toolkit layout -------------------------------------------------------------
@@ -1000,7 +1000,10 @@ mod tests {
         let sp = site_packages_from_listings(&[
             "nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl.txt",
         ]);
-        assert!(matches!(inspect(sp.path()), Err(Error::NoRuntimeAt { .. })));
+        assert!(matches!(
+            inspect(sp.path()),
+            Err(Error::Store(StoreError::NoRuntimeAt { .. }))
+        ));
     }
 
     #[test]

@@ -24,10 +24,10 @@
 //!
 //! A user's own root is not checked: it is theirs to keep.
 
+use crate::error::{Error, Result, StoreError};
 use std::path::{Path, PathBuf};
 
 use super::{COMPLETE_MARKER, Installed, META_DIR, META_FILE, Store};
-use crate::error::{Error, Result};
 
 const GROUP_OR_OTHER_WRITE: u32 = 0o022;
 const STICKY: u32 = 0o1000;
@@ -105,11 +105,11 @@ fn check_chain(dir: &Path, v: &Installed, owners: &Owners) -> Result<()> {
             }
         }
         if let Err(uid) = owners.trusted(&meta) {
-            return Err(Error::UntrustedSystemPath {
+            return Err(Error::Store(StoreError::UntrustedSystemPath {
                 path: p.to_path_buf(),
                 why: format!("belongs to uid {uid}, neither root nor the system root's owner"),
                 version: v.name.to_string(),
-            });
+            }));
         }
     }
     Ok(())
@@ -119,10 +119,12 @@ fn check_chain(dir: &Path, v: &Installed, owners: &Owners) -> Result<()> {
 /// created in (following links whose targets are missing) must let no one
 /// else create it, and its chain must pass `check_chain`.
 fn check_missing(leaf: &Path, v: &Installed, owners: &Owners) -> Result<()> {
-    let untrusted = |path: &Path, why: String| Error::UntrustedSystemPath {
-        path: path.to_path_buf(),
-        why,
-        version: v.name.to_string(),
+    let untrusted = |path: &Path, why: String| {
+        Error::Store(StoreError::UntrustedSystemPath {
+            path: path.to_path_buf(),
+            why,
+            version: v.name.to_string(),
+        })
     };
     let mut p = leaf.to_path_buf();
     // As many links as the kernel follows before ELOOP.
@@ -192,9 +194,9 @@ pub fn can_write(root: &Path) -> bool {
 }
 
 fn unsafe_path(path: &Path, mode: u32, v: &Installed) -> Error {
-    Error::UnsafeSystemRoot {
+    Error::Store(StoreError::UnsafeSystemRoot {
         path: path.to_path_buf(),
         mode: mode & 0o7777,
         version: v.name.to_string(),
-    }
+    })
 }

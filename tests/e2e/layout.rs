@@ -2,10 +2,15 @@
 //!
 //! Each folder of `src/` is one capability, and capabilities stand in
 //! layers: a module imports from its own folder and from folders below its
-//! own, never from above. `error` stands beside the layers: every
-//! capability returns it, so it may import only the vocabulary below all of
-//! them (`i18n`, `spec`, `context::env_vars`). And no import circle joins more than
-//! two files: a circle of three or more is a knot no reader can start from.
+//! own, never from above. Each capability's errors are in its `error.rs`,
+//! and `error` wraps them: every capability returns that wrapper, so it
+//! stands beside the layers and imports only those files and the
+//! vocabulary below all of them (`i18n`, `spec`, `context::env_vars`). The
+//! capabilities' `error.rs` files are leaves in turn: they import only that
+//! vocabulary and `error::exit` (the exit codes and the trait), never the
+//! wrapper, so the wrapper and its parts form no circle. And no import
+//! circle joins more than two files: a circle of three or more is a knot no
+//! reader can start from.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,7 +34,28 @@ const LAYERS: &[&str] = &[
 
 /// What `error` may import: module paths (prefixes) below every layer that
 /// returns it.
-const ERROR_MAY_IMPORT: &[&str] = &["i18n", "spec", "context::env_vars"];
+const ERROR_MAY_IMPORT: &[&str] = &[
+    "i18n",
+    "spec",
+    "context::env_vars",
+    "spec::error",
+    "context::error",
+    "store::error",
+    "activation::error",
+    "machine::error",
+    "install::error",
+    "cli::error",
+];
+
+/// What a capability's `error.rs` may import: the vocabulary, and the exit
+/// codes with their trait.
+const CAPABILITY_ERROR_MAY_IMPORT: &[&str] = &[
+    "i18n",
+    "spec::source",
+    "spec::size",
+    "context::env_vars",
+    "error::exit",
+];
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -245,6 +271,36 @@ fn no_module_imports_from_a_layer_above_its_own() {
         upward.is_empty(),
         "imports that run upward (move the shared piece down, or the importer up):\n{}",
         upward.join("\n")
+    );
+}
+
+#[test]
+fn each_capabilitys_errors_import_only_the_vocabulary() {
+    let t = tree();
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for (from, tos) in &t.imports {
+        let fm = module_of(from);
+        if fm.len() != 2 || fm[1] != "error" || layer(&fm).is_none() {
+            continue;
+        }
+        seen += 1;
+        for to in tos {
+            let tm = module_of(to);
+            let allowed = CAPABILITY_ERROR_MAY_IMPORT.iter().any(|a| {
+                let a: Vec<&str> = a.split("::").collect();
+                tm.len() >= a.len() && tm.iter().zip(&a).all(|(x, y)| x == y)
+            });
+            if !allowed {
+                bad.push(format!("{} → {}", rel(from), rel(to)));
+            }
+        }
+    }
+    assert!(seen >= 7, "found only {seen} capability error files");
+    assert!(
+        bad.is_empty(),
+        "a capability's error.rs imports more than the vocabulary:\n{}",
+        bad.join("\n")
     );
 }
 

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use crate::activation::EnvDelta;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, Result};
 use crate::spec::Version;
 
 /// `cuda>=12.4` for CUDA 12.4.x: what `NVIDIA_REQUIRE_CUDA` says.
@@ -32,10 +32,12 @@ pub fn require_cuda(cuda: &Version) -> String {
 
 /// A value as text, or the error that names it.
 fn text<'a>(name: &'static str, value: &'a OsStr, why: &'static str) -> Result<&'a str> {
-    value.to_str().ok_or_else(|| Error::UnrepresentablePath {
-        path: PathBuf::from(value),
-        variable: name,
-        reason: why,
+    value.to_str().ok_or_else(|| {
+        Error::Activation(ActivationError::UnrepresentablePath {
+            path: PathBuf::from(value),
+            variable: name,
+            reason: why,
+        })
     })
 }
 
@@ -167,7 +169,9 @@ mod tests {
         let bad = delta(&[(env_vars::CUDA_HOME, Some("/a\nb"))]);
         assert!(matches!(
             dockerfile("x", &bad, None),
-            Err(Error::UnrepresentablePath { .. })
+            Err(Error::Activation(
+                ActivationError::UnrepresentablePath { .. }
+            ))
         ));
     }
 

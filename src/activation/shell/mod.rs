@@ -24,7 +24,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::activation::EnvDelta;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, Result};
 
 mod bash;
 mod cmd;
@@ -119,13 +119,13 @@ impl Shell {
     }
 
     fn unrepresentable(self, value: &OsStr) -> Error {
-        Error::NotUtf8ForShell {
+        Error::Activation(ActivationError::NotUtf8ForShell {
             shell: match self {
                 Shell::Cmd => "cmd",
                 _ => "PowerShell",
             },
             value: value.to_string_lossy().into_owned(),
-        }
+        })
     }
 
     /// Code that sets (`Some`) or unsets (`None`) an exported variable.
@@ -161,8 +161,10 @@ impl FromStr for Shell {
         Shell::ALL
             .into_iter()
             .find(|sh| sh.name() == s)
-            .ok_or_else(|| Error::UnknownShell {
-                name: s.to_string(),
+            .ok_or_else(|| {
+                Error::Activation(ActivationError::UnknownShell {
+                    name: s.to_string(),
+                })
             })
     }
 }

@@ -37,7 +37,7 @@ use crate::activation::select::{self, Active};
 use crate::activation::{self, EnvDelta};
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, Result};
 use crate::os::lock::{LockFile, Waiting};
 use crate::store::{Installed, Store};
 
@@ -192,10 +192,10 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         .and_then(|d| d.parse::<u32>().ok())
         .unwrap_or(0);
     if depth >= MAX_DEPTH {
-        return Err(Error::ShimRecursion {
+        return Err(Error::Activation(ActivationError::ShimRecursion {
             command: command.to_string_lossy().into_owned(),
             depth,
-        });
+        }));
     }
     probe::at(2);
     let store = crate::store::Store::configured(ctx)?;
@@ -212,7 +212,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
         Active::System => find_not_self(command, ctx.var_os(env_vars::PATH)),
     };
     let Some(program) = program else {
-        return Err(Error::CommandNotFound {
+        return Err(Error::Activation(ActivationError::CommandNotFound {
             command: command.to_string_lossy().into_owned(),
             version: active.name(),
             available_in: store
@@ -225,7 +225,7 @@ pub fn run(ctx: &Context, command: &OsStr, args: &[OsString]) -> Result<std::con
                 })
                 .map(|v| v.name.to_string())
                 .collect(),
-        });
+        }));
     };
     probe::at(5);
     let depth = (depth + 1).to_string();

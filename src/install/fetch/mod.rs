@@ -36,7 +36,7 @@
 //! is refused before a byte is read). The cache's file system must have
 //! room (`room_for`): for the whole file before a download of known size
 //! starts; for a server's `Content-Length`, and before each block, while
-//! one of unknown size streams. A full disk is `Error::NoSpace` (exit 6),
+//! one of unknown size streams. A full disk is `InstallError::NoSpace` (exit 6),
 //! and the part file is removed.
 //!
 //! Connection errors, truncated bodies and 5xx answers are retried with
@@ -55,6 +55,7 @@
 //! download under way), `slots` (the shared connections), `timeouts`
 //! (stalls), `dns`, and `usage` (what the cache holds, and what may go).
 
+use crate::error::{Error, InstallError, Result};
 use crate::os::lock::LockFile;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -76,7 +77,6 @@ pub use cache::Cache;
 pub use ranges::spans;
 pub(crate) use retry::{Attempt, retrying};
 
-use crate::error::{Error, Result};
 use crate::install::sources::Artifact;
 use crate::os::hash;
 use arrival::{Arrival, ArrivalEnd, ArrivalGuard};
@@ -159,8 +159,10 @@ pub fn client(timeouts: &Timeouts) -> Result<reqwest::Client> {
         .read_timeout(timeouts.window)
         .dns_resolver(Arc::new(dns::SharedLookups::default()))
         .build()
-        .map_err(|e| Error::HttpClient {
-            reason: e.to_string(),
+        .map_err(|e| {
+            Error::Install(InstallError::HttpClient {
+                reason: e.to_string(),
+            })
         })
 }
 impl Fetcher {
@@ -206,7 +208,7 @@ impl Fetcher {
 
     /// The error for a download that passed its bound.
     fn past_bound(&self, a: &Artifact, what: &str) -> Error {
-        Error::SizeMismatch {
+        Error::Install(InstallError::SizeMismatch {
             url: a.url.to_string(),
             reason: match (a.size, a.max_size) {
                 (Some(s), _) => format!("{what} more than the {s} bytes the index announced"),
@@ -221,7 +223,7 @@ impl Fetcher {
                 ),
             },
             from: Some(a.source),
-        }
+        })
     }
 
     /// Sets the size from which files are fetched as parallel ranges (0: never).
@@ -264,10 +266,10 @@ impl Fetcher {
             return Ok(dest);
         }
         if self.offline {
-            return Err(Error::Offline {
+            return Err(Error::Install(InstallError::Offline {
                 file: a.file_name.clone(),
                 url: a.url.to_string(),
-            });
+            }));
         }
         let dir = self.cache.downloads();
         std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
@@ -307,12 +309,12 @@ impl Fetcher {
             && !actual.eq_ignore_ascii_case(expected)
         {
             remove_part(&part);
-            return Err(Error::HashMismatch {
+            return Err(Error::Install(InstallError::HashMismatch {
                 algorithm: "sha256",
                 url: a.url.to_string(),
                 expected: expected.clone(),
                 actual,
-            });
+            }));
         }
         if a.sha256.is_none()
             && let Some(expected) = &a.md5
@@ -326,12 +328,12 @@ impl Fetcher {
                 .map_err(Error::task("hashing"))??;
             if !actual.eq_ignore_ascii_case(&expected) {
                 remove_part(&part);
-                return Err(Error::HashMismatch {
+                return Err(Error::Install(InstallError::HashMismatch {
                     algorithm: "md5",
                     url: a.url.to_string(),
                     expected,
                     actual,
-                });
+                }));
             }
         }
         mark.finish(ArrivalEnd::Complete);

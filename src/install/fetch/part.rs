@@ -3,11 +3,11 @@
 //! that a record cut short or meant for another file is no record, and the
 //! room the cache's file system must have for the bytes still to come.
 
+use crate::error::{Error, InstallError, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::retry::Attempt;
-use crate::error::{Error, Result};
 use crate::install::sources::Artifact;
 
 /// The preallocated file ranged downloads write into, with a fresh record
@@ -75,7 +75,10 @@ pub(super) fn finished_ranges(part: &Path, size: u64) -> Option<Vec<bool>> {
 /// A failed flush of a stream: a part that ran out of room is removed
 /// (nothing half-written stays) before the error goes up.
 pub(super) fn no_room(f: Attempt, part: &Path) -> Attempt {
-    if matches!(&f, Attempt::Fail(Error::NoSpace { .. })) {
+    if matches!(
+        &f,
+        Attempt::Fail(Error::Install(InstallError::NoSpace { .. }))
+    ) {
         remove_part(part);
     }
     f
@@ -93,13 +96,13 @@ pub(super) fn room_for(
 ) -> Result<()> {
     let dir = part.parent().unwrap_or(part);
     match crate::os::fs::free_space(dir) {
-        Some(free) if free < needed => Err(Error::NoSpace {
+        Some(free) if free < needed => Err(Error::Install(InstallError::NoSpace {
             dir: dir.to_path_buf(),
             file: a.file_name.clone(),
             needed: if announced { needed } else { have + needed },
             available: free,
             announced,
-        }),
+        })),
         _ => Ok(()),
     }
 }
@@ -113,13 +116,13 @@ pub(super) fn write_failed(a: &Artifact, part: &Path, got: u64, e: std::io::Erro
     }
     remove_part(part);
     let dir = part.parent().unwrap_or(part);
-    Error::NoSpace {
+    Error::Install(InstallError::NoSpace {
         dir: dir.to_path_buf(),
         file: a.file_name.clone(),
         needed: a.size.unwrap_or(got),
         available: crate::os::fs::free_space(dir).unwrap_or(0),
         announced: a.size.is_some(),
-    }
+    })
 }
 
 /// Removes a download's part file and its record of finished ranges.

@@ -10,6 +10,7 @@
 //! follower wants first (`next_span`). A server that answers a range with
 //! the whole file (`RangeFallback::Ignored`) gets one stream instead.
 
+use crate::error::{Error, InstallError, Result};
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -20,7 +21,6 @@ use super::retry::{ATTEMPTS, Tries};
 use super::slots::Urgency;
 use super::timeouts::{self, Paced};
 use super::{Fetcher, WRITE_BLOCK};
-use crate::error::{Error, Result};
 use crate::install::sources::Artifact;
 use crate::os::hash::Hasher;
 
@@ -183,11 +183,13 @@ impl Fetcher {
                 return Ok(());
             }
         }
-        Err(RangeFallback::Error(Error::Network {
-            url: a.url.to_string(),
-            reason: tries.gave_up(ATTEMPTS),
-            from: Some(a.source),
-        }))
+        Err(RangeFallback::Error(Error::Install(
+            InstallError::Network {
+                url: a.url.to_string(),
+                reason: tries.gave_up(ATTEMPTS),
+                from: Some(a.source),
+            },
+        )))
     }
 
     /// One try at a range: its request, and the answer's body when the
@@ -218,11 +220,13 @@ impl Fetcher {
             return Ok(RangeTry::Again);
         }
         if status != reqwest::StatusCode::PARTIAL_CONTENT {
-            return Err(RangeFallback::Error(Error::Network {
-                url: a.url.to_string(),
-                reason: format!("server answered {status}"),
-                from: Some(a.source),
-            }));
+            return Err(RangeFallback::Error(Error::Install(
+                InstallError::Network {
+                    url: a.url.to_string(),
+                    reason: format!("server answered {status}"),
+                    from: Some(a.source),
+                },
+            )));
         }
         self.receive_range(job, resp, started, tries).await
     }

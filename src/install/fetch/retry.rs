@@ -5,10 +5,10 @@
 //! command (`timeouts::Breaker`). `Tries` keeps that count for a loop of
 //! one's own (the ranges of a large file), `retrying` is the loop itself.
 
+use crate::error::{Error, InstallError, Result};
 use std::time::Duration;
 
 use super::timeouts::{self, Breaker, STALL_ATTEMPTS, Timeouts};
-use crate::error::{Error, Result};
 
 /// Attempts per request before giving up.
 pub(super) const ATTEMPTS: u32 = 5;
@@ -38,11 +38,11 @@ where
             Err(failed) => tries.failed(failed)?,
         }
     }
-    Err(Error::Network {
+    Err(Error::Install(InstallError::Network {
         url: url.into(),
         reason: tries.gave_up(attempts),
         from: None,
-    })
+    }))
 }
 
 /// The tries of one request so far: the backoff before the next, the
@@ -121,11 +121,11 @@ impl<'t> Tries<'t> {
 /// of the command.
 fn gave_up_stalled(url: &str, why: &str, stalls: u32, breaker: &Breaker) -> Error {
     breaker.trip(url);
-    Error::NetworkStalled {
+    Error::Install(InstallError::NetworkStalled {
         url: url.into(),
         reason: format!("{why} (gave up after {stalls} attempts)"),
         default_secs: timeouts::DEFAULT_SECS,
-    }
+    })
 }
 
 pub(crate) enum Attempt {

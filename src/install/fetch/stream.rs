@@ -5,6 +5,7 @@
 //! answers with the whole file gets a fresh part. A `file://` artifact is
 //! copied the same way, with the same hashing and bounds.
 
+use crate::error::{Error, InstallError, Result};
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -15,7 +16,6 @@ use super::part::{no_room, remove_part, room_for, write_failed};
 use super::retry::{ATTEMPTS, Attempt, retrying};
 use super::timeouts::{self, Paced};
 use super::{Fetcher, WRITE_BLOCK};
-use crate::error::{Error, Result};
 use crate::install::sources::Artifact;
 use crate::os::hash::Hasher;
 
@@ -33,18 +33,20 @@ impl Fetcher {
         part: &Path,
         line: usize,
     ) -> Result<String> {
-        let unreadable = |e: std::io::Error| Error::Network {
-            url: a.url.to_string(),
-            reason: format!("cannot read the mirror's file: {e}"),
-            from: Some(a.source),
+        let unreadable = |e: std::io::Error| {
+            Error::Install(InstallError::Network {
+                url: a.url.to_string(),
+                reason: format!("cannot read the mirror's file: {e}"),
+                from: Some(a.source),
+            })
         };
         let mut from = match crate::os::fs::open_regular(src) {
             Ok((f, _)) => f,
             Err(crate::os::fs::ReadError::NotRegular(what)) => {
-                return Err(Error::NotRegularArtifact {
+                return Err(Error::Install(InstallError::NotRegularArtifact {
                     url: a.url.to_string(),
                     what,
-                });
+                }));
             }
             Err(e) => return Err(unreadable(e.into())),
         };
@@ -82,11 +84,11 @@ impl Fetcher {
         {
             drop(to);
             remove_part(part);
-            return Err(Error::SizeMismatch {
+            return Err(Error::Install(InstallError::SizeMismatch {
                 url: a.url.to_string(),
                 reason: format!("got {got} bytes, the index announced {want}"),
                 from: Some(a.source),
-            });
+            }));
         }
         Ok(hasher.finish())
     }
@@ -137,11 +139,11 @@ impl Fetcher {
             return Err(Attempt::Retry("resume refused; restarting".into()));
         }
         if !status.is_success() {
-            return Err(Attempt::Fail(Error::Network {
+            return Err(Attempt::Fail(Error::Install(InstallError::Network {
                 url: a.url.to_string(),
                 reason: format!("server answered {status}"),
                 from: Some(a.source),
-            }));
+            })));
         }
         let start = if have > 0 && status == reqwest::StatusCode::PARTIAL_CONTENT {
             StreamStart::Resume

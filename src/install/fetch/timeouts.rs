@@ -27,7 +27,7 @@ use futures_util::{Stream, StreamExt};
 use super::{Attempt, describe};
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ContextError, Error, InstallError, Result};
 
 /// The default of `CUDAENV_HTTP_TIMEOUT`, in seconds (uv's too).
 pub const DEFAULT_SECS: u64 = 30;
@@ -74,11 +74,11 @@ impl Timeouts {
             Ok(s) if (1..=24 * 3600).contains(&s) => {
                 Ok(Timeouts::with_window(Duration::from_secs(s)))
             }
-            _ => Err(Error::InvalidHttpTimeout {
+            _ => Err(Error::Context(ContextError::InvalidHttpTimeout {
                 variable: env_vars::CUDAENV_HTTP_TIMEOUT,
                 value: v.escape_debug().to_string(),
                 default_secs: DEFAULT_SECS,
-            }),
+            })),
         }
     }
 
@@ -217,11 +217,11 @@ impl Breaker {
 
     /// The error for a request not tried because of an earlier stall.
     pub fn error(url: &str, stalled: &str) -> Error {
-        Error::NetworkStalled {
+        Error::Install(InstallError::NetworkStalled {
             url: url.to_string(),
             reason: format!("not tried: {stalled} stalled earlier in this command"),
             default_secs: DEFAULT_SECS,
-        }
+        })
     }
 }
 
@@ -290,7 +290,7 @@ mod tests {
             assert!(
                 matches!(
                     Timeouts::from_ctx(&ctx(bad)),
-                    Err(Error::InvalidHttpTimeout { .. })
+                    Err(Error::Context(ContextError::InvalidHttpTimeout { .. }))
                 ),
                 "{bad}"
             );

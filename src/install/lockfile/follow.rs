@@ -7,12 +7,12 @@
 //! says what to install and it was made for the selecting pin; a lock made
 //! for another pin is set aside (`Found::MadeForAnother`), not followed.
 
+use crate::error::{Error, InstallError, Result};
 use std::path::PathBuf;
 
 use super::{Lock, Origins, beside, differences, frozen_plan, read};
 use crate::activation::{select, version_file};
 use crate::context::Context;
-use crate::error::{Error, Result};
 use crate::install::settings::Settings;
 use crate::install::sources::pypi::Request;
 use crate::install::sources::{Plan, Platform};
@@ -22,20 +22,22 @@ use crate::spec::Spec;
 /// it and its content; `to` words what the lock was wanted for in the error.
 pub fn pinned_lock(ctx: &Context, to: &str) -> Result<(version_file::Pinned, PathBuf, Lock)> {
     let cwd = ctx.cwd();
-    let pinned = version_file::find(cwd)?.ok_or_else(|| Error::NoLock {
-        file: super::FILE_NAME.into(),
-        where_: format!(
-            "to {to}: no {} in {} or its parents",
-            version_file::FILE_NAME,
-            cwd.display()
-        ),
+    let pinned = version_file::find(cwd)?.ok_or_else(|| {
+        Error::Install(InstallError::NoLock {
+            file: super::FILE_NAME.into(),
+            where_: format!(
+                "to {to}: no {} in {} or its parents",
+                version_file::FILE_NAME,
+                cwd.display()
+            ),
+        })
     })?;
     let path = beside(&pinned.path);
     if std::fs::symlink_metadata(&path).is_err() {
-        return Err(Error::NoLock {
+        return Err(Error::Install(InstallError::NoLock {
             file: super::FILE_NAME.into(),
             where_: format!("beside {}", pinned.path.display()),
-        });
+        }));
     }
     let lock = read(&path)?;
     Ok((pinned, path, lock))
@@ -98,14 +100,14 @@ pub fn for_install(ctx: &Context, ask: &Ask) -> Result<Found> {
     let (path, lock, mode) = if ask.locked || ask.frozen {
         let (pinned, path, lock) = pinned_lock(ctx, "follow")?;
         if Spec::Stack(lock.spec()).to_string() != pinned.spec.to_string() {
-            return Err(Error::LockMismatch {
+            return Err(Error::Install(InstallError::LockMismatch {
                 path,
                 against: pinned.path.display().to_string(),
                 differences: vec![format!(
                     "it pins {}, the lock was made for {}",
                     pinned.spec, lock.spec
                 )],
-            });
+            }));
         }
         (path, lock, follow)
     } else {
@@ -131,17 +133,19 @@ pub fn for_install(ctx: &Context, ask: &Ask) -> Result<Found> {
         }
         (path, lock, follow)
     };
-    let platform = Platform::current().ok_or_else(|| Error::LockPlatform {
-        path: path.clone(),
-        platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-        locked: lock
-            .platforms()
-            .iter()
-            .map(|p| p.name().to_string())
-            .collect(),
+    let platform = Platform::current().ok_or_else(|| {
+        Error::Install(InstallError::LockPlatform {
+            path: path.clone(),
+            platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+            locked: lock
+                .platforms()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect(),
+        })
     })?;
     if lock.for_platform(platform).next().is_none() {
-        return Err(Error::LockPlatform {
+        return Err(Error::Install(InstallError::LockPlatform {
             path,
             platform: platform.name().into(),
             locked: lock
@@ -149,7 +153,7 @@ pub fn for_install(ctx: &Context, ask: &Ask) -> Result<Found> {
                 .iter()
                 .map(|p| p.name().to_string())
                 .collect(),
-        });
+        }));
     }
     Ok(Found::Follow(ForInstall {
         path,
@@ -198,11 +202,11 @@ impl ForInstall {
     pub fn agrees(&self, plan: Plan, index: &str) -> Result<Plan> {
         let differences = differences(&self.lock, self.platform, &plan);
         if !differences.is_empty() {
-            return Err(Error::LockMismatch {
+            return Err(Error::Install(InstallError::LockMismatch {
                 path: self.path.clone(),
                 against: format!("what the sources serve now ({index})"),
                 differences,
-            });
+            }));
         }
         Ok(plan)
     }

@@ -30,12 +30,12 @@ pub mod export;
 pub mod follow;
 pub mod relock;
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::install::settings::Settings;
 use crate::install::sources::resolve::SourceChoice;
 use crate::install::sources::{
@@ -122,7 +122,7 @@ impl Lock {
                     if a.md5.is_some() {
                         // NVIDIA's Windows installers: md5 is all there is,
                         // and a lock pins by sha256.
-                        return Err(Error::NotAvailable {
+                        return Err(Error::Install(InstallError::NotAvailable {
                             what: format!(
                                 "a lock of {} for {}",
                                 a.file_name,
@@ -130,11 +130,11 @@ impl Lock {
                             ),
                             source_name: Some(a.source.name().into()),
                             hint: Some(crate::msg!("hint-lock-md5-only", spec = spec)),
-                        });
+                        }));
                     }
-                    return Err(Error::Unverified {
+                    return Err(Error::Install(InstallError::Unverified {
                         url: a.url.to_string(),
-                    });
+                    }));
                 };
                 artifacts.push(Locked {
                     platform: *platform,
@@ -251,9 +251,11 @@ pub fn read(path: &Path) -> Result<Lock> {
                 MAX_BYTES >> 10
             )
         },
-        |reason| Error::InvalidLock {
-            path: path.to_path_buf(),
-            reason,
+        |reason| {
+            Error::Install(InstallError::InvalidLock {
+                path: path.to_path_buf(),
+                reason,
+            })
         },
     )?;
     parse(&bytes, path)
@@ -261,9 +263,11 @@ pub fn read(path: &Path) -> Result<Lock> {
 
 /// Checks a lock's bytes (`path` is for messages).
 pub fn parse(bytes: &[u8], path: &Path) -> Result<Lock> {
-    let bad = |reason: String| Error::InvalidLock {
-        path: path.to_path_buf(),
-        reason,
+    let bad = |reason: String| {
+        Error::Install(InstallError::InvalidLock {
+            path: path.to_path_buf(),
+            reason,
+        })
     };
     if bytes.len() as u64 > MAX_BYTES {
         return Err(bad(format!("larger than {} KiB", MAX_BYTES >> 10)));
@@ -604,22 +608,24 @@ pub fn frozen_plan(
     let mut artifacts = Vec::new();
     for l in lock.for_platform(platform) {
         if !origins.allows(l.source, &l.url) {
-            return Err(Error::LockForeignUrl {
+            return Err(Error::Install(InstallError::LockForeignUrl {
                 path: path.to_path_buf(),
                 url: crate::install::sources::remote::shown(&l.url),
                 allowed: origins.shown(),
-            });
+            }));
         }
         if l.source == SourceKind::Debian {
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: format!("`--frozen` for the Debian package {}", l.file),
                 source_name: Some("debian".into()),
                 hint: Some(crate::msg!("hint-frozen-debian")),
-            });
+            }));
         }
-        let format = format_of(&l.file).ok_or_else(|| Error::InvalidLock {
-            path: path.to_path_buf(),
-            reason: format!("{}: {} is no archive cudaenv unpacks", l.component, l.file),
+        let format = format_of(&l.file).ok_or_else(|| {
+            Error::Install(InstallError::InvalidLock {
+                path: path.to_path_buf(),
+                reason: format!("{}: {} is no archive cudaenv unpacks", l.component, l.file),
+            })
         })?;
         let layout = match (l.source, format) {
             (SourceKind::Pypi, ArchiveFormat::Wheel) => Layout::Wheel,
@@ -632,14 +638,14 @@ pub fn frozen_plan(
                 ArchiveFormat::TarGz | ArchiveFormat::TarXz | ArchiveFormat::Zip,
             ) if l.component == "cudnn" => Layout::LegacyCudnn,
             (SourceKind::Legacy, ArchiveFormat::Runfile) => {
-                return Err(Error::NotAvailable {
+                return Err(Error::Install(InstallError::NotAvailable {
                     what: format!("`--frozen` for the runfile {}", l.file),
                     source_name: Some("legacy".into()),
                     hint: Some(crate::msg!("hint-frozen-runfile")),
-                });
+                }));
             }
             _ => {
-                return Err(Error::InvalidLock {
+                return Err(Error::Install(InstallError::InvalidLock {
                     path: path.to_path_buf(),
                     reason: format!(
                         "{}: {} does not come from {} as a {:?}",
@@ -648,7 +654,7 @@ pub fn frozen_plan(
                         l.source.name(),
                         format
                     ),
-                });
+                }));
             }
         };
         artifacts.push(Artifact {
@@ -876,7 +882,7 @@ sha256 = "64403288fa2136ee8e467cdc9c9427e0434110899d07c779f25b5c068934faa5"
             &[(Platform::WindowsX86_64, plan)],
         )
         .unwrap_err();
-        let Error::NotAvailable { hint, .. } = &e else {
+        let Error::Install(InstallError::NotAvailable { hint, .. }) = &e else {
             panic!("{e:?}")
         };
         assert!(hint.as_ref().unwrap().en().contains("md5"), "{e}");

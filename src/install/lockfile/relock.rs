@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::{Lock, differences};
 use crate::activation::{select, version_file};
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, InstallError, Result};
 use crate::install::sources::pypi::Request;
 use crate::install::sources::remote::Remote;
 use crate::install::sources::resolve::SourceChoice;
@@ -48,19 +48,21 @@ impl Subject {
         let (version_file, spec, pin) = match given {
             Some(s) => (cwd.join(version_file::FILE_NAME), s.clone(), true),
             None => {
-                let p = version_file::find(cwd)?.ok_or_else(|| Error::NoVersionFile {
-                    dir: cwd.to_path_buf(),
+                let p = version_file::find(cwd)?.ok_or_else(|| {
+                    Error::Install(InstallError::NoVersionFile {
+                        dir: cwd.to_path_buf(),
+                    })
                 })?;
                 let stack = match p.spec {
                     Spec::Stack(s) => s,
                     other => {
-                        return Err(Error::InvalidVersionFile {
+                        return Err(Error::Activation(ActivationError::InvalidVersionFile {
                             path: p.path,
                             line: 0,
                             reason: format!(
                                 "`{other}` is not a CUDA version; a lock needs one such as `12.4` or `12.4+cudnn9.1`"
                             ),
-                        });
+                        }));
                     }
                 };
                 (p.path, stack, false)
@@ -73,7 +75,7 @@ impl Subject {
         };
         let request = match &selected {
             Some(v) if v.meta.kind == Kind::Linked => {
-                return Err(Error::NotAvailable {
+                return Err(Error::Install(InstallError::NotAvailable {
                     what: format!(
                         "a lock of `{}`, which {spec} selects here: it is a linked tree, which no source resolves",
                         v.name
@@ -84,7 +86,7 @@ impl Subject {
                         spec = spec,
                         file = version_file.display()
                     )),
-                });
+                }));
             }
             Some(v) => match v.cuda() {
                 Some(cuda) => {
@@ -182,14 +184,16 @@ impl Choices {
 }
 
 fn this_platform() -> Result<Platform> {
-    Platform::current().ok_or_else(|| Error::NotAvailable {
-        what: format!(
-            "a lock for {}-{}",
-            std::env::consts::OS,
-            std::env::consts::ARCH
-        ),
-        source_name: None,
-        hint: Some(crate::msg!("hint-lock-pass-platform")),
+    Platform::current().ok_or_else(|| {
+        Error::Install(InstallError::NotAvailable {
+            what: format!(
+                "a lock for {}-{}",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            ),
+            source_name: None,
+            hint: Some(crate::msg!("hint-lock-pass-platform")),
+        })
     })
 }
 
@@ -235,7 +239,7 @@ impl Fresh {
                 || plan.cudnn != exact.cudnn
                 || plan.libs != exact.libs
             {
-                return Err(Error::NotAvailable {
+                return Err(Error::Install(InstallError::NotAvailable {
                     what: format!("{exact} for {}", p.name()),
                     source_name: None,
                     hint: Some(crate::msg!(
@@ -243,7 +247,7 @@ impl Fresh {
                         platform = p.name(),
                         name = plan.name
                     )),
-                });
+                }));
             }
             plans.push((*p, plan));
         }
@@ -278,11 +282,11 @@ impl Fresh {
             return Ok(());
         }
         let Some(old) = existing else {
-            return Err(Error::LockMismatch {
+            return Err(Error::Install(InstallError::LockMismatch {
                 path: path.to_path_buf(),
                 against: "a fresh resolution".into(),
                 differences: vec!["it is missing or unreadable".into()],
-            });
+            }));
         };
         let lock = &self.lock;
         let mut differences = Vec::new();
@@ -302,10 +306,10 @@ impl Fresh {
         if differences.is_empty() {
             differences.push("its text is not what `cudaenv lock` writes".into());
         }
-        Err(Error::LockMismatch {
+        Err(Error::Install(InstallError::LockMismatch {
             path: path.to_path_buf(),
             against: "a fresh resolution".into(),
             differences,
-        })
+        }))
     }
 }

@@ -6,12 +6,12 @@
 //! What the mirror already holds with the announced hash is not fetched
 //! again; a cached file that no longer matches its announced sha256 is.
 
+use crate::error::{Error, InstallError, Result};
 use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
 
 use super::{FileEntry, LOCK, Mirror, wheel_project};
-use crate::error::{Error, Result};
 use crate::install::fetch::Fetcher;
 use crate::install::sources::catalogue;
 use crate::install::sources::nvidia::{self, Product};
@@ -171,12 +171,12 @@ async fn fetch_verified(
         match &a.sha256 {
             Some(want) if !want.eq_ignore_ascii_case(&sha256) => {
                 if refetched {
-                    return Err(Error::HashMismatch {
+                    return Err(Error::Install(InstallError::HashMismatch {
                         algorithm: "sha256",
                         url: a.url.to_string(),
                         expected: want.clone(),
                         actual: sha256,
-                    });
+                    }));
                 }
                 let _ = std::fs::remove_file(&file);
                 refetched = true;

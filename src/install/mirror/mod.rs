@@ -31,12 +31,12 @@
 //! `fill` fetches the files into the mirror: each one into the download
 //! cache first, verified, then linked or copied in.
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::install::sources::pypi::normalize;
 use crate::install::sources::{Artifact, SourceKind};
 use crate::spec::safe_url::DisplaySafeUrl;
@@ -83,9 +83,11 @@ pub struct Mirror {
 /// record that is not a regular file, too large, or damaged is `BadMirror`.
 fn read_record(dir: &Path) -> Result<Option<Record>> {
     let record_path = dir.join(RECORD);
-    let bad = |reason: String| Error::BadMirror {
-        path: record_path.clone(),
-        reason,
+    let bad = |reason: String| {
+        Error::Install(InstallError::BadMirror {
+            path: record_path.clone(),
+            reason,
+        })
     };
     let bytes = match crate::os::fs::read_bounded(&record_path, crate::os::fs::LARGE) {
         Ok(bytes) => bytes,
@@ -196,10 +198,10 @@ impl Mirror {
                 let entries = std::fs::read_dir(dir).map_err(Error::io("cannot read", dir))?;
                 // A lock left by a run that died before writing the record is ours.
                 if entries.flatten().any(|e| e.file_name() != LOCK) {
-                    return Err(Error::NotAMirror {
+                    return Err(Error::Install(InstallError::NotAMirror {
                         record: RECORD,
                         dir: dir.to_path_buf(),
-                    });
+                    }));
                 }
                 let m = Mirror {
                     dir: dir.to_path_buf(),
@@ -260,9 +262,11 @@ impl Mirror {
     /// `debian_base` are the bases its NVIDIA or Debian URL was built on (the
     /// host or the configured mirror).
     pub fn place(a: &Artifact, nvidia_base: &str, debian_base: &str) -> Result<String> {
-        let bad = |reason: String| Error::BadManifest {
-            what: a.url.to_string(),
-            reason,
+        let bad = |reason: String| {
+            Error::Install(InstallError::BadManifest {
+                what: a.url.to_string(),
+                reason,
+            })
         };
         let rel = match a.source {
             SourceKind::Pypi => {
@@ -571,18 +575,24 @@ mod tests {
         std::fs::write(other.join("notes.txt"), "mine").unwrap();
         assert!(matches!(
             Mirror::open(&other),
-            Err(Error::NotAMirror { .. })
+            Err(Error::Install(InstallError::NotAMirror { .. }))
         ));
         assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
         std::fs::write(dir.join(RECORD), "{\"schema\": 1, \"files\": {\"../x\": {\"sha256\": \"\", \"size\": 1}}, \"stacks\": []}").unwrap();
-        assert!(matches!(Mirror::open(&dir), Err(Error::BadMirror { .. })));
+        assert!(matches!(
+            Mirror::open(&dir),
+            Err(Error::Install(InstallError::BadMirror { .. }))
+        ));
         // A project name becomes a directory of the index: no `..` there either.
         let sha = "a".repeat(64);
         let record = format!(
             "{{\"schema\": 1, \"files\": {{\"pypi/files/x-1-py3-none-any.whl\": {{\"sha256\": \"{sha}\", \"size\": 1, \"project\": \"../../etc\"}}}}, \"stacks\": []}}"
         );
         std::fs::write(dir.join(RECORD), &record).unwrap();
-        assert!(matches!(Mirror::open(&dir), Err(Error::BadMirror { .. })));
+        assert!(matches!(
+            Mirror::open(&dir),
+            Err(Error::Install(InstallError::BadMirror { .. }))
+        ));
         std::fs::write(dir.join(RECORD), record.replace("../../etc", "x")).unwrap();
         Mirror::open(&dir).unwrap();
     }

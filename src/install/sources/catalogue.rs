@@ -25,6 +25,7 @@
 //! reason (`skipped`), never guessed. The result is stored with its fetch
 //! time (`catalogue.json`); `sources::remote` decides when it is fresh enough.
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,6 @@ use serde::{Deserialize, Serialize};
 
 use super::pypi::{Index, IndexFile, PyVersion, normalize};
 use super::{ArchiveFormat, Artifact, Layout, Platform, SourceKind};
-use crate::error::{Error, Result};
 use crate::registry::Pypi;
 use crate::spec::Version;
 use crate::spec::safe_url::DisplaySafeUrl;
@@ -158,14 +158,13 @@ pub async fn fetch(
     pypi: &Pypi,
     shown_index: &str,
 ) -> Result<Catalogue> {
-    let files = index
-        .files(PROJECT)
-        .await?
-        .ok_or_else(|| Error::NotAvailable {
+    let files = index.files(PROJECT).await?.ok_or_else(|| {
+        Error::Install(InstallError::NotAvailable {
             what: format!("the project `{PROJECT}`"),
             source_name: Some(shown_index.to_string()),
             hint: Some(crate::msg!("hint-index-lacks-metapackage")),
-        })?;
+        })
+    })?;
     let mut skipped = Vec::new();
     let mut wanted: BTreeMap<String, IndexFile> = BTreeMap::new();
     for f in files {
@@ -219,11 +218,11 @@ pub async fn fetch(
     if releases.is_empty()
         && let Some(s) = skipped.iter().find(|s| s.reason.contains("gave up"))
     {
-        return Err(Error::Network {
+        return Err(Error::Install(InstallError::Network {
             url: shown_index.to_string(),
             reason: s.reason.clone(),
             from: Some(crate::install::sources::SourceKind::Pypi),
-        });
+        }));
     }
     releases.sort_by_key(|r| r.cuda());
     skipped.sort_by(|a, b| a.version.cmp(&b.version));
@@ -310,10 +309,12 @@ async fn metadata(index: &Index, f: &IndexFile, dir: &Path) -> Result<Option<Str
         && let Some(bytes) = index.small_file(&f.url, MAX_METADATA).await?
     {
         check_sha(&bytes, f.sha256.as_deref(), &f.url)?;
-        text = wheel_metadata(&bytes).map_err(|reason| Error::BadArchive {
-            archive: f.filename.clone(),
-            entry: None,
-            reason,
+        text = wheel_metadata(&bytes).map_err(|reason| {
+            Error::Install(InstallError::BadArchive {
+                archive: f.filename.clone(),
+                entry: None,
+                reason,
+            })
         })?;
     }
     if let Some(t) = &text {
@@ -331,12 +332,12 @@ fn check_sha(bytes: &[u8], expected: Option<&str>, url: &DisplaySafeUrl) -> Resu
     if let Some(expected) = expected {
         let actual = crate::os::hash::sha256(bytes);
         if actual != expected {
-            return Err(Error::HashMismatch {
+            return Err(Error::Install(InstallError::HashMismatch {
                 algorithm: "sha256",
                 url: url.to_string(),
                 expected: expected.to_string(),
                 actual,
-            });
+            }));
         }
     }
     Ok(())

@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
-use crate::error::{Error, Result};
+use crate::error::{ContextError, Error, InstallError, Result};
 use crate::spec::Version;
 
 const RUNFILES: &str = include_str!(concat!(
@@ -213,9 +213,11 @@ impl LegacyRegistry {
                 Err(e) => Err(Error::io("cannot read", &path)(e.into())),
             }
         };
-        let bad = |path: &std::path::Path, e: toml::de::Error| Error::Config {
-            path: path.to_path_buf(),
-            reason: e.message().to_string(),
+        let bad = |path: &std::path::Path, e: toml::de::Error| {
+            Error::Context(ContextError::Config {
+                path: path.to_path_buf(),
+                reason: e.message().to_string(),
+            })
         };
         if let Some((path, text)) = read("runfiles.toml")? {
             let local: LocalRunfiles = toml::from_str(&text).map_err(|e| bad(&path, e))?;
@@ -224,10 +226,10 @@ impl LegacyRegistry {
                 if let Some(m) = &r.md5
                     && !(m.len() == 32 && m.bytes().all(|b| b.is_ascii_hexdigit()))
                 {
-                    return Err(Error::Config {
+                    return Err(Error::Context(ContextError::Config {
                         path: path.clone(),
                         reason: format!("md5: `{m}` is not 32 hexadecimal digits"),
-                    });
+                    }));
                 }
                 reg.runfiles
                     .retain(|e| !(e.cuda == r.cuda && e.platform == r.platform));
@@ -290,9 +292,11 @@ struct LocalCudnn {
 
 /// A site pin's path is relative to the base URL like the embedded ones.
 fn check_local(file: &std::path::Path, path: &str, sha256: Option<&str>) -> Result<()> {
-    let bad = |reason: String| Error::Config {
-        path: file.to_path_buf(),
-        reason,
+    let bad = |reason: String| {
+        Error::Context(ContextError::Config {
+            path: file.to_path_buf(),
+            reason,
+        })
     };
     super::nvidia::RelPath::parse(path).map_err(|r| bad(format!("path: {r}")))?;
     if let Some(s) = sha256 {
@@ -390,19 +394,19 @@ impl LegacySource {
     /// The runfile artifact for a CUDA release and profile.
     pub fn cuda_artifact(&self, r: &Runfile, profile: Profile) -> Result<Artifact> {
         if !supported(&r.cuda) {
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: format!("CUDA {}", r.cuda),
                 source_name: Some("the legacy source".into()),
                 hint: Some(crate::msg!("hint-legacy-before-10")),
-            });
+            }));
         }
         let windows = is_windows_installer(&r.path);
         if windows && r.cuda < Version::from_parts(&[11]) {
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: format!("CUDA {} from NVIDIA's Windows installer", r.cuda),
                 source_name: Some("the legacy source".into()),
                 hint: Some(crate::msg!("hint-legacy-windows-before-11")),
-            });
+            }));
         }
         let (sha256, md5) = match (&r.sha256, &r.md5) {
             (None, Some(m)) => (None, Some(m.to_ascii_lowercase())),
@@ -485,9 +489,9 @@ impl LegacySource {
         match sha {
             Some(s) => Ok(Some(s.to_string())),
             None if self.allow_unverified => Ok(None),
-            None => Err(Error::Unverified {
+            None => Err(Error::Install(InstallError::Unverified {
                 url: self.url(path),
-            }),
+            })),
         }
     }
 }
@@ -663,7 +667,7 @@ mod tests {
         };
         assert!(matches!(
             src.checked_sha256(None, "compute/x.run"),
-            Err(Error::Unverified { .. })
+            Err(Error::Install(InstallError::Unverified { .. }))
         ));
         src.allow_unverified = true;
         assert_eq!(src.checked_sha256(None, "compute/x.run").unwrap(), None);
@@ -753,7 +757,7 @@ mod site_pins {
         .unwrap();
         assert!(matches!(
             LegacyRegistry::load(d.path()),
-            Err(Error::Config { .. })
+            Err(Error::Context(ContextError::Config { .. }))
         ));
     }
 }

@@ -22,6 +22,7 @@
 //! component renames (12.0 added `libnvjitlink`; 13.0 split out `cuda_crt`,
 //! `libnvvm`, …) need no code change.
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -29,7 +30,6 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
-use crate::error::{Error, Result};
 use crate::spec::Version;
 
 /// NVIDIA's download host; a mirror replaces exactly this prefix.
@@ -559,13 +559,15 @@ pub fn artifact(
     version: &str,
     a: &Archive,
 ) -> Result<Artifact> {
-    let format = format_of(&a.relative_path).ok_or_else(|| Error::BadManifest {
-        what: format!(
-            "{} archive {}",
-            product.redist_dir(),
-            a.relative_path.as_str()
-        ),
-        reason: "not a .tar.xz, .tar.gz or .zip archive".into(),
+    let format = format_of(&a.relative_path).ok_or_else(|| {
+        Error::Install(InstallError::BadManifest {
+            what: format!(
+                "{} archive {}",
+                product.redist_dir(),
+                a.relative_path.as_str()
+            ),
+            reason: "not a .tar.xz, .tar.gz or .zip archive".into(),
+        })
     })?;
     Ok(Artifact {
         component: component.to_string(),

@@ -29,7 +29,7 @@ use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
 use crate::context::Context;
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, ExitCode, InstallError, Result};
 use crate::install::fetch::{self, Cache};
 use crate::install::settings::Settings;
 use crate::registry;
@@ -219,14 +219,16 @@ impl Remote {
     }
 
     fn platform(&self) -> Result<Platform> {
-        self.platform.ok_or_else(|| Error::NotAvailable {
-            what: format!(
-                "CUDA for {}-{}",
-                std::env::consts::OS,
-                std::env::consts::ARCH
-            ),
-            source_name: None,
-            hint: Some(crate::msg!("hint-nvidia-platforms")),
+        self.platform.ok_or_else(|| {
+            Error::Install(InstallError::NotAvailable {
+                what: format!(
+                    "CUDA for {}-{}",
+                    std::env::consts::OS,
+                    std::env::consts::ARCH
+                ),
+                source_name: None,
+                hint: Some(crate::msg!("hint-nvidia-platforms")),
+            })
         })
     }
 
@@ -238,10 +240,12 @@ impl Remote {
         let offer = self.offer();
         self.resolver(self.platform()?, &offer)?
             .find_cuda(&stack.cuda)?
-            .ok_or_else(|| Error::NotAvailable {
-                what: format!("CUDA {}", stack.cuda),
-                source_name: None,
-                hint: Some(crate::msg!("hint-ls-remote")),
+            .ok_or_else(|| {
+                Error::Install(InstallError::NotAvailable {
+                    what: format!("CUDA {}", stack.cuda),
+                    source_name: None,
+                    hint: Some(crate::msg!("hint-ls-remote")),
+                })
             })
     }
 
@@ -257,13 +261,13 @@ impl Remote {
             .iter()
             .find(|a| !super::is_plain_file_name(&a.file_name))
         {
-            return Err(Error::BadManifest {
+            return Err(Error::Install(InstallError::BadManifest {
                 what: a.url.to_string(),
                 reason: format!(
                     "its file name {:?} is not a plain file name (no paths, at most 200 characters)",
                     a.file_name
                 ),
-            });
+            }));
         }
         // A release newer than the driver tables: say which rule applies.
         if let Some(r) = crate::machine::compat::driver::requirement(
@@ -319,7 +323,7 @@ impl Remote {
             .allows(SourceKind::Pypi, self.opts.choice)
         {
             let names: Vec<&str> = wanted.iter().map(|(l, _)| l.title()).collect();
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: names.join(", "),
                 source_name: Some(match self.opts.choice {
                     SourceChoice::Auto => "the configured source order (it has no `pypi`)".into(),
@@ -331,7 +335,7 @@ impl Remote {
                     ),
                 }),
                 hint: Some(crate::msg!("hint-libraries-need-pypi")),
-            });
+            }));
         }
         for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &wanted).await? {
             plan.libs.insert(lib, version);

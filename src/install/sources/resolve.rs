@@ -19,12 +19,12 @@
 //! The PyPI source plugs in through `Offerer`; this module knows only the
 //! NVIDIA redist and legacy sources directly.
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::legacy::{LegacyRegistry, LegacySource, Runfile};
 use super::nvidia::{self, Catalog, NvidiaSource};
 use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
-use crate::error::{Error, Result};
 pub use crate::spec::source::{SourceChoice, SourceOrder};
 use crate::spec::{StackSpec, Version, VersionName};
 
@@ -247,13 +247,13 @@ impl Resolver<'_> {
         with: &[String],
         without: &[String],
     ) -> Result<Plan> {
-        let cuda = self
-            .find_cuda(&spec.cuda)?
-            .ok_or_else(|| Error::NotAvailable {
+        let cuda = self.find_cuda(&spec.cuda)?.ok_or_else(|| {
+            Error::Install(InstallError::NotAvailable {
                 what: format!("CUDA {} for {}", spec.cuda, self.platform.manifest_key()),
                 source_name: Some(self.choice_name().into()),
                 hint: Some(crate::msg!("hint-ls-remote")),
-            })?;
+            })
+        })?;
         let mut wanted = self.wanted(&cuda, profile);
         for c in with {
             if super::pypi::is_toolkit_component(c) && !wanted.contains(c) {
@@ -412,7 +412,7 @@ impl Resolver<'_> {
     ) -> Result<()> {
         let explicit_missing: Vec<&String> = missing.iter().filter(|m| with.contains(m)).collect();
         if !explicit_missing.is_empty() {
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: format!(
                     "{} for CUDA {cuda}",
                     explicit_missing
@@ -423,7 +423,7 @@ impl Resolver<'_> {
                 ),
                 source_name: Some(self.choice_name().into()),
                 hint: Some(crate::msg!("hint-ls-remote")),
-            });
+            }));
         }
         // What the profile cannot do without fails the plan before anything
         // is downloaded; the rest is left out with one line.
@@ -437,7 +437,7 @@ impl Resolver<'_> {
             } else {
                 required.iter().map(|s| s.as_str()).collect()
             };
-            return Err(Error::NotAvailable {
+            return Err(Error::Install(InstallError::NotAvailable {
                 what: format!(
                     "CUDA {cuda} ({} profile needs {})",
                     profile.name(),
@@ -448,7 +448,7 @@ impl Resolver<'_> {
                     "hint-ls-remote-without",
                     components = names.join(",")
                 )),
-            });
+            }));
         }
         Ok(())
     }
@@ -470,13 +470,15 @@ impl Resolver<'_> {
                 break;
             }
         }
-        found.ok_or_else(|| Error::NotAvailable {
-            what: format!(
-                "cuDNN {want} for CUDA {cuda} on {}",
-                self.platform.manifest_key()
-            ),
-            source_name: Some(self.choice_name().into()),
-            hint: Some(crate::msg!("hint-ls-remote")),
+        found.ok_or_else(|| {
+            Error::Install(InstallError::NotAvailable {
+                what: format!(
+                    "cuDNN {want} for CUDA {cuda} on {}",
+                    self.platform.manifest_key()
+                ),
+                source_name: Some(self.choice_name().into()),
+                hint: Some(crate::msg!("hint-ls-remote")),
+            })
         })
     }
 
@@ -714,7 +716,10 @@ mod tests {
         let err = resolver(&cat, SourceChoice::Legacy)
             .plan(&stack("12.4"), Profile::Runtime)
             .unwrap_err();
-        assert!(matches!(err, Error::NotAvailable { .. }), "{err}");
+        assert!(
+            matches!(err, Error::Install(InstallError::NotAvailable { .. })),
+            "{err}"
+        );
         // Forcing nvidia for 11.2 fails; the legacy source alone serves it.
         assert!(
             resolver(&cat, SourceChoice::Nvidia)

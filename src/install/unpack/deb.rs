@@ -373,6 +373,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::error::InstallError;
 
     /// An ar archive of `members`, as dpkg-deb writes one.
     pub fn ar_bytes(members: &[(&str, &[u8])]) -> Vec<u8> {
@@ -476,7 +477,10 @@ pub(crate) mod tests {
             ("control.tar.gz", b""),
             ("data.tar.gz", &gz),
         ]);
-        assert!(matches!(run(&deb).1, Err(Error::BadArchive { .. })));
+        assert!(matches!(
+            run(&deb).1,
+            Err(Error::Install(InstallError::BadArchive { .. }))
+        ));
     }
 
     #[test]
@@ -524,7 +528,10 @@ pub(crate) mod tests {
             ("control.tar.zst", b""),
             ("data.tar.zst", &[one, b"junk".to_vec()].concat()),
         ]);
-        assert!(matches!(run(&deb).1, Err(Error::BadArchive { .. })));
+        assert!(matches!(
+            run(&deb).1,
+            Err(Error::Install(InstallError::BadArchive { .. }))
+        ));
     }
 
     #[test]
@@ -585,7 +592,10 @@ pub(crate) mod tests {
         ];
         for (what, bytes) in cases {
             let (d, r) = run(&bytes);
-            assert!(matches!(r, Err(Error::BadArchive { .. })), "{what}: {r:?}");
+            assert!(
+                matches!(r, Err(Error::Install(InstallError::BadArchive { .. }))),
+                "{what}: {r:?}"
+            );
             let _ = d;
         }
     }

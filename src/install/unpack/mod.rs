@@ -34,12 +34,12 @@ pub mod sevenz;
 pub mod tar;
 pub mod zip;
 
+use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{Error, Result};
 use crate::install::sources::Layout;
 
 /// Opens the archive at `path` to be read front to back (tarballs, `.deb`s),
@@ -53,11 +53,11 @@ pub(crate) fn open_stream(path: &Path) -> Result<std::io::BufReader<std::fs::Fil
 /// The error for a hostile or corrupt archive named `archive` (its file name
 /// or URL), with the member to blame when there is one.
 pub(crate) fn bad_archive(archive: &str, entry: Option<&str>, reason: impl Into<String>) -> Error {
-    Error::BadArchive {
+    Error::Install(InstallError::BadArchive {
         archive: archive.into(),
         entry: entry.map(str::to_string),
         reason: reason.into(),
-    }
+    })
 }
 
 /// Bounds on what one archive may expand to.

@@ -22,12 +22,12 @@
 //! copied out of the stream into a temporary file (bounded like any member),
 //! parsed the same way, and its payload taken whole.
 
+use crate::error::{Error, InstallError, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{Limits, Summary};
-use crate::error::{Error, Result};
 use crate::install::sources::Layout;
 
 /// The script part is small (CUDA's is ~20 KB); a "header" larger than this is not one.
@@ -52,10 +52,10 @@ pub struct Header {
 }
 
 fn bad(path: &Path, reason: impl Into<String>) -> Error {
-    Error::BadRunfile {
+    Error::Install(InstallError::BadRunfile {
         path: path.to_path_buf(),
         reason: reason.into(),
-    }
+    })
 }
 
 /// The value of a shell assignment `name="value"` or `name=value` at the start of a line.
@@ -499,7 +499,10 @@ mod tests {
                 &dest,
                 Limits::default(),
             );
-            assert!(matches!(r, Err(Error::BadRunfile { .. })), "{what}: {r:?}");
+            assert!(
+                matches!(r, Err(Error::Install(InstallError::BadRunfile { .. }))),
+                "{what}: {r:?}"
+            );
             assert_eq!(
                 std::fs::read_dir(&dest).unwrap().count(),
                 0,
@@ -567,7 +570,7 @@ mod tests {
         let dest = d.path().join("out2");
         std::fs::create_dir(&dest).unwrap();
         let r = unpack(&run, "x.run", layout, &dest, Limits::default());
-        let Err(Error::BadRunfile { reason, .. }) = r else {
+        let Err(Error::Install(InstallError::BadRunfile { reason, .. })) = r else {
             panic!("{r:?}")
         };
         assert!(reason.contains("run_files/cuda-linux"), "{reason}");
@@ -586,7 +589,7 @@ mod tests {
             &dest,
             Limits::default(),
         );
-        let Err(Error::BadRunfile { reason, .. }) = r else {
+        let Err(Error::Install(InstallError::BadRunfile { reason, .. })) = r else {
             panic!("{r:?}")
         };
         assert!(reason.contains("builds/libcufft"), "{reason}");

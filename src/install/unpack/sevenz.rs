@@ -348,6 +348,7 @@ pub(crate) fn stub_with(archive: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::InstallError;
 
     fn layout(members: &[&str]) -> Layout {
         Layout::WindowsInstaller {
@@ -458,7 +459,10 @@ mod tests {
         let dest = d.path().join("out");
         std::fs::create_dir(&dest).unwrap();
         let e = unpack(&p, "x.exe", layout(members), &dest, limits).unwrap_err();
-        assert!(matches!(e, Error::BadArchive { .. }), "{e:?}");
+        assert!(
+            matches!(e, Error::Install(InstallError::BadArchive { .. })),
+            "{e:?}"
+        );
         e.to_string()
     }
 

@@ -183,7 +183,7 @@ pub fn unpack(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::error::Error;
+    use crate::error::{Error, InstallError};
 
     /// A tar with raw header control, so hostile names can be written.
     pub fn tar_bytes(entries: &[(&str, tar::EntryType, &[u8], Option<&str>)]) -> Vec<u8> {
@@ -278,7 +278,7 @@ pub(crate) mod tests {
             let t = tar_bytes(&entries);
             let (d, r) = run(&t, Layout::StripTop);
             assert!(
-                matches!(r, Err(Error::BadArchive { .. })),
+                matches!(r, Err(Error::Install(InstallError::BadArchive { .. }))),
                 "{entries:?}: {r:?}"
             );
             assert!(!d.path().join("evil").exists());

@@ -20,6 +20,7 @@
 //! verified until the download's hash is, so the caller keeps the result
 //! only if the download completes.
 
+use crate::error::{Error, InstallError, Result};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -29,7 +30,6 @@ use std::sync::{Arc, Mutex};
 use zip::ZipArchive;
 
 use super::{EntryKind, Extractor, Limits, Summary, Target};
-use crate::error::{Error, Result};
 use crate::install::fetch::ArrivingFile;
 use crate::install::sources::Layout;
 
@@ -218,10 +218,12 @@ fn open_zip(
     raw_reader: &SharedFile,
     name: &str,
 ) -> Result<(ZipArchive<SharedFile>, u64)> {
-    let zip = ZipArchive::new(reader).map_err(|e| Error::BadArchive {
-        archive: name.into(),
-        entry: None,
-        reason: format!("not a valid zip archive: {e}"),
+    let zip = ZipArchive::new(reader).map_err(|e| {
+        Error::Install(InstallError::BadArchive {
+            archive: name.into(),
+            entry: None,
+            reason: format!("not a valid zip archive: {e}"),
+        })
     })?;
     let eocd = check_ends_at_end_record(raw_reader, name)?;
     if zip.has_duplicate_names() {
@@ -232,11 +234,11 @@ fn open_zip(
             .into_iter()
             .find(|n| !names.insert(n.clone()))
             .map(|n| String::from_utf8_lossy(&n).into_owned());
-        return Err(Error::BadArchive {
+        return Err(Error::Install(InstallError::BadArchive {
             archive: name.into(),
             entry: dup,
             reason: "duplicate member names in the central directory".into(),
-        });
+        }));
     }
     Ok((zip, eocd))
 }
@@ -280,13 +282,15 @@ fn read_central(
     let mut files: Vec<FileMember> = Vec::new();
     let mut declared_total: u64 = 0;
     for i in 0..zip.len() {
-        let entry = zip.by_index_data(i).map_err(|e| Error::BadArchive {
-            archive: name.into(),
-            entry: zip
-                .name_for_index(i)
-                .and_then(|n| n.ok())
-                .map(|n| n.into_owned()),
-            reason: format!("member #{i}: {e}"),
+        let entry = zip.by_index_data(i).map_err(|e| {
+            Error::Install(InstallError::BadArchive {
+                archive: name.into(),
+                entry: zip
+                    .name_for_index(i)
+                    .and_then(|n| n.ok())
+                    .map(|n| n.into_owned()),
+                reason: format!("member #{i}: {e}"),
+            })
         })?;
         let raw = std::str::from_utf8(entry.name_raw())
             .map_err(|_| {
@@ -755,10 +759,12 @@ fn check_ends_at_end_record(file: &SharedFile, name: &str) -> Result<u64> {
     let mut tail = vec![0u8; tail_len as usize];
     file.file
         .read_exact_at(&mut tail, file.len - tail_len)
-        .map_err(|e| Error::BadArchive {
-            archive: name.into(),
-            entry: None,
-            reason: format!("cannot read the end of the archive: {e}"),
+        .map_err(|e| {
+            Error::Install(InstallError::BadArchive {
+                archive: name.into(),
+                entry: None,
+                reason: format!("cannot read the end of the archive: {e}"),
+            })
         })?;
     let found = (0..tail.len().saturating_sub(21)).rev().find(|&p| {
         tail[p..p + 4] == EOCD
@@ -767,11 +773,11 @@ fn check_ends_at_end_record(file: &SharedFile, name: &str) -> Result<u64> {
     if let Some(p) = found {
         Ok(file.len - tail_len + p as u64)
     } else {
-        Err(Error::BadArchive {
+        Err(Error::Install(InstallError::BadArchive {
             archive: name.into(),
             entry: None,
             reason: "trailing data after the end of the zip archive".into(),
-        })
+        }))
     }
 }
 

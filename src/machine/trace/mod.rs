@@ -44,7 +44,7 @@ use serde::Serialize;
 use crate::activation::select::Active;
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::error::{Error, Result};
+use crate::error::{ActivationError, Error, MachineError, Result};
 
 mod classify;
 mod parse;
@@ -236,11 +236,11 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
 /// so the report is still written; a SIGTERM to trace is passed on.
 pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Report> {
     if !crate::os::LOADER_LOGS {
-        return Err(Error::TraceUnsupported {
+        return Err(Error::Machine(MachineError::TraceUnsupported {
             platform: crate::os::platform::Platform::current()
                 .map_or(std::env::consts::OS, |p| p.name())
                 .into(),
-        });
+        }));
     }
     let store = crate::store::Store::new(ctx.root());
     let delta = crate::activation::plan(ctx, &store, active)?;
@@ -255,17 +255,20 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
         ))?;
     let log_prefix = scratch.path().join("ld");
     instrument(&mut vars, &log_prefix);
-    let (program, rest) = command.split_first().ok_or_else(|| Error::TraceFailed {
-        command: String::new(),
-        reason: "no command given".into(),
+    let (program, rest) = command.split_first().ok_or_else(|| {
+        Error::Machine(MachineError::TraceFailed {
+            command: String::new(),
+            reason: "no command given".into(),
+        })
     })?;
     let path = vars.get(std::ffi::OsStr::new(env_vars::PATH));
-    let resolved =
-        crate::activation::find_in_path(program, path).ok_or_else(|| Error::CommandNotFound {
+    let resolved = crate::activation::find_in_path(program, path).ok_or_else(|| {
+        Error::Activation(ActivationError::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
             available_in: Vec::new(),
-        })?;
+        })
+    })?;
     let mut cmd = std::process::Command::new(&resolved);
     crate::os::set_arg0(&mut cmd, program);
     cmd.args(rest)
@@ -275,15 +278,15 @@ pub fn run(ctx: &Context, active: &Active, command: &[OsString]) -> Result<Repor
     // Ctrl-C stops the program (not trace, which reports); a SIGTERM to
     // trace is passed on to it; either way the scratch directory goes.
     let status = crate::os::process::run_foreground(cmd).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::CommandNotFound {
+        std::io::ErrorKind::NotFound => Error::Activation(ActivationError::CommandNotFound {
             command: program.to_string_lossy().into_owned(),
             version: active.name(),
             available_in: Vec::new(),
-        },
-        _ => Error::TraceFailed {
+        }),
+        _ => Error::Machine(MachineError::TraceFailed {
             command: program.to_string_lossy().into_owned(),
             reason: e.to_string(),
-        },
+        }),
     })?;
     let exit_code = status
         .code()

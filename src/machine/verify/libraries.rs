@@ -22,13 +22,13 @@
 
 #![allow(non_snake_case)]
 
+use crate::error::{Error, MachineError};
 use std::ffi::{c_char, c_int, c_void};
 
 use serde::{Deserialize, Serialize};
 
 use super::ffi::{self, Runtime};
 pub use super::tensorrt::{Tensorrt, TensorrtResult, run_tensorrt, tensorrt_version};
-use crate::error::Error;
 use crate::os::dylib::api;
 use crate::spec::{Libraries, Library};
 
@@ -279,18 +279,18 @@ pub fn problems(nccl: Option<&NcclResult>, trt: Option<&TensorrtResult>) -> Vec<
             format!("NCCL all-reduce over GPUs {:?}", n.devices)
         };
         if let Some(e) = &n.error {
-            out.push(Error::CheckFailed {
+            out.push(Error::Machine(MachineError::CheckFailed {
                 check,
                 detail: e.clone(),
-            });
+            }));
         } else if n.wrong > 0 {
-            out.push(Error::WrongResult {
+            out.push(Error::Machine(MachineError::WrongResult {
                 check,
                 detail: format!(
                     "{} of {} summed elements differ from the exact sum",
                     n.wrong, n.checked
                 ),
-            });
+            }));
         }
     }
     if let Some(t) = trt {

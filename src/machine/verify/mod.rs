@@ -33,13 +33,13 @@ pub mod tensorrt;
 
 mod conv;
 
+use crate::error::{Error, MachineError, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::spec::Version;
 
 /// The name of the hidden subcommand that runs the checks.
@@ -414,8 +414,8 @@ pub struct Verification {
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 
 /// What the child left behind: its facts — complete, or as far as it got —
-/// and, when it did not finish, why (`Error::VerifyTimedOut`,
-/// `Error::VerifyCrashed`).
+/// and, when it did not finish, why (`MachineError::VerifyTimedOut`,
+/// `MachineError::VerifyCrashed`).
 #[derive(Debug)]
 pub struct ChildReport {
     pub probe: Probe,
@@ -429,10 +429,10 @@ pub struct ChildReport {
 /// caller can say what the facts already show (a GPU newer than the stack)
 /// before the slow part, and the last snapshot survives a crash or a
 /// timeout. A child that dies (a library crashed) or prints something that
-/// is not a report stops with `Error::VerifyCrashed`, naming the last stage
+/// is not a report stops with `MachineError::VerifyCrashed`, naming the last stage
 /// it reached. A child still running after `timeout` (a driver stuck in
 /// `cuInit` never returns) is killed with its whole process group and stops
-/// with `Error::VerifyTimedOut`, which says what is known about why: the CPU
+/// with `MachineError::VerifyTimedOut`, which says what is known about why: the CPU
 /// time the child used (a hang sleeps, a compiler does not) and how much the
 /// driver's compute cache grew meanwhile.
 pub fn run_child(
@@ -512,12 +512,12 @@ pub fn run_child(
         let why = diagnose::explain_timeout(&request.expected, &probe, &stopped);
         return Ok(ChildReport {
             probe,
-            stopped: Some(Error::VerifyTimedOut {
+            stopped: Some(Error::Machine(MachineError::VerifyTimedOut {
                 seconds: timeout.as_secs(),
                 stage: stopped.stage,
                 output: tail(&stderr, 20),
                 why,
-            }),
+            })),
         });
     };
     match serde_json::from_slice::<Probe>(&out) {
@@ -539,11 +539,11 @@ pub fn run_child(
             };
             Ok(ChildReport {
                 probe: partial(last),
-                stopped: Some(Error::VerifyCrashed {
+                stopped: Some(Error::Machine(MachineError::VerifyCrashed {
                     how,
                     stage: stage(),
                     output: tail(&stderr, 20),
-                }),
+                })),
             })
         }
     }

@@ -8,9 +8,9 @@
 //! `outside/` directory: a refusal must be `BadArchive` (exit code 4) naming
 //! the offending member or fault, and nothing outside `dest/` may change.
 
+use cudaenv::error::{Error, ExitCode, InstallError};
 use std::path::Path;
 
-use cudaenv::error::{Error, ExitCode};
 use cudaenv::install::sources::Layout;
 use cudaenv::install::unpack::{Limits, deb};
 
@@ -281,7 +281,7 @@ fn run(label: &str, bytes: &[u8], expect: &Expect) -> Result<(), String> {
     match (expect, result) {
         (Expect::Refused(needle), Err(e)) => {
             let msg = e.to_string();
-            if matches!(e, Error::BadArchive { .. })
+            if matches!(e, Error::Install(InstallError::BadArchive { .. }))
                 && msg.contains(needle)
                 && e.exit_code() == ExitCode::Integrity
             {

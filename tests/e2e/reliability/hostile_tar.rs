@@ -7,10 +7,10 @@
 //! `outside/` directory; a refusal must be `BadArchive` (exit code 4) whose
 //! message contains the member's name, and nothing outside `dest/` may change.
 
+use cudaenv::error::{Error, ExitCode, InstallError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use cudaenv::error::{Error, ExitCode};
 use cudaenv::install::sources::{ArchiveFormat, Layout};
 use cudaenv::install::unpack::{Limits, deb, runfile, tar};
 
@@ -350,8 +350,11 @@ fn run(form: Form, c: &Case) -> Result<bool, String> {
     match (&c.expect, result) {
         (Expect::Refused(needle), Err(e)) => {
             let msg = e.to_string();
-            let ok = matches!(e, Error::BadArchive { .. } | Error::BadRunfile { .. })
-                && msg.contains(needle)
+            let ok = matches!(
+                e,
+                Error::Install(InstallError::BadArchive { .. })
+                    | Error::Install(InstallError::BadRunfile { .. })
+            ) && msg.contains(needle)
                 && e.exit_code() == ExitCode::Integrity;
             if ok {
                 Ok(true)

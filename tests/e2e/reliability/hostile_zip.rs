@@ -6,10 +6,10 @@
 //! 4, "integrity"), and nothing outside `dest/` may change. The install-level
 //! check (no version listed after a refused wheel) is in the install battery.
 
+use cudaenv::error::{Error, ExitCode, InstallError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use cudaenv::error::{Error, ExitCode};
 use cudaenv::install::sources::Layout;
 use cudaenv::install::unpack::{Limits, zip::unpack};
 
@@ -412,7 +412,8 @@ fn run(c: &Case) -> Result<bool, String> {
     match (&c.expect, result) {
         (Expect::Refused(needle), Err(e)) => {
             let msg = e.to_string();
-            let named = matches!(&e, Error::BadArchive { .. }) && msg.contains(needle);
+            let named = matches!(&e, Error::Install(InstallError::BadArchive { .. }))
+                && msg.contains(needle);
             if !named || e.exit_code() != ExitCode::Integrity {
                 return Err(format!(
                     "{}: refused, but not as a bad archive naming `{needle}` with exit code 4: {msg} ({:?})",

@@ -6,12 +6,12 @@
 //! `max`), so a hostile index cannot make us hold more; credentials go only
 //! to the index's own origin.
 
+use crate::error::{Error, InstallError, Result};
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
 use super::normalize;
-use crate::error::{Error, Result};
 use crate::install::fetch::timeouts::{self, Timeouts};
 use crate::install::fetch::{Attempt, retrying};
 use crate::install::sources::SourceKind;
@@ -133,21 +133,24 @@ impl Index {
     pub async fn files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
         let page = self.cached_page(project);
         if self.offline {
-            let p = page.ok_or_else(|| Error::Offline {
-                file: format!("the index page of {project}"),
-                url: self.base.to_string(),
+            let p = page.ok_or_else(|| {
+                Error::Install(InstallError::Offline {
+                    file: format!("the index page of {project}"),
+                    url: self.base.to_string(),
+                })
             })?;
             let text = crate::os::fs::read_bounded(&p, crate::os::fs::SMALL).map_err(|_| {
-                Error::Offline {
+                Error::Install(InstallError::Offline {
                     file: format!("the index page of {project} ({})", p.display()),
                     url: format!("{}/{}/", self.base, normalize(project)),
-                }
+                })
             })?;
-            let files: Vec<CachedFile> =
-                serde_json::from_slice(&text).map_err(|e| Error::CorruptCache {
+            let files: Vec<CachedFile> = serde_json::from_slice(&text).map_err(|e| {
+                Error::Install(InstallError::CorruptCache {
                     path: p.clone(),
                     reason: e.to_string(),
-                })?;
+                })
+            })?;
             return Ok(Some(
                 files
                     .into_iter()
@@ -195,10 +198,12 @@ impl Index {
     /// wheel): `None` when the server has no such file. Bodies larger than
     /// `max` bytes are refused, so a hostile index cannot make us hold more.
     pub async fn small_file(&self, url: &DisplaySafeUrl, max: usize) -> Result<Option<Vec<u8>>> {
-        let parsed = reqwest::Url::parse(url.expose()).map_err(|e| Error::Network {
-            url: url.to_string(),
-            reason: format!("invalid URL: {e}"),
-            from: Some(SourceKind::Pypi),
+        let parsed = reqwest::Url::parse(url.expose()).map_err(|e| {
+            Error::Install(InstallError::Network {
+                url: url.to_string(),
+                reason: format!("invalid URL: {e}"),
+                from: Some(SourceKind::Pypi),
+            })
         })?;
         let shown = url.to_string();
         if parsed.scheme() == "file" {
@@ -219,18 +224,18 @@ impl Index {
                     return Err(why);
                 }
                 if resp.content_length().is_some_and(|n| n > max as u64) {
-                    return Err(Attempt::Fail(Error::Network {
+                    return Err(Attempt::Fail(Error::Install(InstallError::Network {
                         url: shown.clone(),
                         reason: format!("larger than the {max} bytes such a file may have"),
                         from: Some(SourceKind::Pypi),
-                    }));
+                    })));
                 }
                 let Some(body) = timeouts::body(resp, started, &self.timeouts, max).await? else {
-                    return Err(Attempt::Fail(Error::Network {
+                    return Err(Attempt::Fail(Error::Install(InstallError::Network {
                         url: shown.clone(),
                         reason: format!("larger than the {max} bytes such a file may have"),
                         from: Some(SourceKind::Pypi),
-                    }));
+                    })));
                 };
                 Ok(Some(body))
             },
@@ -253,10 +258,12 @@ impl Index {
         let page = format!("{}/{}/", self.base.expose(), normalize(project));
         // Only ever shown (the request goes to `page`, credentials and all).
         let url = format!("{}/{}/", self.base, normalize(project));
-        let page = reqwest::Url::parse(&page).map_err(|e| Error::Network {
-            url: url.clone(),
-            reason: format!("invalid index URL: {e}"),
-            from: Some(SourceKind::Pypi),
+        let page = reqwest::Url::parse(&page).map_err(|e| {
+            Error::Install(InstallError::Network {
+                url: url.clone(),
+                reason: format!("invalid index URL: {e}"),
+                from: Some(SourceKind::Pypi),
+            })
         })?;
         if page.scheme() == "file" {
             return read_local_page(&page, &url);
@@ -299,19 +306,19 @@ impl Index {
         let body = timeouts::body(resp, started, &self.timeouts, MAX_PAGE)
             .await?
             .ok_or_else(|| {
-                Attempt::Fail(Error::Network {
+                Attempt::Fail(Error::Install(InstallError::Network {
                     url: url.into(),
                     reason: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
                     from: Some(SourceKind::Pypi),
-                })
+                }))
             })?;
         let files = if ctype.contains("json") {
             let p: JsonProject = serde_json::from_slice(&body).map_err(|e| {
-                Attempt::Fail(Error::Network {
+                Attempt::Fail(Error::Install(InstallError::Network {
                     url: url.into(),
                     reason: format!("invalid PEP 691 JSON: {e}"),
                     from: Some(SourceKind::Pypi),
-                })
+                }))
             })?;
             p.files
                 .into_iter()
@@ -354,11 +361,11 @@ fn refused(status: reqwest::StatusCode, url: &str) -> Option<Attempt> {
     if status.is_server_error() {
         Some(Attempt::Retry(format!("server answered {status}")))
     } else if !status.is_success() {
-        Some(Attempt::Fail(Error::Network {
+        Some(Attempt::Fail(Error::Install(InstallError::Network {
             url: url.into(),
             reason: format!("server answered {status}"),
             from: Some(SourceKind::Pypi),
-        }))
+        })))
     } else {
         None
     }
@@ -367,10 +374,12 @@ fn refused(status: reqwest::StatusCode, url: &str) -> Option<Attempt> {
 /// A small file of an index on disk (a metadata file, a metapackage wheel),
 /// at most `max` bytes. No such file means none.
 fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
-    let unreadable = |reason: String| Error::Network {
-        url: url.to_string(),
-        reason,
-        from: Some(SourceKind::Pypi),
+    let unreadable = |reason: String| {
+        Error::Install(InstallError::Network {
+            url: url.to_string(),
+            reason,
+            from: Some(SourceKind::Pypi),
+        })
     };
     let path = file
         .to_file_path()
@@ -386,10 +395,12 @@ fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<
 /// `cudaenv mirror` writes one): `<project>/index.html`, the layout pip reads
 /// from a `file://` index too. No such directory means no such project.
 fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFile>>> {
-    let unreadable = |reason: String| Error::Network {
-        url: url.to_string(),
-        reason,
-        from: Some(SourceKind::Pypi),
+    let unreadable = |reason: String| {
+        Error::Install(InstallError::Network {
+            url: url.to_string(),
+            reason,
+            from: Some(SourceKind::Pypi),
+        })
     };
     let dir = page
         .to_file_path()

@@ -16,6 +16,7 @@
 //! the toolkit itself, e.g. cudart 11.7.60) the newest wheel of the same CUDA
 //! minor release, with a note saying so.
 
+use crate::error::{Error, InstallError, Result};
 pub use crate::spec::source::normalize;
 use std::cmp::Ordering;
 
@@ -25,7 +26,6 @@ pub use index::{Index, IndexFile};
 
 use super::catalogue::Catalogue;
 use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
-use crate::error::{Error, Result};
 use crate::registry::{self, Release};
 use crate::spec::{Library, StackSpec, Version, VersionName};
 
@@ -372,7 +372,7 @@ impl PypiSource {
                     .iter()
                     .map(|m| format!("CUDA {m}"))
                     .collect();
-                Error::NotAvailable {
+                Error::Install(InstallError::NotAvailable {
                     what: format!("{} for CUDA {major}", lib.title()),
                     source_name: Some("PyPI".into()),
                     hint: Some(crate::msg!(
@@ -381,7 +381,7 @@ impl PypiSource {
                         majors = majors.join(", "),
                         component = lib.component()
                     )),
-                }
+                })
             })?;
             projects.push((*lib, project, self.index_for(*lib)));
         }
@@ -404,7 +404,7 @@ impl PypiSource {
                     .collect();
                 have.sort();
                 have.dedup_by(|a, b| a.nums == b.nums);
-                Error::NotAvailable {
+                Error::Install(InstallError::NotAvailable {
                     what: match want {
                         Some(v) => format!(
                             "{} {v} for CUDA {major} on {}",
@@ -430,7 +430,7 @@ impl PypiSource {
                                 .join(", ")
                         )
                     }),
-                }
+                })
             })?;
             out.push((*lib, w.version.version(), artifact(lib.component(), w)));
         }
@@ -438,10 +438,8 @@ impl PypiSource {
     }
 
     async fn wheels_in(&self, index: &Index, project: &str) -> Result<Vec<Wheel>> {
-        let files = index
-            .files(project)
-            .await?
-            .ok_or_else(|| Error::NotAvailable {
+        let files = index.files(project).await?.ok_or_else(|| {
+            Error::Install(InstallError::NotAvailable {
                 what: format!("the project `{project}`"),
                 source_name: Some(index.base().to_string()),
                 hint: Some(if std::ptr::eq(index, &self.index) {
@@ -449,7 +447,8 @@ impl PypiSource {
                 } else {
                     crate::msg!("hint-check-nvidia-index")
                 }),
-            })?;
+            })
+        })?;
         Ok(files
             .iter()
             .filter_map(|f| wheel_for(f, self.wheels_for))
@@ -464,13 +463,15 @@ impl PypiSource {
             .rev()
             .map(|(r, _)| r)
             .find(|r| r.version.matches(&spec.cuda))
-            .ok_or_else(|| Error::NotAvailable {
-                what: format!("CUDA {}", spec.cuda),
-                source_name: Some("PyPI".into()),
-                hint: Some(crate::msg!(
-                    "hint-pypi-releases",
-                    releases = served.join(", ")
-                )),
+            .ok_or_else(|| {
+                Error::Install(InstallError::NotAvailable {
+                    what: format!("CUDA {}", spec.cuda),
+                    source_name: Some("PyPI".into()),
+                    hint: Some(crate::msg!(
+                        "hint-pypi-releases",
+                        releases = served.join(", ")
+                    )),
+                })
             })
     }
 
@@ -493,18 +494,17 @@ impl PypiSource {
         let major = release.version.major();
         let mut notes = Vec::new();
         let wanted = wanted_components(req, release, missing, &mut notes)?;
-        let cudnn_project =
-            match &req.spec.cudnn {
-                Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
-                Some(_) => Some(registry::pypi().cudnn_package(major).ok_or_else(|| {
-                    Error::NotAvailable {
-                        what: format!("cuDNN for CUDA {major}"),
-                        source_name: Some("PyPI".into()),
-                        hint: None,
-                    }
-                })?),
-                None => None,
-            };
+        let cudnn_project = match &req.spec.cudnn {
+            Some(_) if req.without.iter().any(|c| c == "cudnn") => None,
+            Some(_) => Some(registry::pypi().cudnn_package(major).ok_or_else(|| {
+                Error::Install(InstallError::NotAvailable {
+                    what: format!("cuDNN for CUDA {major}"),
+                    source_name: Some("PyPI".into()),
+                    hint: None,
+                })
+            })?),
+            None => None,
+        };
 
         // All index pages at once.
         let mut pages = futures_util::future::join_all(
@@ -580,14 +580,16 @@ impl PypiSource {
         if picked.is_none() && skip {
             return Ok(None);
         }
-        let (w, how) = picked.ok_or_else(|| Error::NotAvailable {
-            what: format!(
-                "{project} {version} (CUDA {}) for {}",
-                cuda,
-                self.wheels_for.name()
-            ),
-            source_name: Some(self.index.base().to_string()),
-            hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
+        let (w, how) = picked.ok_or_else(|| {
+            Error::Install(InstallError::NotAvailable {
+                what: format!(
+                    "{project} {version} (CUDA {}) for {}",
+                    cuda,
+                    self.wheels_for.name()
+                ),
+                source_name: Some(self.index.base().to_string()),
+                hint: Some(crate::msg!("hint-pypi-lacks-build", component = c)),
+            })
         })?;
         if how == Match::SameMinor {
             notes.push(format!(
@@ -651,11 +653,11 @@ fn wanted_components(
         let explicit = req.with.contains(c);
         let (Some(version), Some(project)) = (release.component(c), pypi.package(c, major)) else {
             if explicit && !skip {
-                return Err(Error::NotAvailable {
+                return Err(Error::Install(InstallError::NotAvailable {
                     what: format!("{c} for CUDA {}", release.version),
                     source_name: Some("PyPI".into()),
                     hint: Some(crate::msg!("hint-try-source-nvidia")),
-                });
+                }));
             }
             continue;
         };
@@ -691,7 +693,7 @@ fn cudnn_wheel<'w>(
                 .collect();
             have.sort();
             have.dedup();
-            Err(Error::NotAvailable {
+            Err(Error::Install(InstallError::NotAvailable {
                 what: format!("cuDNN {spec} for CUDA {major}"),
                 source_name: Some(project.to_string()),
                 hint: Some(crate::msg!(
@@ -702,7 +704,7 @@ fn cudnn_wheel<'w>(
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),
-            })
+            }))
         }
     }
 }

@@ -5,9 +5,9 @@
 //! one build gets it; among several, the newest stable build this machine
 //! (or the target) runs is picked, and the reason names the others.
 
+use crate::error::{Error, MachineError, Result};
 use serde::Serialize;
 
-use crate::error::{Error, Result};
 use crate::spec::{Libraries, StackSpec, Version};
 
 use super::super::Machine;
@@ -42,13 +42,12 @@ pub fn stack_for_on(
     machine: Option<&Machine>,
     platform: &str,
 ) -> Result<StackChoice> {
-    let version = req
-        .version
-        .as_ref()
-        .ok_or_else(|| Error::InvalidFramework {
+    let version = req.version.as_ref().ok_or_else(|| {
+        Error::Machine(MachineError::InvalidFramework {
             input: req.to_string(),
             reason: "a version is needed here (`torch==2.4`)".into(),
-        })?;
+        })
+    })?;
     let requirement = requirement(req.framework, version, platform)?;
     // A release read from its wheel is named exactly; a table row by major.minor.
     let from_wheel = requirement.builds.iter().any(|b| b.wheel.is_some());
@@ -101,14 +100,16 @@ fn by_tag(
                 b.cuda.truncate(2) == *tag
             }
         })
-        .ok_or_else(|| Error::UnknownFrameworkVersion {
-            framework: format!("{name} built for"),
-            version: format!("CUDA {tag}"),
-            known: requirement
-                .builds
-                .iter()
-                .map(|b| format!("cu{}", b.cuda.to_string().replace('.', "")))
-                .collect(),
+        .ok_or_else(|| {
+            Error::Machine(MachineError::UnknownFrameworkVersion {
+                framework: format!("{name} built for"),
+                version: format!("CUDA {tag}"),
+                known: requirement
+                    .builds
+                    .iter()
+                    .map(|b| format!("cu{}", b.cuda.to_string().replace('.', "")))
+                    .collect(),
+            })
         })?;
     let b = &requirement.builds[i];
     let mut spec = b.spec_on(machine);

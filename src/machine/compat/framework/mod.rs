@@ -12,12 +12,12 @@
 //! shares; `tensorflow` and `matrix` (PyTorch, JAX, CuPy: several builds per
 //! release) weigh them against their tables, and `choice` picks the stack.
 
+use crate::error::{Error, MachineError, Result};
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
 use crate::spec::{Libraries, Library, StackSpec, Version};
 
 use super::Machine;
@@ -119,9 +119,11 @@ impl fmt::Display for FrameworkReq {
 impl FromStr for FrameworkReq {
     type Err = Error;
     fn from_str(input: &str) -> Result<Self> {
-        let bad = |reason: &str| Error::InvalidFramework {
-            input: input.escape_debug().to_string(),
-            reason: reason.to_string(),
+        let bad = |reason: &str| {
+            Error::Machine(MachineError::InvalidFramework {
+                input: input.escape_debug().to_string(),
+                reason: reason.to_string(),
+            })
         };
         let (name, version) = match input.split_once("==").or_else(|| input.split_once('=')) {
             Some((n, v)) => (n.trim(), Some(v.trim())),
@@ -473,11 +475,11 @@ struct Lookup<'a> {
 impl Lookup<'_> {
     /// The release is in no table and no wheel's metadata.
     fn unknown(&self) -> Error {
-        Error::UnknownFrameworkVersion {
+        Error::Machine(MachineError::UnknownFrameworkVersion {
             framework: self.framework.name().into(),
             version: self.version.to_string(),
             known: known(self.framework, self.platform),
-        }
+        })
     }
 }
 
@@ -504,13 +506,15 @@ pub fn requirement(framework: Framework, version: &Version, platform: &str) -> R
     match framework {
         Framework::Tensorflow => tensorflow::requirement(&lookup),
         Framework::Torch | Framework::Jax | Framework::Cupy => matrix::requirement(&lookup),
-        Framework::CudaPython | Framework::NumbaCuda => Err(Error::UnknownFrameworkVersion {
-            framework: framework.name().into(),
-            version: version.to_string(),
-            known: vec![format!(
-                "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
-            )],
-        }),
+        Framework::CudaPython | Framework::NumbaCuda => {
+            Err(Error::Machine(MachineError::UnknownFrameworkVersion {
+                framework: framework.name().into(),
+                version: version.to_string(),
+                known: vec![format!(
+                    "none: cudaenv has no table for {framework} (doctor still detects its CUDA wheels)"
+                )],
+            }))
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! narrows where the wheel names a range. Its native Windows GPU builds end
 //! at 2.10, which gets an error of its own.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, MachineError, Result};
 use crate::spec::Version;
 
 use super::super::data::{self, Channel, MetaRelease, TfBuild};
@@ -151,19 +151,20 @@ fn no_native_windows_gpu(platform: &str, version: &Version) -> Option<Error> {
     let linux_spec = requirement_of(Framework::Tensorflow, version, "linux")
         .ok()
         .and_then(|r| r.builds.first().map(|b| b.spec().to_string()));
-    Some(Error::NoNativeWindowsGpu {
-        framework: "tensorflow".into(),
+    Some(Error::Machine(MachineError::NoNativeWindowsGpu {
+        framework: "tensorflow",
         version: version.truncate(2).to_string(),
         linux_spec,
         last: last.version.truncate(2).to_string(),
         last_spec: format!("{}+cudnn{}", last.cuda, last.cudnn),
-    })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::{FrameworkReq, requirement, stack_for, stack_for_on};
     use super::*;
+    use crate::error::MachineError;
     use crate::spec::{Library, StackSpec};
 
     /// Every TensorFlow row, on both platforms, maps to exactly its CUDA + cuDNN.
@@ -238,12 +239,12 @@ mod tests {
         let tf = |v: &str| FrameworkReq::new(Framework::Tensorflow, Some(v.parse().unwrap()));
         for v in ["2.11", "2.15", "2.21.0"] {
             let e = stack_for_on(&tf(v), None, "windows").unwrap_err();
-            let Error::NoNativeWindowsGpu {
+            let Error::Machine(MachineError::NoNativeWindowsGpu {
                 linux_spec,
                 last,
                 last_spec,
                 ..
-            } = &e
+            }) = &e
             else {
                 panic!("{v}: {e:?}");
             };

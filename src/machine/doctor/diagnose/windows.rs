@@ -192,7 +192,7 @@ fn tensorflow_findings(f: &Facts, o: &mut Out) {
         else {
             continue;
         };
-        if let Err(e @ crate::Error::NoNativeWindowsGpu { .. }) =
+        if let Err(e @ crate::Error::Machine(crate::error::MachineError::NoNativeWindowsGpu { .. })) =
             compat::framework::requirement(Framework::Tensorflow, &version, "windows")
             && let Some(fix) = e.hint_msg()
         {

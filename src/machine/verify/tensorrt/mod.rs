@@ -31,11 +31,11 @@
 
 #![allow(non_snake_case)]
 
+use crate::error::{Error, MachineError};
 use std::ffi::{c_int, c_void};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
 use crate::os::dylib::api;
 
 mod abi;
@@ -223,18 +223,18 @@ fn check_name(t: &TensorrtResult) -> String {
 /// output is not the exact result.
 pub fn problems(t: &TensorrtResult) -> Vec<Error> {
     if let Some(e) = &t.error {
-        vec![Error::CheckFailed {
+        vec![Error::Machine(MachineError::CheckFailed {
             check: check_name(t),
             detail: e.clone(),
-        }]
+        })]
     } else if let Some(err) = t.max_error.filter(|e| *e != 0.0) {
-        vec![Error::WrongResult {
+        vec![Error::Machine(MachineError::WrongResult {
             check: check_name(t),
             detail: format!(
                 "the output differs from the host's exact result by up to {err} (its inputs \
                  are small integers: every product and sum is exact in fp32)"
             ),
-        }]
+        })]
     } else {
         Vec::new()
     }
