@@ -33,16 +33,16 @@
 
 pub mod activation;
 pub mod cli;
-pub mod context;
+pub(crate) mod context;
 pub mod error;
-pub mod i18n;
+pub(crate) mod i18n;
 pub mod install;
-pub mod machine;
-pub mod os;
-pub mod registry;
+pub(crate) mod machine;
+pub(crate) mod os;
+pub(crate) mod registry;
 pub mod spec;
 pub mod store;
-pub mod ui;
+pub(crate) mod ui;
 
 pub use context::Context;
 pub use error::{Error, ExitCode, Result};

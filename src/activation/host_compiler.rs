@@ -32,6 +32,10 @@ const TOML: &str = include_str!(concat!(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct Table {
     pub source: String,
     pub release: Vec<Limits>,

@@ -34,11 +34,11 @@
 //! The result is data (`EnvDelta`); `exec` applies it to a child's environment
 //! and `shell` renders it as code for a shell.
 
-pub mod error;
-pub mod host_compiler;
-pub mod modulefile;
-pub mod select;
-pub mod shell;
+pub(crate) mod error;
+pub(crate) mod host_compiler;
+pub(crate) mod modulefile;
+pub(crate) mod select;
+pub(crate) mod shell;
 pub mod shims;
 pub mod version_file;
 

@@ -16,7 +16,7 @@ mod completions;
 mod direnv;
 mod doctor;
 mod env;
-pub mod error;
+pub(crate) mod error;
 mod examples;
 mod exec;
 mod explain;

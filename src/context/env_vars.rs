@@ -57,8 +57,10 @@ pub const CUDAENV_CRASH_AT: &str = "CUDAENV_CRASH_AT";
 /// Benchmark hook, only in builds with the cargo feature `shim-probe`: the
 /// stage (0-5) of a shim's path at which it execs `CUDAENV_PROBE_EXEC`
 /// instead of going on (see `shims::probe`). Not for normal use.
+#[cfg_attr(not(feature = "shim-probe"), allow(dead_code))]
 pub const CUDAENV_PROBE_STAGE: &str = "CUDAENV_PROBE_STAGE";
 /// The program a `shim-probe` build execs at `CUDAENV_PROBE_STAGE`.
+#[cfg_attr(not(feature = "shim-probe"), allow(dead_code))]
 pub const CUDAENV_PROBE_EXEC: &str = "CUDAENV_PROBE_EXEC";
 /// Set by the script `cudaenv completions SHELL` prints, to the shell's name,
 /// when it asks cudaenv to complete a command line (read by clap_complete).

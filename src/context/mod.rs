@@ -11,11 +11,11 @@
 //! `Context::capturing` and read what it printed. The process's own streams
 //! cost nothing to carry (no allocation), which matters on the shim path.
 
-pub mod config;
-pub mod env_vars;
-pub mod error;
-pub mod failpoint;
-pub mod tool_config;
+pub(crate) mod config;
+pub(crate) mod env_vars;
+pub(crate) mod error;
+pub(crate) mod failpoint;
+pub(crate) mod tool_config;
 
 use crate::error::{ContextError, Error, Result};
 use crate::os::OsStrBytes;

@@ -100,10 +100,6 @@ fn index_url_for(
 /// On Windows the files are `pip.ini`: `%ProgramData%\pip\pip.ini` (global),
 /// `~\pip\pip.ini` then `%APPDATA%\pip\pip.ini` (the user's), the
 /// environment's `pip.ini`, then `PIP_CONFIG_FILE` (`nul` turns them off).
-pub fn pip_config_files(ctx: &Context) -> Vec<PathBuf> {
-    pip_config_files_for(ctx, Platform::host())
-}
-
 fn pip_config_files_for(ctx: &Context, platform: Platform) -> Vec<PathBuf> {
     let windows = platform == Platform::WindowsX86_64;
     let env_file = ctx

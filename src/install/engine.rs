@@ -27,7 +27,6 @@
 use crate::error::{Error, InstallError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::context::failpoint::{self, Point};
 use crate::install::fetch::{self, Cache, Fetcher};
@@ -586,6 +585,3 @@ fn source_names(plan: &Plan) -> String {
         s.join("+")
     }
 }
-
-/// Shared handle type for progress reporters.
-pub type ProgressRef = Arc<dyn fetch::Progress>;

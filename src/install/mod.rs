@@ -17,11 +17,11 @@
 //! Everything here hands finished trees to `store`; nothing below this folder
 //! knows a source or a download exists.
 
-pub mod engine;
-pub mod error;
+pub(crate) mod engine;
+pub(crate) mod error;
 pub mod fetch;
 pub mod lockfile;
-pub mod mirror;
-pub mod settings;
+pub(crate) mod mirror;
+pub(crate) mod settings;
 pub mod sources;
 pub mod unpack;

@@ -14,11 +14,11 @@
 //! - `explain`: an error message from a CUDA program turned into its cause
 //!   and the command that fixes it.
 
-pub mod compat;
-pub mod doctor;
-pub mod error;
-pub mod explain;
-pub mod fatbin;
-pub mod libcuda;
-pub mod trace;
-pub mod verify;
+pub(crate) mod compat;
+pub(crate) mod doctor;
+pub(crate) mod error;
+pub(crate) mod explain;
+pub(crate) mod fatbin;
+pub(crate) mod libcuda;
+pub(crate) mod trace;
+pub(crate) mod verify;

@@ -82,6 +82,10 @@ pub unsafe fn cstr(p: *const c_char) -> String {
 macro_rules! api {
     ($(#[$doc:meta])* $name:ident { $( $f:ident : fn( $($a:ty),* ) -> $r:ty ; )* }) => {
         $(#[$doc])*
+        #[allow(
+            dead_code,
+            reason = "a table binds every symbol it declares, some called by the tests only; `loaded` keeps the library mapped while its pointers live"
+        )]
         pub struct $name {
             $( pub $f: unsafe extern "C" fn($($a),*) -> $r, )*
             pub loaded: $crate::os::dylib::Loaded,

@@ -37,8 +37,10 @@ impl<F: Fn(&str) + Sync> Waiting for F {
 }
 
 /// Tells nobody (tests, and locks taken only with `try_acquire`).
+#[cfg(test)]
 pub struct Silently;
 
+#[cfg(test)]
 impl Waiting for Silently {
     fn waiting(&self, _: &str) {}
 }

@@ -35,13 +35,13 @@ mod windows;
 #[cfg(windows)]
 use windows as imp;
 
-pub mod dylib;
-pub mod fs;
-pub mod hash;
-pub mod lock;
-pub mod path_list;
-pub mod platform;
-pub mod process;
+pub(crate) mod dylib;
+pub(crate) mod fs;
+pub(crate) mod hash;
+pub(crate) mod lock;
+pub(crate) mod path_list;
+pub(crate) mod platform;
+pub(crate) mod process;
 
 use std::ffi::{CStr, OsStr, OsString};
 use std::fs::{File, Metadata};
@@ -60,11 +60,11 @@ pub use imp::LOADER_LOGS;
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
-    executable_candidates, exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs,
-    os_string_from_bytes, rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name,
-    signal_name, system_dll_dir,
+    exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs, os_string_from_bytes,
+    rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name, signal_name, system_dll_dir,
 };
-#[cfg(unix)]
+/// What the `shim-probe` build's stage exec hands on.
+#[cfg(all(unix, feature = "shim-probe"))]
 pub use unix::{process_environ_c, process_environ_ptr};
 
 use crate::error::{Error, Result};

@@ -38,6 +38,10 @@ impl Release {
 
 /// A component as the registry knows it.
 #[derive(Debug, Clone, Deserialize)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct ComponentInfo {
     /// Its key in NVIDIA's redist manifests (`cuda_cudart`).
     pub manifest: String,
@@ -45,6 +49,10 @@ pub struct ComponentInfo {
 }
 
 #[derive(Debug)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct CudaReleases {
     pub source: String,
     /// Sorted oldest first.
@@ -102,10 +110,12 @@ impl CudaReleases {
     }
 
     /// The newest release matching a (possibly partial) CUDA version.
+    #[cfg(test)]
     pub fn newest_matching(&self, cuda: &Version) -> Option<&Release> {
         self.releases.iter().rev().find(|r| r.version.matches(cuda))
     }
 
+    #[cfg(test)]
     pub fn get(&self, cuda: &Version) -> Option<&Release> {
         self.releases.iter().find(|r| &r.version == cuda)
     }
@@ -137,6 +147,10 @@ impl CudaReleases {
 
 /// What PyPI carries.
 #[derive(Debug, Deserialize)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct Pypi {
     pub source: String,
     majors: BTreeMap<String, PypiMajor>,
@@ -170,6 +184,10 @@ struct PypiMajor {
 
 /// Something a PyPI wheel lacks compared with NVIDIA's own archive.
 #[derive(Debug, Clone, Deserialize)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct Limitation {
     pub component: String,
     pub major: u32,
@@ -245,6 +263,7 @@ impl Pypi {
     }
 
     /// The library a PyPI project (normalized name) carries, if any.
+    #[cfg(test)]
     pub fn library_of(&self, project: &str) -> Option<Library> {
         self.libraries
             .iter()
@@ -254,15 +273,6 @@ impl Pypi {
                     .any(|p| crate::spec::source::normalize(p) == project)
             })
             .map(|(lib, _)| *lib)
-    }
-
-    /// Every component PyPI has a project for on this major.
-    pub fn components(&self, major: u32) -> impl Iterator<Item = &str> {
-        let m = major.to_string();
-        self.packages
-            .iter()
-            .filter(move |(_, by_major)| by_major.contains_key(&m))
-            .map(|(c, _)| c.as_str())
     }
 }
 

@@ -19,11 +19,11 @@
 //! `VersionName` is known to be a safe single path component, so joining it
 //! onto `versions/` can never escape that directory.
 
-pub mod error;
-pub mod library;
-pub mod safe_url;
-pub mod size;
-pub mod source;
+pub(crate) mod error;
+pub(crate) mod library;
+pub(crate) mod safe_url;
+pub(crate) mod size;
+pub(crate) mod source;
 
 pub use library::{Libraries, Library};
 pub use size::human_bytes;

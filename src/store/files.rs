@@ -123,6 +123,7 @@ pub fn record_with(root: &Path, known: &Known) -> Result<FileList> {
 }
 
 /// Writes `root`'s list into `root/.cudaenv/files.json`.
+#[cfg(test)]
 pub fn write(root: &Path) -> Result<()> {
     write_with(root, &Known::new())
 }

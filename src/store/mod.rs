@@ -34,12 +34,12 @@
 //! LD_LIBRARY_PATH: otherwise anyone could plant a library there for every
 //! other user's processes.
 
-pub mod error;
-pub mod toolkit;
+pub(crate) mod error;
+pub(crate) mod toolkit;
 
-pub mod files;
+pub(crate) mod files;
 mod meta;
-pub mod trust;
+pub(crate) mod trust;
 
 pub use meta::{Component, Kind, Metadata};
 

@@ -67,6 +67,7 @@ pub struct Found {
 
 /// Everything `link` records about a tree. Directories are relative to `prefix`.
 #[derive(Debug, Clone)]
+#[allow(dead_code, reason = "what `link` found, asserted by the tests")]
 pub struct Toolkit {
     /// Absolute and canonical.
     pub prefix: PathBuf,

@@ -10,7 +10,7 @@
 //! setting for it): the hint of an error, a `Msg` given to `*_msg`, and the
 //! words `error`, `warning`, `hint` themselves are shown in it.
 
-pub mod progress;
+pub(crate) mod progress;
 
 use std::sync::{Arc, OnceLock};
 

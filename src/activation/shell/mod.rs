@@ -28,11 +28,11 @@ use crate::error::{ActivationError, Error, Result};
 
 mod bash;
 mod cmd;
-pub mod container;
+pub(crate) mod container;
 mod fish;
-pub mod init;
+pub(crate) mod init;
 mod pwsh;
-pub mod session;
+pub(crate) mod session;
 mod zsh;
 
 /// What cudaenv must know of a shell to integrate with it.

@@ -69,8 +69,8 @@ mod ranges;
 mod retry;
 mod slots;
 mod stream;
-pub mod timeouts;
-pub mod usage;
+pub(crate) mod timeouts;
+pub(crate) mod usage;
 
 pub use arrival::{ArrivingFile, Follower};
 pub use cache::Cache;

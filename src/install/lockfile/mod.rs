@@ -26,9 +26,9 @@
 //! The pins also drive `cudaenv export` (`export`): the `nvidia-*` wheels
 //! matching the locked components, for pip's and uv's constraints.
 
-pub mod export;
-pub mod follow;
-pub mod relock;
+pub(crate) mod export;
+pub(crate) mod follow;
+pub(crate) mod relock;
 
 use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};

@@ -41,7 +41,7 @@ use crate::install::sources::pypi::normalize;
 use crate::install::sources::{Artifact, SourceKind};
 use crate::spec::safe_url::DisplaySafeUrl;
 
-pub mod fill;
+pub(crate) mod fill;
 
 /// The mirror's record, at the top of the directory.
 pub const RECORD: &str = "mirror.json";

@@ -39,6 +39,10 @@ pub const DEFAULT_MIRROR: &str = "http://deb.debian.org/debian";
 /// One binary package of a release.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[allow(
+    dead_code,
+    reason = "Debian's own names and versions, kept with the data they describe"
+)]
 pub struct Package {
     /// The cudaenv component it belongs to (`cublas`).
     pub component: String,
@@ -57,6 +61,10 @@ pub struct Package {
 /// What one suite carries for one platform.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "Debian's own names and versions, kept with the data they describe"
+)]
 pub struct Release {
     pub cuda: Version,
     pub suite: String,

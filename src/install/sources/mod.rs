@@ -7,7 +7,7 @@
 //! (`install`) fetches, verifies, unpacks and commits a plan without knowing
 //! which source produced it. Sources never touch the store.
 
-pub mod pypi;
+pub(crate) mod pypi;
 
 use crate::spec::safe_url::DisplaySafeUrl;
 pub use crate::spec::source::{Profile, SourceKind};
@@ -27,14 +27,14 @@ pub fn is_plain_file_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '~' | '%'))
 }
 
-pub mod catalogue;
-pub mod debian;
+pub(crate) mod catalogue;
+pub(crate) mod debian;
 pub mod legacy;
-pub mod listing;
-pub mod measure;
+pub(crate) mod listing;
+pub(crate) mod measure;
 pub mod nvidia;
-pub mod remote;
-pub mod resolve;
+pub(crate) mod remote;
+pub(crate) mod resolve;
 
 /// The platform an artifact is built for (the one platform type, in the OS layer).
 pub use crate::os::platform::Platform;

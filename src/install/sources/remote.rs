@@ -453,11 +453,6 @@ impl Remote {
             .unwrap_or_default()
     }
 
-    /// What the plan will download and the disk the version will take.
-    pub async fn measure(&self, plan: &Plan) -> super::measure::PlanSize {
-        super::measure::measure(plan, &self.cache, &self.client, &self.timeouts).await
-    }
-
     /// May any component come from `kind`?
     pub fn allows(&self, kind: SourceKind) -> bool {
         self.settings.source_order().allows(kind, self.opts.choice)

@@ -234,6 +234,7 @@ impl Resolver<'_> {
     }
 
     /// Resolves a stack spec into a plan.
+    #[cfg(test)]
     pub fn plan(&self, spec: &StackSpec, profile: Profile) -> Result<Plan> {
         self.plan_with(spec, profile, &[], &[])
     }

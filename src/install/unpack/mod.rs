@@ -30,7 +30,7 @@
 
 pub mod deb;
 pub mod runfile;
-pub mod sevenz;
+pub(crate) mod sevenz;
 pub mod tar;
 pub mod zip;
 

@@ -36,6 +36,10 @@ pub const FRAMEWORK_ARCH_TOML: &str = table!("framework_arch.toml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct DriverTable {
     pub source: String,
     pub release: Vec<DriverRelease>,
@@ -44,6 +48,10 @@ pub struct DriverTable {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct DriverRelease {
     pub cuda: Version,
     pub label: String,
@@ -66,6 +74,10 @@ pub struct MinorCompat {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct ArchTable {
     pub source: String,
     pub arch: Vec<ArchRow>,
@@ -83,6 +95,10 @@ pub struct ArchRow {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct TensorflowTable {
     pub source: String,
     pub build: Vec<TfBuild>,
@@ -101,6 +117,10 @@ pub struct TfBuild {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct PytorchTable {
     pub source: String,
     pub release: Vec<TorchRelease>,
@@ -108,6 +128,10 @@ pub struct PytorchTable {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct TorchRelease {
     pub version: Version,
     pub python: Option<String>,
@@ -140,6 +164,10 @@ pub struct TorchBuild {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct CudnnTable {
     pub source: String,
     pub release: Vec<CudnnRow>,
@@ -147,6 +175,10 @@ pub struct CudnnTable {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct CudnnRow {
     pub cudnn: Version,
     pub cuda: Vec<Version>,
@@ -155,6 +187,10 @@ pub struct CudnnRow {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct LibrariesTable {
     pub source: String,
     pub library: Vec<LibraryRow>,
@@ -173,6 +209,10 @@ pub struct LibraryRow {
 /// `scripts/gen-framework-compat.py` from `registry/inputs/frameworks`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct MetadataTable {
     pub source: String,
     pub release: Vec<MetaRelease>,
@@ -180,6 +220,10 @@ pub struct MetadataTable {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct MetaRelease {
     /// `torch`, `tensorflow`, `jax`, `cupy`.
     pub framework: String,
@@ -224,6 +268,10 @@ pub struct Bound {
 /// Hand-kept facts about the architectures frameworks' wheels carry.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct FrameworkArchTable {
     pub source: String,
     pub floor: Vec<ArchFloor>,
@@ -232,6 +280,10 @@ pub struct FrameworkArchTable {
 /// A framework's builds for `cuda_min` and newer start at `oldest`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "the data's provenance and records, required by its schema and read by people and the generators"
+)]
 pub struct ArchFloor {
     pub framework: String,
     pub cuda_min: Version,

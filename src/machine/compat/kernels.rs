@@ -39,6 +39,7 @@ pub enum KernelFit {
 }
 
 impl KernelFit {
+    #[cfg(test)]
     pub fn runs(&self) -> bool {
         matches!(self, KernelFit::Native { .. } | KernelFit::Jit { .. })
     }

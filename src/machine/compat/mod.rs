@@ -9,21 +9,21 @@
 //! plain `Machine` value (filled by `doctor`'s fact gathering), so every answer
 //! is a pure function that tests can table-drive.
 
-pub mod arch;
-pub mod data;
-pub mod driver;
-pub mod framework;
-pub mod kernels;
-pub mod libraries;
-pub mod metadata;
-pub mod smi;
-pub mod target;
+pub(crate) mod arch;
+pub(crate) mod data;
+pub(crate) mod driver;
+pub(crate) mod framework;
+pub(crate) mod kernels;
+pub(crate) mod libraries;
+pub(crate) mod metadata;
+pub(crate) mod smi;
+pub(crate) mod target;
 
 use serde::Serialize;
 
 pub use arch::{Alternative, ArchSupport, ComputeCapability, GpuFit};
-pub use driver::{DriverFit, DriverOs, DriverRequirement, DriverVersion};
-pub use framework::{Framework, FrameworkReq, Requirement, StackChoice, stack_for, stack_for_on};
+pub use driver::{DriverFit, DriverOs, DriverVersion};
+pub use framework::{Framework, FrameworkReq, StackChoice, stack_for, stack_for_on};
 
 use crate::i18n::Msg;
 use crate::msg;
@@ -113,6 +113,7 @@ impl Machine {
 
     /// How messages name one of the machine's GPUs: `this GPU`, `the target
     /// machine's GPU`.
+    #[cfg(test)]
     pub fn gpu_named(&self) -> String {
         match self.whose {
             Whose::ThisMachine => "this GPU".into(),

@@ -91,6 +91,7 @@ impl Target {
     }
 
     /// `driver 550.54.15, sm_90` for messages.
+    #[cfg(test)]
     pub fn describe(&self) -> String {
         self.machine().describe()
     }

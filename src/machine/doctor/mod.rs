@@ -7,12 +7,12 @@
 //! pure function from `Facts` to `Finding`s, so every finding is covered by a
 //! table test over fact sets rather than by whatever machine the tests run on.
 
-pub mod command;
-pub mod container;
-pub mod diagnose;
-pub mod facts;
-pub mod libcuda;
-pub mod python;
+pub(crate) mod command;
+pub(crate) mod container;
+pub(crate) mod diagnose;
+pub(crate) mod facts;
+pub(crate) mod libcuda;
+pub(crate) mod python;
 
 pub use diagnose::{Finding, Level, diagnose};
 pub use facts::{Facts, Options, gather};

@@ -50,7 +50,7 @@ mod classify;
 mod parse;
 
 pub use classify::{ActiveDirs, classify};
-pub use parse::{RawImage, RawLoad, Rule, parse};
+pub use parse::{Rule, parse};
 
 /// Where a loaded file lives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

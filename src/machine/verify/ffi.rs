@@ -19,7 +19,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 
 pub use crate::machine::libcuda::{
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CuDevice, Driver,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Driver,
 };
 use crate::os::dylib::api;
 pub use crate::os::dylib::{Loaded, cstr, open_first};
@@ -77,7 +77,6 @@ impl Runtime {
 
 pub const CUDA_MEMCPY_HOST_TO_DEVICE: c_int = 1;
 pub const CUDA_MEMCPY_DEVICE_TO_HOST: c_int = 2;
-pub const CUDA_SUCCESS: c_int = 0;
 pub const CUDA_ERROR_INSUFFICIENT_DRIVER: c_int = 35;
 pub const CUDA_ERROR_NO_DEVICE: c_int = 100;
 pub const CUDA_ERROR_NO_KERNEL_IMAGE: c_int = 209;
@@ -110,7 +109,6 @@ api! {
 
 pub const CUBLAS_STATUS_SUCCESS: c_int = 0;
 pub const CUBLAS_STATUS_ARCH_MISMATCH: c_int = 8;
-pub const CUBLAS_STATUS_EXECUTION_FAILED: c_int = 13;
 pub const CUBLAS_OP_N: c_int = 0;
 pub const CUBLAS_GEMM_DEFAULT: c_int = -1;
 pub const CUBLAS_DEFAULT_MATH: c_int = 0;

@@ -71,10 +71,6 @@ impl HostMatrix {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn elem_size(&self) -> usize {
         match self {
             HostMatrix::F32(_) => 4,

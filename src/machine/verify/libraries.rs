@@ -28,7 +28,7 @@ use std::ffi::{c_char, c_int, c_void};
 use serde::{Deserialize, Serialize};
 
 use super::ffi::{self, Runtime};
-pub use super::tensorrt::{Tensorrt, TensorrtResult, run_tensorrt, tensorrt_version};
+pub use super::tensorrt::{Tensorrt, TensorrtResult, run_tensorrt};
 use crate::os::dylib::api;
 use crate::spec::{Libraries, Library};
 
@@ -307,6 +307,7 @@ pub fn warnings(trt: Option<&TensorrtResult>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::verify::tensorrt::tensorrt_version;
 
     #[test]
     fn results_become_problems_only_when_something_failed() {

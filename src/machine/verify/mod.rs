@@ -23,13 +23,13 @@
 //! `gemm` and `conv` (host-side data, references, error bounds, CPU GEMM),
 //! `diagnose`, `render`.
 
-pub mod diagnose;
-pub mod ffi;
-pub mod gemm;
-pub mod libraries;
-pub mod probe;
-pub mod render;
-pub mod tensorrt;
+pub(crate) mod diagnose;
+pub(crate) mod ffi;
+pub(crate) mod gemm;
+pub(crate) mod libraries;
+pub(crate) mod probe;
+pub(crate) mod render;
+pub(crate) mod tensorrt;
 
 mod conv;
 

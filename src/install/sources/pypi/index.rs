@@ -244,11 +244,6 @@ impl Index {
         .map_err(|e| e.from_source(SourceKind::Pypi))
     }
 
-    /// Is this index configured not to be contacted?
-    pub fn is_offline(&self) -> bool {
-        self.offline
-    }
-
     /// Where this index's pages are remembered, if anywhere.
     pub fn cache_dir(&self) -> Option<&std::path::Path> {
         self.cache.as_deref()

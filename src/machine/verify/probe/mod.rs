@@ -32,8 +32,8 @@ use std::ffi::c_int;
 
 use self::blas::{cpu_gemm, failed_gemm, gemm_checks};
 use self::cuda::cuda_error;
-pub use self::cuda::{DevBuf, check_cuda, synchronize};
-pub use self::facts::{api_version, cudnn_version, origin_of, parse_proc_version, sonames};
+pub use self::cuda::{DevBuf, synchronize};
+pub use self::facts::{api_version, cudnn_version, sonames};
 use self::facts::{cublaslt_version, driver_facts, library_facts, runtime_cc};
 use super::ffi::{self, Cublas, CublasLt, Cudnn, Driver, Nvml, Runtime};
 use super::gemm::{self, HostMatrix};

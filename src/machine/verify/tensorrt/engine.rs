@@ -507,7 +507,7 @@ mod tests {
         (public as *mut Public).cast()
     }
 
-    fn slots() -> &'static super::super::Slots {
+    fn slots() -> &'static super::super::abi::Slots {
         LAYOUT.with(Cell::get).slots()
     }
 

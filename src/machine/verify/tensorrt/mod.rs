@@ -41,7 +41,7 @@ use crate::os::dylib::api;
 mod abi;
 mod engine;
 
-pub use abi::{Layout, LoggerAbi, Slots};
+pub use abi::{Layout, LoggerAbi};
 pub use engine::run_tensorrt;
 
 api! {
