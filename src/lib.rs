@@ -25,8 +25,15 @@
 //! - `ui`: the terminal (printer, progress, colours);
 //! - `cli`: one file per subcommand: parse, call, print.
 //!
-//! `error` gathers the errors of every capability with their exit codes and
-//! hints, printed once at the top.
+//! Each capability keeps its errors in its own `error.rs` (with their exit
+//! codes, kinds and hints); `error` wraps them into the one type every
+//! function returns, printed once at the top.
+//!
+//! The capabilities are crate-private; what is public is the façade the
+//! binary, the end-to-end tests and the fuzz targets use: `cli::main`, the
+//! errors, specs, the store, and the install's sources, unpackers and lock
+//! file. Everything else is reachable only from inside the crate, so the
+//! compiler reports what nothing uses.
 //!
 //! The shim path (`activation::shims` → `activation::select` → `activation`
 //! → `store`) touches no network or progress code, so it stays small and fast.
