@@ -139,7 +139,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             return;
         }
         for e in diagnose::architecture(&expected, p) {
-            if let Error::Machine(MachineError::StackPredatesGpu { .. }) = e {
+            if let MachineError::StackPredatesGpu { .. } = e {
                 env.printer
                     .warn_msg(&msg!("verify-running-anyway", problem = e));
                 announced = true;
@@ -152,8 +152,13 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // Facts gathered before a crash or the deadline are judged like a whole
     // report; the stop itself comes after what explains it.
     let d = diagnose::diagnose(&expected, &report.probe);
-    let (probe, mut problems, warnings) = (report.probe, d.problems, d.warnings);
-    problems.extend(report.stopped);
+    let (probe, warnings) = (report.probe, d.warnings);
+    let problems: Vec<Error> = d
+        .problems
+        .into_iter()
+        .chain(report.stopped)
+        .map(Error::from)
+        .collect();
     let exit = problems.first().map_or(ExitCode::Success, Error::exit_code);
     let report = Verification {
         version: expected.name.clone(),

@@ -256,6 +256,13 @@ pub fn env_key(name: &OsStr) -> OsString {
 /// or bytes of its own.
 #[derive(Debug, Clone)]
 pub enum EnvText {
+    #[cfg_attr(
+        windows,
+        allow(
+            dead_code,
+            reason = "Windows keeps its environment as UTF-16: every entry is owned"
+        )
+    )]
     Process(&'static CStr),
     Owned(Box<[u8]>),
 }

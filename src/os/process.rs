@@ -57,7 +57,7 @@ pub struct Output {
 
 impl Output {
     /// Exited with status 0, in time.
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     pub fn success(&self) -> bool {
         !self.timed_out && self.status.is_some_and(|s| s.success())
     }

@@ -9,7 +9,7 @@
 
 use super::ffi;
 use super::{ApiError, Expected, LibraryFacts, Origin, Outcome, Probe};
-use crate::error::{Error, MachineError};
+use crate::error::{Diagnostic, MachineError};
 use crate::i18n::Msg;
 use crate::machine::compat::{
     self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit,
@@ -19,7 +19,7 @@ use crate::spec::Version;
 
 #[derive(Debug, Default)]
 pub struct Diagnosis {
-    pub problems: Vec<Error>,
+    pub problems: Vec<MachineError>,
     pub warnings: Vec<String>,
 }
 
@@ -30,17 +30,15 @@ impl Diagnosis {
 }
 
 /// Order of importance: the first problem decides the exit code.
-fn rank(e: &Error) -> u8 {
+fn rank(e: &MachineError) -> u8 {
     match e {
-        Error::Machine(MachineError::NoDriver { .. }) => 0,
-        Error::Machine(MachineError::DriverTooOld { .. }) => 1,
-        Error::Machine(MachineError::NoDevice { .. }) => 2,
-        Error::Machine(MachineError::ArchUnsupported { .. })
-        | Error::Machine(MachineError::StackPredatesGpu { .. }) => 3,
-        Error::Machine(MachineError::LibraryMissing { .. }) => 4,
-        Error::Machine(MachineError::LibraryShadowed { .. })
-        | Error::Machine(MachineError::LibraryMismatch { .. }) => 5,
-        Error::Machine(MachineError::WrongResult { .. }) => 6,
+        MachineError::NoDriver { .. } => 0,
+        MachineError::DriverTooOld { .. } => 1,
+        MachineError::NoDevice { .. } => 2,
+        MachineError::ArchUnsupported { .. } | MachineError::StackPredatesGpu { .. } => 3,
+        MachineError::LibraryMissing { .. } => 4,
+        MachineError::LibraryShadowed { .. } | MachineError::LibraryMismatch { .. } => 5,
+        MachineError::WrongResult { .. } => 6,
         _ => 7,
     }
 }
@@ -74,20 +72,20 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
 fn driver_problems(d: &mut Diagnosis, probe: &Probe) {
     let driver = &probe.driver;
     if let Some(err) = &driver.load_error {
-        d.problems.push(Error::Machine(MachineError::NoDriver {
+        d.problems.push(MachineError::NoDriver {
             detail: format!(
                 "{} could not be loaded ({err})",
                 crate::machine::libcuda::file_name()
             ),
-        }));
+        });
     } else if let Some(e) = &driver.init_error {
         if e.code == ffi::CUDA_ERROR_NO_DEVICE {
             d.problems.push(no_device(probe, format!("{e}")));
         } else {
-            d.problems.push(Error::Machine(MachineError::CheckFailed {
+            d.problems.push(MachineError::CheckFailed {
                 check: "driver initialisation".into(),
                 detail: e.to_string(),
-            }));
+            });
         }
     }
 }
@@ -112,7 +110,7 @@ fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
     if let Some(r) = runtime
         && (insufficient || too_old_by_table || too_old_by_api)
     {
-        d.problems.push(Error::Machine(MachineError::DriverTooOld {
+        d.problems.push(MachineError::DriverTooOld {
             driver: driver.version.clone(),
             driver_cuda: driver
                 .cuda
@@ -122,7 +120,7 @@ fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
             min_driver: floor
                 .as_ref()
                 .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
-        }));
+        });
     } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
         && dc < &r.truncate(2)
     {
@@ -139,10 +137,10 @@ fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
                 d.problems.push(no_device(probe, e.to_string()));
             }
         } else if driver.init_error.is_none() {
-            d.problems.push(Error::Machine(MachineError::CheckFailed {
+            d.problems.push(MachineError::CheckFailed {
                 check: "the CUDA runtime".into(),
                 detail: e.to_string(),
-            }));
+            });
         }
     }
     if probe.runtime.device_count == Some(0) && !d.has("no_device") {
@@ -152,9 +150,9 @@ fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
 }
 
 /// `--device K` named a GPU that is not there.
-fn missing_device(probe: &Probe, k: u32) -> Error {
+fn missing_device(probe: &Probe, k: u32) -> MachineError {
     let driver = &probe.driver;
-    Error::Machine(MachineError::NoDevice {
+    MachineError::NoDevice {
         detail: format!(
             "GPU {k} was asked for, but {} visible",
             match probe.runtime.device_count.unwrap_or(0) {
@@ -164,7 +162,7 @@ fn missing_device(probe: &Probe, k: u32) -> Error {
         ),
         visible_devices: None,
         present: driver.gpus_present,
-    })
+    }
 }
 
 /// One library: missing, unusable, loaded from outside the version, or of
@@ -173,36 +171,33 @@ fn library_problems(d: &mut Diagnosis, expected: &Expected, lib: &LibraryFacts) 
     let part_of_version = lib.name != "cudnn" || expected.cudnn.is_some();
     let Some(soname) = &lib.soname else {
         if part_of_version {
-            d.problems
-                .push(Error::Machine(MachineError::LibraryMissing {
-                    library: lib.name.clone(),
-                    version: expected.name.clone(),
-                    tried: lib.tried.join(", "),
-                    detail: lib.error.clone().unwrap_or_default(),
-                }));
+            d.problems.push(MachineError::LibraryMissing {
+                library: lib.name.clone(),
+                version: expected.name.clone(),
+                tried: lib.tried.join(", "),
+                detail: lib.error.clone().unwrap_or_default(),
+            });
         }
         return;
     };
     if let Some(err) = &lib.error {
         // It loaded, but lacks entry points every release has: not a real copy.
-        d.problems
-            .push(Error::Machine(MachineError::LibraryMissing {
-                library: lib.name.clone(),
-                version: expected.name.clone(),
-                tried: soname.clone(),
-                detail: format!("{soname} loads but is unusable: {err}"),
-            }));
+        d.problems.push(MachineError::LibraryMissing {
+            library: lib.name.clone(),
+            version: expected.name.clone(),
+            tried: soname.clone(),
+            detail: format!("{soname} loads but is unusable: {err}"),
+        });
         return;
     }
     if lib.origin == Some(Origin::Outside) {
         let path = lib.path.clone().unwrap_or_else(|| soname.into());
         if part_of_version {
-            d.problems
-                .push(Error::Machine(MachineError::LibraryShadowed {
-                    library: lib.name.clone(),
-                    version: expected.name.clone(),
-                    path,
-                }));
+            d.problems.push(MachineError::LibraryShadowed {
+                library: lib.name.clone(),
+                version: expected.name.clone(),
+                path,
+            });
         } else {
             d.warnings.push(format!(
                 "{soname} loads from {} although version `{}` has no cuDNN; \
@@ -227,13 +222,12 @@ fn library_problems(d: &mut Diagnosis, expected: &Expected, lib: &LibraryFacts) 
     ) && !loaded.matches(&recorded)
         && !recorded.matches(&loaded)
     {
-        d.problems
-            .push(Error::Machine(MachineError::LibraryMismatch {
-                library: lib.name.clone(),
-                version: expected.name.clone(),
-                loaded: loaded.to_string(),
-                recorded: recorded.to_string(),
-            }));
+        d.problems.push(MachineError::LibraryMismatch {
+            library: lib.name.clone(),
+            version: expected.name.clone(),
+            loaded: loaded.to_string(),
+            recorded: recorded.to_string(),
+        });
     }
 }
 
@@ -247,10 +241,10 @@ fn check_problems(d: &mut Diagnosis, probe: &Probe) {
             n = g.size
         );
         match g.outcome {
-            Outcome::WrongResult => d.problems.push(Error::Machine(MachineError::WrongResult {
+            Outcome::WrongResult => d.problems.push(MachineError::WrongResult {
                 check,
                 detail: describe_error(g.non_finite, g.max_error, g.checksum_error, g.bound),
-            })),
+            }),
             Outcome::Error => {
                 if let Some(e) = &g.error {
                     push_call_failure(d, probe, check, e);
@@ -262,10 +256,10 @@ fn check_problems(d: &mut Diagnosis, probe: &Probe) {
     for c in &probe.cudnn_conv {
         let check = format!("cuDNN convolution ({}) on GPU {}", c.shape, c.device);
         match c.outcome {
-            Outcome::WrongResult => d.problems.push(Error::Machine(MachineError::WrongResult {
+            Outcome::WrongResult => d.problems.push(MachineError::WrongResult {
                 check,
                 detail: describe_error(c.max_error.is_none(), c.max_error, None, c.bound),
-            })),
+            }),
             Outcome::Error => {
                 if let Some(e) = &c.error {
                     push_call_failure(d, probe, check, e);
@@ -281,7 +275,7 @@ fn check_problems(d: &mut Diagnosis, probe: &Probe) {
 /// (`ArchUnsupported`); a GPU newer than the release gets no machine code
 /// from it, only PTX for the driver to JIT-compile (`StackPredatesGpu`),
 /// which is the slow path of every first library call.
-pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
+pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<MachineError> {
     let Some(cuda) = probe.runtime.version.as_ref().or(expected.cuda.as_ref()) else {
         return Vec::new();
     };
@@ -289,7 +283,7 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
     for dev in &probe.devices {
         let gpu = ComputeCapability::new(dev.cc / 10, dev.cc % 10);
         match compat::arch::runs_on(cuda, gpu) {
-            GpuFit::TooOld { oldest } => out.push(Error::Machine(MachineError::ArchUnsupported {
+            GpuFit::TooOld { oldest } => out.push(MachineError::ArchUnsupported {
                 index: dev.index,
                 name: dev.name.clone(),
                 cc: dev.cc_string(),
@@ -300,8 +294,8 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
                     Some(Alternative::Before(v)) => msg!("hint-arch-cuda-before", cuda = v),
                     None => msg!("hint-arch-none-known"),
                 }),
-            })),
-            GpuFit::TooNew { .. } => out.push(Error::Machine(MachineError::StackPredatesGpu {
+            }),
+            GpuFit::TooNew { .. } => out.push(MachineError::StackPredatesGpu {
                 index: dev.index,
                 name: dev.name.clone(),
                 sm: gpu.sm(),
@@ -311,7 +305,7 @@ pub fn architecture(expected: &Expected, probe: &Probe) -> Vec<Error> {
                     _ => None,
                 },
                 frameworks: compat::first_frameworks_for(gpu).into(),
-            })),
+            }),
             GpuFit::Runs | GpuFit::Unknown => {}
         }
     }
@@ -357,9 +351,9 @@ pub fn explain_timeout(expected: &Expected, probe: &Probe, s: &super::Stopped) -
     let jit = architecture(expected, probe)
         .into_iter()
         .find_map(|e| match e {
-            Error::Machine(MachineError::StackPredatesGpu {
+            MachineError::StackPredatesGpu {
                 sm, cuda, first, ..
-            }) => Some((sm, cuda, first)),
+            } => Some((sm, cuda, first)),
             _ => None,
         });
     let cache_limit = match s.cache.as_ref().and_then(|c| c.max_size.as_deref()) {
@@ -432,9 +426,9 @@ fn megabytes(bytes: u64) -> String {
     }
 }
 
-fn no_device(probe: &Probe, detail: String) -> Error {
+fn no_device(probe: &Probe, detail: String) -> MachineError {
     let visible = probe.cuda_visible_devices.clone();
-    Error::Machine(MachineError::NoDevice {
+    MachineError::NoDevice {
         detail: match (&visible, probe.driver.gpus_present) {
             (Some(v), Some(n)) if n > 0 => {
                 format!("CUDA_VISIBLE_DEVICES={v:?} hides every GPU the driver has ({n}); {detail}")
@@ -444,7 +438,7 @@ fn no_device(probe: &Probe, detail: String) -> Error {
         },
         visible_devices: visible,
         present: probe.driver.gpus_present,
-    })
+    }
 }
 
 /// A failed call: an architecture problem when the status says so (and no
@@ -457,24 +451,23 @@ fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiErr
                 || e.code == ffi::CUDA_ERROR_UNSUPPORTED_PTX));
     if arch && !d.has("arch_unsupported") && !d.has("ptx_jit_only") {
         let dev = probe.devices.first();
-        d.problems
-            .push(Error::Machine(MachineError::ArchUnsupported {
-                index: dev.map_or(0, |x| x.index),
-                name: dev.map_or_else(|| "?".into(), |x| x.name.clone()),
-                cc: dev.map_or_else(|| "?".into(), |x| x.cc_string()),
-                cuda: probe
-                    .runtime
-                    .version
-                    .as_ref()
-                    .map_or_else(|| "?".into(), Version::to_string),
-                reason: format!("{check}: {e}"),
-                instead: Box::new(msg!("hint-arch-newer-cuda")),
-            }));
+        d.problems.push(MachineError::ArchUnsupported {
+            index: dev.map_or(0, |x| x.index),
+            name: dev.map_or_else(|| "?".into(), |x| x.name.clone()),
+            cc: dev.map_or_else(|| "?".into(), |x| x.cc_string()),
+            cuda: probe
+                .runtime
+                .version
+                .as_ref()
+                .map_or_else(|| "?".into(), Version::to_string),
+            reason: format!("{check}: {e}"),
+            instead: Box::new(msg!("hint-arch-newer-cuda")),
+        });
     } else if !arch {
-        d.problems.push(Error::Machine(MachineError::CheckFailed {
+        d.problems.push(MachineError::CheckFailed {
             check,
             detail: e.to_string(),
-        }));
+        });
     }
 }
 
@@ -589,7 +582,7 @@ mod tests {
     fn exit(d: &Diagnosis) -> ExitCode {
         d.problems
             .first()
-            .map_or(ExitCode::Success, Error::exit_code)
+            .map_or(ExitCode::Success, Diagnostic::exit_code)
     }
 
     #[test]
@@ -825,7 +818,7 @@ mod tests {
         e.cudnn = None;
         p.libraries.pop();
         let mut problems = diagnose(&e, &p).problems;
-        problems.push(Error::Machine(MachineError::VerifyTimedOut {
+        problems.push(MachineError::VerifyTimedOut {
             seconds: 120,
             stage: "cublasCreate on GPU 0".into(),
             output: String::new(),
@@ -838,7 +831,7 @@ mod tests {
                     Some((19_000_000, 232_000_000)),
                 ),
             ),
-        }));
+        });
         let text: String = problems
             .iter()
             .map(|e| format!("error: {e}\nhint: {}\n", e.hint().unwrap_or_default()))

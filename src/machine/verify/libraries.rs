@@ -22,7 +22,7 @@
 
 #![allow(non_snake_case)]
 
-use crate::error::{Error, MachineError};
+use crate::error::MachineError;
 use std::ffi::{c_char, c_int, c_void};
 
 use serde::{Deserialize, Serialize};
@@ -270,7 +270,7 @@ fn all_reduce(
 
 /// The problems the NCCL and TensorRT results show: a failed call, or an
 /// all-reduce whose sums are not exact.
-pub fn problems(nccl: Option<&NcclResult>, trt: Option<&TensorrtResult>) -> Vec<Error> {
+pub fn problems(nccl: Option<&NcclResult>, trt: Option<&TensorrtResult>) -> Vec<MachineError> {
     let mut out = Vec::new();
     if let Some(n) = nccl {
         let check = if n.devices.is_empty() {
@@ -279,18 +279,18 @@ pub fn problems(nccl: Option<&NcclResult>, trt: Option<&TensorrtResult>) -> Vec<
             format!("NCCL all-reduce over GPUs {:?}", n.devices)
         };
         if let Some(e) = &n.error {
-            out.push(Error::Machine(MachineError::CheckFailed {
+            out.push(MachineError::CheckFailed {
                 check,
                 detail: e.clone(),
-            }));
+            });
         } else if n.wrong > 0 {
-            out.push(Error::Machine(MachineError::WrongResult {
+            out.push(MachineError::WrongResult {
                 check,
                 detail: format!(
                     "{} of {} summed elements differ from the exact sum",
                     n.wrong, n.checked
                 ),
-            }));
+            });
         }
     }
     if let Some(t) = trt {
@@ -307,6 +307,7 @@ pub fn warnings(trt: Option<&TensorrtResult>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Diagnostic;
     use crate::machine::verify::tensorrt::tensorrt_version;
 
     #[test]

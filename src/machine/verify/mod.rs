@@ -11,7 +11,7 @@
 //! and a library that crashes (it happens, with mismatched drivers) takes down
 //! only the child, which the parent then reports with the stage it died in.
 //!
-//! The parent turns the facts into problems (`diagnose`): each is an `Error`
+//! The parent turns the facts into problems (`diagnose`): each is a `MachineError`
 //! with the values a user needs, a hint and a distinct exit code, decided
 //! from the live results first and explained with the compatibility tables
 //! (`crate::machine::compat`, shared with `doctor` and the install guard). `render` prints the human report; `--json` prints
@@ -419,7 +419,7 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 #[derive(Debug)]
 pub struct ChildReport {
     pub probe: Probe,
-    pub stopped: Option<Error>,
+    pub stopped: Option<MachineError>,
 }
 
 /// Runs the child with `env` as its whole environment and returns its facts.
@@ -512,12 +512,12 @@ pub fn run_child(
         let why = diagnose::explain_timeout(&request.expected, &probe, &stopped);
         return Ok(ChildReport {
             probe,
-            stopped: Some(Error::Machine(MachineError::VerifyTimedOut {
+            stopped: Some(MachineError::VerifyTimedOut {
                 seconds: timeout.as_secs(),
                 stage: stopped.stage,
                 output: tail(&stderr, 20),
                 why,
-            })),
+            }),
         });
     };
     match serde_json::from_slice::<Probe>(&out) {
@@ -539,11 +539,11 @@ pub fn run_child(
             };
             Ok(ChildReport {
                 probe: partial(last),
-                stopped: Some(Error::Machine(MachineError::VerifyCrashed {
+                stopped: Some(MachineError::VerifyCrashed {
                     how,
                     stage: stage(),
                     output: tail(&stderr, 20),
-                })),
+                }),
             })
         }
     }

@@ -31,7 +31,7 @@
 
 #![allow(non_snake_case)]
 
-use crate::error::{Error, MachineError};
+use crate::error::MachineError;
 use std::ffi::{c_int, c_void};
 
 use serde::{Deserialize, Serialize};
@@ -221,20 +221,20 @@ fn check_name(t: &TensorrtResult) -> String {
 
 /// The problems a TensorRT result shows: a failed call, or an engine whose
 /// output is not the exact result.
-pub fn problems(t: &TensorrtResult) -> Vec<Error> {
+pub fn problems(t: &TensorrtResult) -> Vec<MachineError> {
     if let Some(e) = &t.error {
-        vec![Error::Machine(MachineError::CheckFailed {
+        vec![MachineError::CheckFailed {
             check: check_name(t),
             detail: e.clone(),
-        })]
+        }]
     } else if let Some(err) = t.max_error.filter(|e| *e != 0.0) {
-        vec![Error::Machine(MachineError::WrongResult {
+        vec![MachineError::WrongResult {
             check: check_name(t),
             detail: format!(
                 "the output differs from the host's exact result by up to {err} (its inputs \
                  are small integers: every product and sum is exact in fp32)"
             ),
-        })]
+        }]
     } else {
         Vec::new()
     }
@@ -276,6 +276,7 @@ pub fn render_line(t: &TensorrtResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Diagnostic;
 
     #[test]
     fn version_integers_read_as_tensorrt_writes_them() {
