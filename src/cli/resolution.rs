@@ -159,7 +159,7 @@ pub async fn open_remote(env: &Env, settings: &Settings, opts: remote::Options) 
     for n in &remote.notices {
         env.printer.warn(n);
     }
-    for (path, why) in &remote.catalog.skipped {
+    for (path, why) in &remote.manifests.skipped {
         env.printer.warn(format!(
             "ignoring the cached manifest {}: {why}",
             path.display()

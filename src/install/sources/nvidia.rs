@@ -414,13 +414,13 @@ pub fn cache_dir(cache: &Path, product: Product) -> std::path::PathBuf {
 /// that does not parse is skipped with its reason returned, so one bad file
 /// never breaks installs.
 #[derive(Debug, Clone, Default)]
-pub struct Catalog {
+pub struct Manifests {
     pub releases: Vec<Release>,
     pub skipped: Vec<(std::path::PathBuf, String)>,
 }
 
-impl Catalog {
-    pub fn load(cache: &Path) -> Catalog {
+impl Manifests {
+    pub fn load(cache: &Path) -> Manifests {
         let mut releases = embedded().to_vec();
         let mut skipped = Vec::new();
         for product in [Product::Cuda, Product::Cudnn] {
@@ -450,7 +450,7 @@ impl Catalog {
                 }
             }
         }
-        Catalog { releases, skipped }
+        Manifests { releases, skipped }
     }
 
     /// CUDA releases installable on `platform` (they have a cudart there), oldest first.
@@ -590,9 +590,9 @@ pub fn artifact(
     })
 }
 
-/// The NVIDIA redist source over a catalog and a base URL.
+/// The NVIDIA redist source over its manifests and a base URL.
 pub struct NvidiaSource<'a> {
-    pub catalog: &'a Catalog,
+    pub manifests: &'a Manifests,
     pub base: String,
     pub platform: Platform,
 }
@@ -631,7 +631,7 @@ impl NvidiaSource<'_> {
         cuda: &Version,
     ) -> Result<Option<(Version, Artifact)>> {
         let Some((v, _, a)) = self
-            .catalog
+            .manifests
             .cudnn_builds(cuda.major(), self.platform)
             .into_iter()
             .rev()
@@ -719,12 +719,12 @@ mod tests {
                         );
                     }
                 }
-                let cat = Catalog {
+                let manifests = Manifests {
                     releases: vec![r.clone()],
                     skipped: vec![],
                 };
                 let src = NvidiaSource {
-                    catalog: &cat,
+                    manifests: &manifests,
                     base: DEFAULT_BASE.into(),
                     platform: Platform::LinuxX86_64,
                 };
@@ -798,20 +798,21 @@ mod tests {
 
     #[test]
     fn resolves_releases_and_cudnn_builds() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: embedded().to_vec(),
             skipped: vec![],
         };
-        let (v, _) = cat
+        let (v, _) = manifests
             .find_cuda(&"12.4".parse().unwrap(), Platform::LinuxX86_64)
             .unwrap();
         assert_eq!(v.to_string(), "12.4.1");
         assert!(
-            cat.find_cuda(&"11.2".parse().unwrap(), Platform::LinuxX86_64)
+            manifests
+                .find_cuda(&"11.2".parse().unwrap(), Platform::LinuxX86_64)
                 .is_none()
         );
         let src = NvidiaSource {
-            catalog: &cat,
+            manifests: &manifests,
             base: "file:///srv/nv/".into(),
             platform: Platform::LinuxX86_64,
         };

@@ -24,7 +24,7 @@
 use super::catalogue::{self, Catalogue};
 use super::debian::DebianSource;
 use super::legacy::LegacyRegistry;
-use super::nvidia::Catalog;
+use super::nvidia::Manifests;
 use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
@@ -74,7 +74,7 @@ pub struct Options {
 /// Every source, opened once.
 pub struct Remote {
     pub pypi: PypiSource,
-    pub catalog: Catalog,
+    pub manifests: Manifests,
     pub legacy: LegacyRegistry,
     /// Debian's packages of NVIDIA's libraries, for this platform.
     pub debian: Option<DebianSource>,
@@ -164,7 +164,7 @@ impl Remote {
             pypi: PypiSource::new(index)
                 .with_catalogue(cat)
                 .with_nvidia_index(nvidia_index),
-            catalog: Catalog::load(cache.dir()),
+            manifests: Manifests::load(cache.dir()),
             legacy: LegacyRegistry::load(ctx.root())?,
             debian: platform.map(|platform| DebianSource {
                 mirror: debian_mirror,
@@ -204,7 +204,7 @@ impl Remote {
 
     fn resolver<'a>(&'a self, platform: Platform, offer: &'a PlanOfferer) -> Result<Resolver<'a>> {
         Ok(Resolver {
-            catalog: &self.catalog,
+            manifests: &self.manifests,
             legacy: self.legacy.clone(),
             base: self.nvidia_base.clone(),
             platform,

@@ -23,7 +23,7 @@ use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::legacy::{LegacyRegistry, LegacySource, Runfile};
-use super::nvidia::{self, Catalog, NvidiaSource};
+use super::nvidia::{self, Manifests, NvidiaSource};
 use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
 pub use crate::spec::source::{SourceChoice, SourceOrder};
 use crate::spec::{StackSpec, Version, VersionName};
@@ -131,7 +131,7 @@ struct Serving<'r> {
 
 /// Everything resolution needs.
 pub struct Resolver<'a> {
-    pub catalog: &'a Catalog,
+    pub manifests: &'a Manifests,
     pub legacy: LegacyRegistry,
     pub base: String,
     pub platform: Platform,
@@ -144,7 +144,7 @@ pub struct Resolver<'a> {
 impl Resolver<'_> {
     fn nvidia(&self) -> NvidiaSource<'_> {
         NvidiaSource {
-            catalog: self.catalog,
+            manifests: self.manifests,
             base: self.base.clone(),
             platform: self.platform,
         }
@@ -173,7 +173,10 @@ impl Resolver<'_> {
         let mut best: Option<Version> = None;
         for kind in self.order.all(self.choice) {
             let found = match kind {
-                SourceKind::Nvidia => self.catalog.find_cuda(spec, self.platform).map(|(v, _)| v),
+                SourceKind::Nvidia => self
+                    .manifests
+                    .find_cuda(spec, self.platform)
+                    .map(|(v, _)| v),
                 SourceKind::Legacy => self.legacy().find_cuda(spec).map(|r| r.cuda.clone()),
                 SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
                     Some(o) => o
@@ -197,7 +200,7 @@ impl Resolver<'_> {
     /// when there is one, else the legacy runfile's list.
     fn wanted(&self, release: &Version, profile: Profile) -> Vec<String> {
         if let Some((_, r)) = self
-            .catalog
+            .manifests
             .cuda_releases(self.platform)
             .into_iter()
             .find(|(v, _)| v == release)
@@ -266,7 +269,7 @@ impl Resolver<'_> {
             cuda: &cuda,
             profile,
             nv_release: self
-                .catalog
+                .manifests
                 .cuda_releases(self.platform)
                 .into_iter()
                 .find(|(v, _)| *v == cuda)
@@ -498,7 +501,7 @@ impl Resolver<'_> {
         let mut map: BTreeMap<Version, Vec<SourceKind>> = BTreeMap::new();
         let allowed = self.order.all(self.choice);
         if allowed.contains(&SourceKind::Nvidia) {
-            for (v, _) in self.catalog.cuda_releases(self.platform) {
+            for (v, _) in self.manifests.cuda_releases(self.platform) {
                 map.entry(v).or_default().push(SourceKind::Nvidia);
             }
         }
@@ -544,7 +547,7 @@ impl Resolver<'_> {
             BTreeMap::new();
         if allowed.contains(&SourceKind::Nvidia) {
             for major in 10..=13 {
-                for (v, _, _) in self.catalog.cudnn_builds(major, self.platform) {
+                for (v, _, _) in self.manifests.cudnn_builds(major, self.platform) {
                     out.entry((v, "nvidia"))
                         .or_insert((SourceKind::Nvidia, BTreeSet::new()))
                         .1
@@ -621,9 +624,9 @@ mod tests {
         }
     }
 
-    fn resolver(cat: &Catalog, choice: SourceChoice) -> Resolver<'_> {
+    fn resolver(manifests: &Manifests, choice: SourceChoice) -> Resolver<'_> {
         Resolver {
-            catalog: cat,
+            manifests,
             legacy: LegacyRegistry::default(),
             base: "http://mirror".into(),
             platform: Platform::LinuxX86_64,
@@ -636,11 +639,11 @@ mod tests {
 
     #[test]
     fn tensorflow_stack_on_windows_is_the_local_installer_and_the_cudnn_zip() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let mut r = resolver(&cat, SourceChoice::Auto);
+        let mut r = resolver(&manifests, SourceChoice::Auto);
         r.platform = Platform::WindowsX86_64;
         let without = ["cufft".to_string(), "curand".to_string()];
         let plan = r
@@ -676,11 +679,11 @@ mod tests {
 
     #[test]
     fn tensorflow_stack_comes_from_the_legacy_source() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let plan = resolver(&cat, SourceChoice::Auto)
+        let plan = resolver(&manifests, SourceChoice::Auto)
             .plan(&stack("11.2+cudnn8.1"), Profile::Runtime)
             .unwrap();
         assert_eq!(plan.name.as_str(), "11.2.2+cudnn8.1.1.33");
@@ -698,11 +701,11 @@ mod tests {
 
     #[test]
     fn redist_stack_and_forced_sources() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let plan = resolver(&cat, SourceChoice::Auto)
+        let plan = resolver(&manifests, SourceChoice::Auto)
             .plan(&stack("12.4.1+cudnn9.1"), Profile::Devel)
             .unwrap();
         assert_eq!(plan.name.as_str(), "12.4.1+cudnn9.1.1.17");
@@ -714,7 +717,7 @@ mod tests {
         assert!(plan.artifacts.iter().any(|a| a.component == "nvcc"));
         assert!(plan.artifacts.iter().any(|a| a.component == "cudnn"));
         // Forcing legacy for a redist-only release fails clearly.
-        let err = resolver(&cat, SourceChoice::Legacy)
+        let err = resolver(&manifests, SourceChoice::Legacy)
             .plan(&stack("12.4"), Profile::Runtime)
             .unwrap_err();
         assert!(
@@ -723,12 +726,12 @@ mod tests {
         );
         // Forcing nvidia for 11.2 fails; the legacy source alone serves it.
         assert!(
-            resolver(&cat, SourceChoice::Nvidia)
+            resolver(&manifests, SourceChoice::Nvidia)
                 .plan(&stack("11.2"), Profile::Runtime)
                 .is_err()
         );
         assert!(
-            resolver(&cat, SourceChoice::Legacy)
+            resolver(&manifests, SourceChoice::Legacy)
                 .plan(&stack("11.2"), Profile::Runtime)
                 .is_ok()
         );
@@ -736,11 +739,11 @@ mod tests {
 
     #[test]
     fn per_component_order_is_honoured() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let mut r = resolver(&cat, SourceChoice::Auto);
+        let mut r = resolver(&manifests, SourceChoice::Auto);
         // 11.4.1 is runfile-only; 11.4.2+ is in both, but cuDNN 8.2 only in legacy.
         r.order
             .per_component
@@ -766,11 +769,11 @@ mod tests {
 
     #[test]
     fn listing_names_the_sources() {
-        let cat = Catalog {
+        let manifests = Manifests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let r = resolver(&cat, SourceChoice::Auto);
+        let r = resolver(&manifests, SourceChoice::Auto);
         let list = r.remote_cuda();
         let find = |s: &str| {
             list.iter()
