@@ -274,33 +274,11 @@ impl Mirror {
                 format!("pypi/files/{}", a.file_name)
             }
             SourceKind::Nvidia | SourceKind::Legacy => {
-                let base = nvidia_base.trim_end_matches('/');
-                let path = a
-                    .url
-                    .expose()
-                    .strip_prefix(base)
-                    .and_then(|p| p.strip_prefix('/'))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "not under the NVIDIA base {}",
-                            DisplaySafeUrl::new(base)
-                        ))
-                    })?;
+                let path = path_under(a, nvidia_base, "the NVIDIA base").map_err(bad)?;
                 format!("nvidia/{path}")
             }
             SourceKind::Debian => {
-                let base = debian_base.trim_end_matches('/');
-                let path = a
-                    .url
-                    .expose()
-                    .strip_prefix(base)
-                    .and_then(|p| p.strip_prefix('/'))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "not under the Debian mirror {}",
-                            DisplaySafeUrl::new(base)
-                        ))
-                    })?;
+                let path = path_under(a, debian_base, "the Debian mirror").map_err(bad)?;
                 format!("debian/{path}")
             }
         };
@@ -468,6 +446,17 @@ fn temporary(dest: &Path) -> PathBuf {
     let mut name = dest.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp{}", std::process::id()));
     dest.with_file_name(name)
+}
+
+/// Where `a`'s URL lies under `base` (the server it was planned from), as a
+/// path relative to it; `what` names the base in the error.
+fn path_under<'a>(a: &'a Artifact, base: &str, what: &str) -> std::result::Result<&'a str, String> {
+    let base = base.trim_end_matches('/');
+    a.url
+        .expose()
+        .strip_prefix(base)
+        .and_then(|p| p.strip_prefix('/'))
+        .ok_or_else(|| format!("not under {what} {}", DisplaySafeUrl::new(base)))
 }
 
 #[cfg(test)]

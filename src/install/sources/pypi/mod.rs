@@ -343,14 +343,7 @@ impl PypiSource {
             return Ok(Vec::new());
         };
         let wheels = self.wheels_in(self.index_for(lib), project).await?;
-        let mut v: Vec<PyVersion> = wheels
-            .into_iter()
-            .filter(|w| !w.file.yanked)
-            .map(|w| w.version)
-            .collect();
-        v.sort();
-        v.dedup_by(|a, b| a.nums == b.nums);
-        Ok(v.into_iter().map(|v| v.version().to_string()).collect())
+        Ok(release_versions(wheels))
     }
 
     /// The wheels of the libraries beside the toolkit a request names, for
@@ -608,14 +601,7 @@ impl PypiSource {
             return Ok(Vec::new());
         };
         let wheels = self.wheels(project).await?;
-        let mut v: Vec<PyVersion> = wheels
-            .into_iter()
-            .filter(|w| !w.file.yanked)
-            .map(|w| w.version)
-            .collect();
-        v.sort();
-        v.dedup_by(|a, b| a.nums == b.nums);
-        Ok(v.into_iter().map(|v| v.version().to_string()).collect())
+        Ok(release_versions(wheels))
     }
 }
 
@@ -723,6 +709,18 @@ fn artifact(component: &str, w: &Wheel) -> Artifact {
         source: SourceKind::Pypi,
         file_name: w.file.filename.clone(),
     }
+}
+
+/// The releases among `wheels` that are not yanked, oldest first, each once.
+fn release_versions(wheels: Vec<Wheel>) -> Vec<String> {
+    let mut v: Vec<PyVersion> = wheels
+        .into_iter()
+        .filter(|w| !w.file.yanked)
+        .map(|w| w.version)
+        .collect();
+    v.sort();
+    v.dedup_by(|a, b| a.nums == b.nums);
+    v.into_iter().map(|v| v.version().to_string()).collect()
 }
 
 #[cfg(test)]
