@@ -33,6 +33,11 @@
 //! `CUDAENV_SYSTEM_ROOT` if set (set but empty: none), else the file — only
 //! parsed when it exists and mentions `system-root` at all, so a machine
 //! without one pays a failed `open`.
+//!
+//! Nothing opens the file but `Loaded`, behind `Context::config`: the first
+//! ask reads it (and the first that needs its keys parses it), later asks
+//! get what was read, so a shim that needs three of its settings reads it
+//! once, and a path that needs none never opens it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
