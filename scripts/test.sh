@@ -48,6 +48,7 @@ REQUIREMENTS=(
   setsid:util-linux
   unshare:util-linux
   dpkg:python3-pip
+  strace:strace
 )
 
 present() {

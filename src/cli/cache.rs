@@ -7,7 +7,7 @@
 //! says what each would free, from the same rule (`fetch::usage`).
 
 use super::Env;
-use crate::context::config::{Config, Setting, keep_downloads};
+use crate::context::config::{Setting, keep_downloads};
 use crate::error::{Error, ExitCode, Result};
 use crate::install::fetch::Cache;
 use crate::install::fetch::usage::{self, CacheUsage, Keep};
@@ -41,8 +41,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let cache = Cache::new(&dir);
     // What `prune` keeps, which `size` reports against: one rule for both.
     let keep = || -> Result<(Keep, Setting<bool>)> {
-        let config = Config::load(&env.ctx)?;
-        let setting = keep_downloads(&env.ctx, &config)?;
+        let setting = keep_downloads(&env.ctx, env.ctx.config()?)?;
         Ok((
             Keep::installed(&Store::new(env.ctx.root()), setting.value)?,
             setting,

@@ -100,8 +100,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     env.printer.success(format!("removed {what}"));
     // The cache still holds what it was installed from: say how much.
     let cache = crate::install::fetch::Cache::new(env.ctx.cache_dir());
-    let config = crate::context::config::Config::load(&env.ctx)?;
-    let keep_downloads = crate::context::config::keep_downloads(&env.ctx, &config)?.value;
+    let keep_downloads = crate::context::config::keep_downloads(&env.ctx, env.ctx.config()?)?.value;
     let keep = crate::install::fetch::usage::Keep::installed(&store, keep_downloads)?;
     let bytes: u64 = crate::install::fetch::usage::prunable(&cache, &keep)
         .iter()

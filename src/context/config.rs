@@ -33,9 +33,15 @@
 //! `CUDAENV_SYSTEM_ROOT` if set (set but empty: none), else the file — only
 //! parsed when it exists and mentions `system-root` at all, so a machine
 //! without one pays a failed `open`.
+//!
+//! Nothing opens the file but `Loaded`, behind `Context::config`: the first
+//! ask reads it (and the first that needs its keys parses it), later asks
+//! get what was read, so a shim that needs three of its settings reads it
+//! once, and a path that needs none never opens it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
@@ -111,7 +117,7 @@ impl HostCompiler {
         )? {
             return Ok(Some(s));
         }
-        let config = Config::load(ctx)?;
+        let config = ctx.config()?;
         match &config.host_compiler {
             None => Ok(None),
             Some(v) => match HostCompiler::parse(v) {
@@ -156,7 +162,7 @@ impl BundledCuda {
         if let Some(s) = var {
             return Ok(s);
         }
-        let config = Config::load(ctx)?;
+        let config = ctx.config()?;
         Ok(match config.bundled_cuda {
             Some(b) => Setting::new(b, Origin::file(ctx, "bundled-cuda")),
             None => Setting::new(BundledCuda::default(), Origin::Default),
@@ -298,8 +304,8 @@ pub fn language(ctx: &Context) -> Result<Setting<Lang>> {
     if let Some(s) = variable(ctx, env_vars::CUDAENV_LANG, LANG_EXPECTED, Lang::parse)? {
         return Ok(s);
     }
-    if let Some(l) = Config::load(ctx)?.lang {
-        let lang = Lang::parse(&l).expect("checked by load");
+    if let Some(l) = &ctx.config()?.lang {
+        let lang = Lang::parse(l).expect("checked by load");
         return Ok(Setting::new(lang, Origin::file(ctx, "lang")));
     }
     Ok(locale_language(ctx))
@@ -335,75 +341,43 @@ impl Config {
         ctx.root().join(FILE_NAME)
     }
 
-    /// Reads the file, or the defaults when there is none.
-    pub fn load(ctx: &Context) -> Result<Config> {
-        let path = Self::path(ctx);
-        let text = match crate::os::fs::read_bounded_text(&path, crate::os::fs::SMALL) {
-            Ok(t) => t,
-            Err(e) if e.is_not_found() => return Ok(Config::default()),
-            Err(e) => return Err(Error::io("cannot read", &path)(e.into())),
-        };
-        let config: Config = toml::from_str(&text).map_err(|e| {
-            Error::Context(ContextError::Config {
-                path: path.clone(),
-                reason: e.message().to_string(),
-            })
-        })?;
+    /// The file's text checked: every key that can be checked without
+    /// knowing what a command will do. A refusal is the reason, said of
+    /// the file (`ContextError::Config`).
+    fn parse(bytes: &[u8]) -> std::result::Result<Config, String> {
+        // As `os::fs::read_bounded_text`: a stray byte does not make the whole file unreadable.
+        let text = String::from_utf8_lossy(bytes);
+        let config: Config = toml::from_str(&text).map_err(|e| e.message().to_string())?;
         if let Some(l) = &config.lang
             && Lang::parse(l).is_none()
         {
-            return Err(Error::Context(ContextError::Config {
-                path: path.clone(),
-                reason: format!("lang: `{}` is not {LANG_EXPECTED}", l.escape_debug()),
-            }));
+            return Err(format!(
+                "lang: `{}` is not {LANG_EXPECTED}",
+                l.escape_debug()
+            ));
         }
         if let Some(i) = &config.pypi_index {
-            check_base(i).map_err(|reason| {
-                Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("pypi-index: {reason}"),
-                })
-            })?;
+            check_base(i).map_err(|reason| format!("pypi-index: {reason}"))?;
         }
         if let Some(r) = &config.system_root
             && !r.is_absolute()
         {
-            return Err(Error::Context(ContextError::Config {
-                path: path.clone(),
-                reason: format!("system-root: `{}` is not an absolute path", r.display()),
-            }));
+            return Err(format!(
+                "system-root: `{}` is not an absolute path",
+                r.display()
+            ));
         }
         if let Some(a) = &config.catalogue_max_age {
-            parse_age(a).map_err(|reason| {
-                Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("catalogue-max-age: {reason}"),
-                })
-            })?;
+            parse_age(a).map_err(|reason| format!("catalogue-max-age: {reason}"))?;
         }
         if let Some(m) = &config.nvidia_mirror {
-            check_base(m).map_err(|reason| {
-                Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("nvidia-mirror: {reason}"),
-                })
-            })?;
+            check_base(m).map_err(|reason| format!("nvidia-mirror: {reason}"))?;
         }
         if let Some(m) = &config.debian_mirror {
-            check_base(m).map_err(|reason| {
-                Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("debian-mirror: {reason}"),
-                })
-            })?;
+            check_base(m).map_err(|reason| format!("debian-mirror: {reason}"))?;
         }
         if let Some(m) = &config.pypi_nvidia_index {
-            check_base(m).map_err(|reason| {
-                Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("pypi-nvidia-index: {reason}"),
-                })
-            })?;
+            check_base(m).map_err(|reason| format!("pypi-nvidia-index: {reason}"))?;
         }
         for (what, list) in config
             .sources
@@ -419,10 +393,7 @@ impl Config {
             )
         {
             if list.is_empty() {
-                return Err(Error::Context(ContextError::Config {
-                    path: path.clone(),
-                    reason: format!("sources.{what} is empty"),
-                }));
+                return Err(format!("sources.{what} is empty"));
             }
         }
         Ok(config)
@@ -439,6 +410,100 @@ impl Config {
     }
 }
 
+/// config.toml as this process read it, for `Context::config`: the bytes
+/// once, the checked file once, each the first time something asks, so a
+/// path that never asks never opens the file and one that asks three times
+/// (a shim: the system root, bundled CUDA, the host compiler) opens it once.
+/// A failure is kept as what rebuilds its error (errors are not `Clone`),
+/// so every ask reports it the same way.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    bytes: OnceLock<std::result::Result<Option<Vec<u8>>, Failure>>,
+    config: OnceLock<std::result::Result<Config, Failure>>,
+}
+
+/// Why config.toml could not be used, as data to rebuild the error from.
+#[derive(Debug, Clone)]
+enum Failure {
+    /// Reading it failed: `Error::Io` with this source.
+    Read {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+        os_code: Option<i32>,
+        message: String,
+    },
+    /// It is not a valid file: `ContextError::Config`.
+    Invalid { path: PathBuf, reason: String },
+}
+
+impl Failure {
+    fn error(&self) -> Error {
+        match self {
+            Failure::Read {
+                path,
+                kind,
+                os_code,
+                message,
+            } => {
+                let source = match os_code {
+                    Some(code) => std::io::Error::from_raw_os_error(*code),
+                    None => std::io::Error::new(*kind, message.clone()),
+                };
+                Error::io("cannot read", path)(source)
+            }
+            Failure::Invalid { path, reason } => Error::Context(ContextError::Config {
+                path: path.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
+}
+
+impl Loaded {
+    /// The file's bytes, `None` when there is none.
+    pub(crate) fn bytes(&self, ctx: &Context) -> Result<Option<&[u8]>> {
+        let read = self.bytes.get_or_init(|| {
+            let path = Config::path(ctx);
+            match crate::os::fs::read_bounded(&path, crate::os::fs::SMALL) {
+                Ok(b) => Ok(Some(b)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => {
+                    let e = std::io::Error::from(e);
+                    Err(Failure::Read {
+                        path,
+                        kind: e.kind(),
+                        os_code: e.raw_os_error(),
+                        message: e.to_string(),
+                    })
+                }
+            }
+        });
+        match read {
+            Ok(b) => Ok(b.as_deref()),
+            Err(f) => Err(f.error()),
+        }
+    }
+
+    /// The file checked, or the defaults when there is none.
+    pub(crate) fn config(&self, ctx: &Context) -> Result<&Config> {
+        if self.config.get().is_none() {
+            let parsed = match self.bytes(ctx)? {
+                None => Ok(Config::default()),
+                Some(b) => Config::parse(b).map_err(|reason| Failure::Invalid {
+                    path: Config::path(ctx),
+                    reason,
+                }),
+            };
+            // Another thread may have got there first: both parsed the same bytes.
+            let _ = self.config.set(parsed);
+        }
+        match self.config.get().expect("set above") {
+            Ok(c) => Ok(c),
+            Err(f) => Err(f.error()),
+        }
+    }
+}
+
 /// The system root, if any: `CUDAENV_SYSTEM_ROOT`, else `system-root` in
 /// config.toml.
 pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
@@ -451,12 +516,13 @@ pub fn system_root(ctx: &Context) -> Result<Option<PathBuf>> {
             ctx.cwd(),
         )));
     }
-    let path = Config::path(ctx);
-    match crate::os::fs::read_bounded(&path, crate::os::fs::SMALL) {
-        Ok(bytes) if !bytes.windows(11).any(|w| w == b"system-root") => Ok(None),
-        Ok(_) => Ok(Config::load(ctx)?.system_root),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(Error::io("cannot read", &path)(e.into())),
+    // Only parsed when it mentions the key at all: a file of other settings
+    // costs this path one read, never a parse (nor its errors).
+    match ctx.config_bytes()? {
+        Some(bytes) if bytes.windows(11).any(|w| w == b"system-root") => {
+            Ok(ctx.config()?.system_root.clone())
+        }
+        _ => Ok(None),
     }
 }
 
@@ -538,4 +604,73 @@ pub fn keep_downloads(ctx: &Context, config: &Config) -> Result<Setting<bool>> {
         Some(k) => Setting::new(k, Origin::file(ctx, "keep-downloads")),
         None => Setting::new(false, Origin::Default),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx_at(root: &std::path::Path) -> Context {
+        let env = [
+            ("HOME".into(), root.as_os_str().to_owned()),
+            ("CUDAENV_ROOT".into(), root.as_os_str().to_owned()),
+        ];
+        Context::new(env, root.to_path_buf()).unwrap()
+    }
+
+    /// What a user reads of an error: its message and causes, hint and exit code.
+    fn seen(e: &Error) -> (String, Option<String>, crate::error::ExitCode) {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(e);
+        while let Some(c) = cause {
+            text.push_str(&format!("\ncaused by: {c}"));
+            cause = c.source();
+        }
+        (text, e.hint(), e.exit_code())
+    }
+
+    #[test]
+    fn a_bad_file_is_the_same_error_on_every_ask() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join(FILE_NAME), "nvidia-mirror = \"ftp://x\"\n").unwrap();
+        let ctx = ctx_at(tmp.path());
+        let first = ctx.config().unwrap_err();
+        assert!(matches!(
+            first,
+            Error::Context(ContextError::Config { ref path, .. }) if *path == Config::path(&ctx)
+        ));
+        // Fixed on disk: this process keeps what it read.
+        std::fs::write(tmp.path().join(FILE_NAME), "").unwrap();
+        let again = ctx.clone().config().unwrap_err();
+        assert_eq!(seen(&again), seen(&first));
+        assert_eq!(
+            seen(&HostCompiler::resolve(&ctx).unwrap_err()),
+            seen(&first)
+        );
+        assert!(
+            ctx_at(tmp.path()).config().is_ok(),
+            "a new process reads it anew"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_is_the_same_error_on_every_ask() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join(FILE_NAME)).unwrap();
+        let ctx = ctx_at(tmp.path());
+        let first = ctx.config().unwrap_err();
+        assert!(matches!(first, Error::Io { .. }), "{first:?}");
+        assert_eq!(seen(&ctx.config().unwrap_err()), seen(&first));
+        assert_eq!(seen(&system_root(&ctx).unwrap_err()), seen(&first));
+    }
+
+    #[test]
+    fn another_root_reads_its_own_file() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(a.path().join(FILE_NAME), "lang = \"zh-CN\"\n").unwrap();
+        let ctx = ctx_at(a.path());
+        assert_eq!(ctx.config().unwrap().lang.as_deref(), Some("zh-CN"));
+        let other = ctx.with_root(b.path().to_path_buf());
+        assert_eq!(other.config().unwrap().lang, None);
+    }
 }

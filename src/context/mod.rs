@@ -37,6 +37,9 @@ pub struct Context {
     /// sources and pip's global files are read from here. Tests give a
     /// directory of their own, so what they read is theirs.
     etc: Option<PathBuf>,
+    /// `$CUDAENV_ROOT/config.toml`, read the first time something asks
+    /// (`config`), shared by this context's clones: once per process.
+    config: Arc<config::Loaded>,
 }
 
 impl Context {
@@ -86,6 +89,7 @@ impl Context {
             root,
             stdio: Stdio::default(),
             etc: None,
+            config: Arc::default(),
         })
     }
 
@@ -173,6 +177,8 @@ impl Context {
         c.env
             .set(OsStr::new(env_vars::CUDAENV_CACHE_DIR), cache.as_os_str());
         c.root = root;
+        // Another root, another config.toml.
+        c.config = Arc::default();
         c
     }
 
@@ -191,6 +197,21 @@ impl Context {
             Some(d) => absolutize(Path::new(d), &self.cwd),
             None => self.root.join("cache"),
         }
+    }
+
+    /// `$CUDAENV_ROOT/config.toml`, checked, or the defaults when there is
+    /// none. Read and parsed the first time it is asked for, then kept: every
+    /// setting that has a key in the file comes through here, so a command
+    /// (or a shim) opens the file at most once, and one that needs no key
+    /// never opens it. A bad file is the same error on every ask.
+    pub fn config(&self) -> Result<&config::Config> {
+        self.config.config(self)
+    }
+
+    /// The file's bytes as `config` read them (`None`: there is none), for a
+    /// look before parsing (`config::system_root`).
+    pub(crate) fn config_bytes(&self) -> Result<Option<&[u8]>> {
+        self.config.bytes(self)
     }
 
     /// True when colour must not be used (`NO_COLOR` set to anything non-empty).

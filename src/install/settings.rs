@@ -125,7 +125,7 @@ pub struct Settings {
 impl Settings {
     /// Reads the file and the variables, and checks what is not a base URL.
     pub fn resolve(ctx: &Context) -> Result<Settings> {
-        let config = Config::load(ctx)?;
+        let config = ctx.config()?.clone();
         let mut passed_over = Vec::new();
         let base =
             |var: &'static str, key: &'static str, file: &Option<String>, default: &str| match ctx
@@ -295,6 +295,11 @@ mod tests {
             .with_etc(root.join("etc"))
     }
 
+    /// config.toml under `root` as a new context reads it.
+    fn load(root: &std::path::Path) -> Result<Config> {
+        ctx_with(root, &[]).config().cloned()
+    }
+
     #[test]
     fn catalogue_max_age_from_env_file_or_a_day() {
         assert_eq!(parse_age("3600"), Ok(3600));
@@ -306,6 +311,8 @@ mod tests {
         let age = |ctx: &Context| Settings::resolve(ctx).unwrap().catalogue_max_age;
         assert_eq!(age(&ctx), Setting::new(DAY, Origin::Default));
         std::fs::write(tmp.path().join(FILE_NAME), "catalogue-max-age = \"12h\"\n").unwrap();
+        // A context reads config.toml once: a changed file needs a new one.
+        let ctx = ctx_with(tmp.path(), &[]);
         assert_eq!(
             age(&ctx),
             Setting::new(
@@ -326,7 +333,7 @@ mod tests {
             "catalogue-max-age = \"later\"\n",
         )
         .unwrap();
-        assert!(Config::load(&ctx).is_err());
+        assert!(load(tmp.path()).is_err());
     }
 
     #[test]
@@ -341,6 +348,7 @@ mod tests {
             "nvidia-mirror = \"file:///srv/nvidia/\"\n[sources]\norder = [\"nvidia\", \"legacy\"]\n[sources.component]\ncudnn = [\"legacy\"]\n",
         )
         .unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
         let c = Settings::resolve(&ctx).unwrap();
         assert_eq!(c.nvidia_base().unwrap(), "file:///srv/nvidia");
         assert_eq!(
@@ -445,6 +453,7 @@ mod tests {
             "pypi-index = \"https://x/simple\"\n",
         )
         .unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
         assert_eq!(system_root(&ctx).unwrap(), None);
         // Absolute on this platform (`C:\…` on Windows), as a TOML literal string.
         let opt = tmp.path().join("opt-cudaenv");
@@ -453,6 +462,7 @@ mod tests {
             format!("system-root = '{}'\n", opt.display()),
         )
         .unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
         assert_eq!(system_root(&ctx).unwrap(), Some(opt));
         let srv = tmp.path().join("srv-cuda");
         let ctx = ctx_with(
@@ -498,6 +508,7 @@ mod tests {
             "debian-mirror = \"https://mirrors.example.org/debian/\"\n",
         )
         .unwrap();
+        let ctx = ctx_with(tmp.path(), &[]);
         let c = Settings::resolve(&ctx).unwrap();
         assert_eq!(
             c.debian_base().unwrap(),
@@ -519,7 +530,7 @@ mod tests {
         ));
         std::fs::write(tmp.path().join(FILE_NAME), "debian-mirror = \"ftp://x\"\n").unwrap();
         assert!(matches!(
-            Config::load(&ctx),
+            load(tmp.path()),
             Err(Error::Context(ContextError::Config { .. }))
         ));
     }
@@ -527,7 +538,6 @@ mod tests {
     #[test]
     fn rejects_bad_files_and_mirrors() {
         let tmp = tempfile::tempdir().unwrap();
-        let ctx = ctx_with(tmp.path(), &[]);
         for bad in [
             "nvidia-miror = \"https://x\"\n",
             "nvidia-mirror = \"ftp://x\"\n",
@@ -540,7 +550,7 @@ mod tests {
             std::fs::write(tmp.path().join(FILE_NAME), bad).unwrap();
             assert!(
                 matches!(
-                    Config::load(&ctx),
+                    load(tmp.path()),
                     Err(Error::Context(ContextError::Config { .. }))
                 ),
                 "{bad:?}"
@@ -552,14 +562,14 @@ mod tests {
             "pypi-index = \"file:///srv/cuda mirror/pypi/simple\"\n",
         )
         .unwrap();
-        assert!(Config::load(&ctx).is_ok());
+        assert!(load(tmp.path()).is_ok());
         std::fs::write(
             tmp.path().join(FILE_NAME),
             "pypi-index = \"/srv/m/simple\"\n",
         )
         .unwrap();
         assert!(matches!(
-            Config::load(&ctx),
+            load(tmp.path()),
             Err(Error::Context(ContextError::Config { .. }))
         ));
         std::fs::remove_file(tmp.path().join(FILE_NAME)).unwrap();

@@ -34,6 +34,7 @@ mod nvidia;
 mod output;
 mod pypi;
 mod reliability;
+mod settings;
 mod shell;
 mod shims;
 mod slurm;
