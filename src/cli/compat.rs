@@ -213,6 +213,24 @@ pub(super) fn guard_install(
     Ok(())
 }
 
+/// The machine an install plans for, as the planner asks of it: `--for`'s
+/// choice and the guard (`--strict` refuses), said through the printer.
+pub(super) struct Rules<'a> {
+    pub env: &'a Env,
+    pub machine: &'a Machine,
+    pub strict: bool,
+}
+
+impl crate::install::planner::MachineRules for Rules<'_> {
+    fn stack_for(&self, req: &FrameworkReq) -> Result<crate::spec::StackSpec> {
+        stack_for_cli(self.env, req, self.machine)
+    }
+
+    fn guard(&self, stack: &crate::spec::StackSpec) -> Result<()> {
+        guard_install(self.env, self.machine, stack, self.strict)
+    }
+}
+
 #[derive(Serialize)]
 struct BuildOut<'a> {
     #[serde(flatten)]

@@ -1,4 +1,5 @@
-//! `cudaenv install [SPEC]`: ask `sources::remote` for a plan, then hand it to
+//! `cudaenv install [SPEC]`: the flags into an install request, the planner
+//! (`crate::install::planner`) for the stack and its plan, then the plan to
 //! the install engine (`crate::install::engine`).
 //!
 //! Without SPEC it installs what the current selection pins (`.cuda-version`,
@@ -9,26 +10,22 @@
 //! staging directory and exits 130.
 //!
 //! With `--locked` / `--frozen`, or without SPEC beside a matching `cuda.lock`,
-//! the plan comes from the lock instead (`cli::lock`): re-resolved and
-//! compared, or taken as the lock names it.
+//! the plan comes from the lock instead (`install::planner`, following
+//! `lockfile::follow`): re-resolved and compared, or taken as the lock names it.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::Env;
 use super::resolution::{self, Resolution};
-use crate::activation::select;
 use crate::context::env_vars;
-use crate::error::{Error, ExitCode, InstallError, Result, SpecError, StoreError};
+use crate::error::{Error, ExitCode, Result, StoreError};
 use crate::install::engine::{self, Outcome};
 use crate::install::fetch::{self, Fetcher, Progress};
-use crate::install::settings::Settings;
+use crate::install::planner::{self, Following, Request, Resolved, Want};
+use crate::install::sources::Plan;
 use crate::install::sources::measure::{PlanSize, human_bytes};
-use crate::install::sources::pypi::Request;
-use crate::install::sources::remote::{self, Remote};
-use crate::install::sources::resolve::SourceChoice;
-use crate::install::sources::{Plan, Profile};
-use crate::spec::{Spec, StackSpec};
+use crate::spec::StackSpec;
 use crate::store::Store;
 use crate::ui::progress::Bars;
 
@@ -90,6 +87,37 @@ pub struct Args {
     pub frozen: bool,
 }
 
+impl Args {
+    /// The planner's request: what the flags say, checked by clap.
+    fn request(&self) -> Request {
+        let stack = match (&self.spec, &self.for_framework) {
+            (_, Some(req)) => Want::Framework(req.clone()),
+            (Some(s), None) => Want::Spec(s.clone()),
+            (None, None) => Want::Selected,
+        };
+        Request {
+            stack,
+            lock: if self.frozen {
+                Following::Frozen
+            } else if self.locked {
+                Following::Locked
+            } else {
+                Following::WhenPinned
+            },
+            profile: self.resolution.profile(),
+            with: self.resolution.with_names(),
+            without: self.resolution.without_names(),
+            source: self.resolution.source(),
+            allow_unverified: self.allow_unverified,
+            offline: self.offline,
+            refresh: resolution::refresh(self.refresh),
+            force: self.force,
+            dry_run: self.dry_run,
+            jobs: self.jobs,
+        }
+    }
+}
+
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let system_env;
     let env = if args.system {
@@ -99,32 +127,14 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         env
     };
     let machine = super::compat::this_machine(env, &args.target)?;
-    let explicit =
-        args.spec.is_some() || args.for_framework.is_some() || args.resolution.names_components();
-    let lock = super::lock::for_install(env, args.locked, args.frozen, args.offline, explicit)?;
-    let stack = match (&args.spec, &args.for_framework) {
-        _ if lock.is_some() => lock.as_ref().expect("checked").lock.exact(),
-        (_, Some(req)) => super::compat::stack_for_cli(env, req, &machine)?,
-        (Some(s), None) => s.clone(),
-        (None, None) => {
-            let sel = select::select(&env.ctx)?;
-            let text = sel.spec.to_string();
-            let origin = sel.origin.to_string();
-            match sel.spec {
-                Spec::Stack(s) => s,
-                _ => {
-                    return Err(Error::Spec(SpecError::InvalidSpec {
-                        input: text,
-                        reason: format!(
-                            "selected by {origin}; `install` needs a CUDA version such as 12.4+cudnn9"
-                        ),
-                    }));
-                }
-            }
-        }
+    let rules = super::compat::Rules {
+        env,
+        machine: &machine,
+        strict: args.strict,
     };
-    super::compat::guard_install(env, &machine, &stack, args.strict)?;
-    resolution::block_on(install_async(env, &args, stack, lock.as_ref()))
+    let req = args.request();
+    let chosen = planner::choose(&env.ctx, &env.printer, &req, &rules)?;
+    super::block_on(install_async(env, &args, &req, &chosen))
 }
 
 /// `env` with the system root as its root, once it is known that this user
@@ -144,52 +154,17 @@ fn system_root_env(env: &Env) -> Result<Env> {
     })
 }
 
-/// An installed version of exactly this release that satisfies the spec.
-fn installed_release(
-    store: &Store,
-    stack: &StackSpec,
-    release: &crate::spec::Version,
-) -> Result<Option<crate::store::Installed>> {
-    Ok(store.list()?.into_iter().find(|v| {
-        v.satisfies(stack)
-            && v.cuda() == Some(release)
-            && v.meta.kind == crate::store::Kind::Installed
-    }))
-}
-
-/// Does an installed version hold what this profile (and `--with`) asks for?
-fn covers(v: &crate::store::Installed, profile: Profile, with: &[String]) -> bool {
-    let rank = |p: Profile| match p {
-        Profile::Runtime => 0,
-        Profile::Devel => 1,
-        Profile::Full => 2,
-    };
-    let had = match v.meta.profile.as_deref() {
-        Some("full") => Profile::Full,
-        Some("devel") => Profile::Devel,
-        _ => Profile::Runtime,
-    };
-    rank(had) >= rank(profile)
-        && with
-            .iter()
-            .all(|c| c == "cudnn" || v.meta.components.iter().any(|h| h.name == *c))
-}
-
 async fn install_async(
     env: &Env,
     args: &Args,
-    stack: StackSpec,
-    lock: Option<&super::lock::ForInstall>,
+    req: &Request,
+    chosen: &planner::Chosen,
 ) -> Result<ExitCode> {
     let started = Instant::now();
     let store = Store::new(env.ctx.root());
     let settings = env.settings()?;
-    // `--frozen` resolves nothing: no source is opened.
-    let remote = match lock {
-        Some(l) if l.frozen() => None,
-        _ => Some(open_remote(env, &settings, args, lock.map(|l| l.lock.choice())).await?),
-    };
-    let (plan, grow) = match resolve(env, &settings, args, &stack, remote.as_ref(), lock).await? {
+    let (remote, resolved) = planner::plan(&env.ctx, &env.printer, &settings, req, chosen).await?;
+    let (plan, grow) = match resolved {
         Resolved::Plan { plan, grow } => (plan, grow),
         Resolved::Installed(v) => {
             refresh_shims(env, &store);
@@ -219,7 +194,7 @@ async fn install_async(
         env.printer.clone(),
     ));
     let progress: Arc<dyn Progress> = bars.clone();
-    let fetcher = Fetcher::new(client, cache, args.offline, args.jobs, progress)
+    let fetcher = Fetcher::new(client, cache, req.offline, req.jobs, progress)
         .with_parallel_min(settings.parallel_download_min.value)
         .with_max_download(settings.max_download.value)
         .with_timeouts(timeouts);
@@ -227,7 +202,7 @@ async fn install_async(
         crate::context::failpoint::arm(crate::context::failpoint::Point::parse(point)?);
     }
     let opts = engine::Options {
-        force: args.force || grow.is_some(),
+        force: req.force || grow.is_some(),
         threads: 0,
         keep_downloads: settings.keep_downloads.value,
     };
@@ -266,153 +241,6 @@ fn cache_note(left: &engine::Leftover) -> String {
             human_bytes(kept)
         ),
     }
-}
-
-/// The sources as `args` configure them (`choice`, a lock's, overrides
-/// `--source`), with their notices printed.
-pub(crate) async fn open_remote(
-    env: &Env,
-    settings: &Settings,
-    args: &Args,
-    choice: Option<SourceChoice>,
-) -> Result<Remote> {
-    resolution::open_remote(
-        env,
-        settings,
-        remote::Options {
-            choice: choice.unwrap_or(args.resolution.source()),
-            refresh: resolution::refresh(args.refresh),
-            offline: args.offline,
-            allow_unverified: args.allow_unverified,
-        },
-    )
-    .await
-}
-
-/// What resolving a request found.
-pub(crate) enum Resolved {
-    /// What to fetch and unpack; `grow` is the installed version of that
-    /// release that the plan completes (a smaller profile than asked for).
-    Plan {
-        plan: Plan,
-        grow: Option<crate::store::Installed>,
-    },
-    /// An installed version of that exact release already satisfies it
-    /// (never with `--force` or `--dry-run`).
-    Installed(crate::store::Installed),
-}
-
-/// Resolves a stack as `install` does, from `args`' profile and components
-/// through `remote`; prints the plan's notes. `mirror` resolves through this
-/// too, so a mirror holds exactly what `install` will ask for.
-///
-/// With a lock, its own profile and components decide (not the command
-/// line's defaults), and the plan comes from the lock (`cli::lock`); only
-/// `--frozen` resolves without `remote`.
-pub(crate) async fn resolve(
-    env: &Env,
-    settings: &Settings,
-    args: &Args,
-    stack: &StackSpec,
-    remote: Option<&Remote>,
-    lock: Option<&super::lock::ForInstall>,
-) -> Result<Resolved> {
-    let (profile, with) = match lock {
-        Some(l) => (l.lock.stack.profile, l.lock.stack.with.clone()),
-        None => (args.resolution.profile(), args.resolution.with_names()),
-    };
-    // Already there (in the user's root or the system root)? Decided without
-    // the network. Installed in the user's root with a smaller profile (or
-    // without a component now asked for): reinstalled with what is missing,
-    // the packages it has coming from the package store.
-    let mut grow = None;
-    if !args.force && !args.dry_run {
-        let seen = crate::store::Store::configured(&env.ctx)?;
-        let release = match (lock, remote) {
-            (Some(l), _) => l.lock.stack.cuda.clone(),
-            (None, Some(r)) => r.release_for(stack)?,
-            (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
-        };
-        // With a lock, only the version of exactly the locked name counts
-        // (12.4.1+cudnn9.28.0.42 is not the 12.4.1 a lock without cuDNN
-        // describes), and only if it holds the locked files.
-        let found = installed_release(&seen, stack, &release)?
-            .filter(|v| lock.is_none_or(|l| v.name == l.lock.name()));
-        if let Some(v) = found {
-            if let Some(l) = lock {
-                let differences = crate::install::lockfile::differences_installed(
-                    &l.lock,
-                    l.platform,
-                    &v.meta.components,
-                );
-                if !differences.is_empty() {
-                    return Err(Error::Install(InstallError::InstalledDiffersFromLock {
-                        path: l.path.clone(),
-                        version: v.name.to_string(),
-                        differences,
-                    }));
-                }
-            }
-            if covers(&v, profile, &with) {
-                return Ok(Resolved::Installed(v));
-            }
-            if v.dir.starts_with(env.ctx.root()) {
-                grow = Some(v);
-            }
-        }
-    }
-    // Growing a version keeps its cuDNN and its other libraries.
-    let mut libs = grow.as_ref().map(|v| v.libs()).unwrap_or_default();
-    for (l, v) in stack.libs.iter() {
-        libs.insert(l, v.clone());
-    }
-    let req = Request {
-        spec: StackSpec {
-            cuda: stack.cuda.clone(),
-            cudnn: stack
-                .cudnn
-                .clone()
-                .or_else(|| grow.as_ref().and_then(|v| v.cudnn().cloned())),
-            libs,
-        },
-        profile,
-        with,
-        without: args.resolution.without_names(),
-    };
-    let plan = match (lock, remote) {
-        (Some(l), r) => super::lock::plan_for_install(env, settings, l, r).await?,
-        (None, Some(remote)) => remote.plan(&req).await?,
-        (None, None) => unreachable!("only --frozen opens no source, and it has a lock"),
-    };
-    if let Some(v) = &grow {
-        let added: Vec<&str> = plan
-            .artifacts
-            .iter()
-            .map(|a| a.component.as_str())
-            .filter(|c| !v.meta.components.iter().any(|h| h.name == *c))
-            .collect();
-        if added.is_empty() {
-            env.printer.info(format!(
-                "no source has more of the {} profile for {} than it holds",
-                profile.name(),
-                v.name
-            ));
-            return Ok(Resolved::Installed(v.clone()));
-        }
-        env.printer.info(format!(
-            "adding {} to {} (installed with the {} profile)",
-            added.join(", "),
-            v.name,
-            v.meta.profile.as_deref().unwrap_or("runtime")
-        ));
-    }
-    for n in &plan.notes {
-        env.printer.warn(n);
-    }
-    for n in &plan.info {
-        env.printer.info(n);
-    }
-    Ok(Resolved::Plan { plan, grow })
 }
 
 /// Rehashes after every install, also one that found its version already

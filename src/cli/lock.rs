@@ -1,11 +1,10 @@
 //! `cudaenv lock [SPEC]`: resolve a stack for every platform asked for and
-//! write `cuda.lock` beside `.cuda-version` (schema: docs/lock.md); and the
-//! lock's part in `install` (`--locked`, `--frozen`, and by default in a
-//! directory that has one).
+//! write `cuda.lock` beside `.cuda-version` (schema: docs/lock.md).
 //!
 //! What is locked and how (the pin, the version it selects, the choices a
-//! re-lock keeps, one resolution per platform) is `lockfile::relock`'s, and
-//! which lock an install follows is `lockfile::follow`'s; re-locking keeps
+//! re-lock keeps, one resolution per platform) is `lockfile::relock`'s;
+//! which lock an install follows, and the plan it gives, is the install
+//! planner's (`install::planner`, with `lockfile::follow`); re-locking keeps
 //! the existing lock's platforms, profile and component choices unless they
 //! are given.
 
@@ -15,14 +14,13 @@ use super::Env;
 use super::resolution::{self, Resolution};
 use crate::activation::version_file;
 use crate::error::{ExitCode, Result};
-pub(super) use crate::install::lockfile::follow::ForInstall;
-use crate::install::lockfile::follow::{self, Ask, Found};
+use crate::install::lockfile::follow;
 use crate::install::lockfile::relock::{self, Choices, Fresh, Given, Subject};
 use crate::install::lockfile::{self, Lock};
-use crate::install::settings::Settings;
+use crate::install::planner;
+use crate::install::sources::Platform;
 use crate::install::sources::measure::human_bytes;
-use crate::install::sources::remote::{self, Remote};
-use crate::install::sources::{Plan, Platform};
+use crate::install::sources::remote;
 use crate::spec::{Spec, StackSpec};
 
 #[derive(Debug, clap::Args)]
@@ -87,8 +85,8 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         allow_unverified: false,
     };
     let settings = env.settings()?;
-    let fresh = resolution::block_on(async {
-        let remote = resolution::open_remote(env, &settings, opts).await?;
+    let fresh = super::block_on(async {
+        let remote = planner::open(&env.ctx, &env.printer, &settings, opts).await?;
         let mut warn = |p: Platform, n: &str| env.printer.warn(format!("{}: {n}", p.name()));
         Fresh::resolve(remote, &subject, &choices, &mut warn).await
     })?;
@@ -148,80 +146,4 @@ fn write(
 /// it and its content; `to` words what the lock was wanted for in the error.
 pub(super) fn pinned_lock(env: &Env, to: &str) -> Result<(version_file::Pinned, PathBuf, Lock)> {
     follow::pinned_lock(&env.ctx, to)
-}
-
-/// The lock `install` follows, if any (`lockfile::follow::for_install`),
-/// said: followed, or set aside when it was made for another pin.
-pub(super) fn for_install(
-    env: &Env,
-    locked: bool,
-    frozen: bool,
-    offline: bool,
-    explicit: bool,
-) -> Result<Option<ForInstall>> {
-    let ask = Ask {
-        locked,
-        frozen,
-        offline,
-        explicit,
-    };
-    let l = match follow::for_install(&env.ctx, &ask)? {
-        Found::Nothing => return Ok(None),
-        Found::MadeForAnother {
-            path,
-            lock,
-            version_file,
-            pinned,
-        } => {
-            env.printer.warn(format!(
-                "{} was made for {}, but {} pins {}: installing {} without the lock",
-                path.display(),
-                lock.spec,
-                version_file.display(),
-                pinned,
-                pinned
-            ));
-            env.printer
-                .hint("run `cudaenv lock` to lock the new pin, and commit cuda.lock");
-            return Ok(None);
-        }
-        Found::Follow(l) => l,
-    };
-    env.printer.info(format!(
-        "following {} ({}{})",
-        l.path.display(),
-        l.lock.name(),
-        if l.frozen() {
-            ", as locked"
-        } else {
-            ", checked against the sources"
-        }
-    ));
-    Ok(Some(l))
-}
-
-/// The plan of a locked install: for `--frozen` the lock's own files (only
-/// from configured sources); otherwise a fresh resolution through the
-/// configured sources that must agree with the lock in every version, size,
-/// hash and source.
-pub(super) async fn plan_for_install(
-    env: &Env,
-    settings: &Settings,
-    l: &ForInstall,
-    remote: Option<&Remote>,
-) -> Result<Plan> {
-    let Some(remote) = remote else {
-        return l.frozen_plan(settings);
-    };
-    let (foreign, sources) = l.foreign(settings)?;
-    if !foreign.is_empty() {
-        env.printer.warn(format!(
-            "{} names URLs outside the configured sources for {}; they are not used: the pinned files come from {}",
-            l.path.display(),
-            foreign.join(", "),
-            sources.join(", ")
-        ));
-    }
-    let plan = remote.plan(&l.request()).await?;
-    l.agrees(plan, &remote.index_shown)
 }

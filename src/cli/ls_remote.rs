@@ -55,7 +55,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let stack = args.spec.clone();
     // What this machine's driver and GPU can run (nothing is marked without a driver).
     let machine = super::compat::this_machine(env, &Default::default())?;
-    super::resolution::block_on(list(env, &args, stack, machine))
+    super::block_on(list(env, &args, stack, machine))
 }
 
 /// The listing, on one runtime: the index answers the cuDNN questions too.
@@ -66,8 +66,9 @@ async fn list(
     machine: Machine,
 ) -> Result<ExitCode> {
     let settings = env.settings()?;
-    let remote = super::resolution::open_remote(
-        env,
+    let remote = crate::install::planner::open(
+        &env.ctx,
+        &env.printer,
         &settings,
         remote::Options {
             choice: args.source,

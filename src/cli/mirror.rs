@@ -3,8 +3,8 @@
 //! for machines without network; which files and how they get there is
 //! `install::mirror::fill`'s.
 //!
-//! Each spec is resolved by `install`'s own resolution (same sources, order,
-//! profile, `--with`/`--without`), so `CUDAENV_PYPI_INDEX=file://DIR/pypi/simple
+//! Each spec is resolved by `install`'s own planner (`install::planner`: same
+//! sources, order, profile, `--with`/`--without`), so `CUDAENV_PYPI_INDEX=file://DIR/pypi/simple
 //! CUDAENV_NVIDIA_MIRROR=file://DIR/nvidia cudaenv install SPEC` with the same
 //! options asks for exactly the files the mirror holds. Every file is fetched
 //! into the download cache first (verified against its index or manifest
@@ -15,11 +15,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Env;
-use super::install::{self as install_cli, Resolved};
 use super::resolution::{self, Resolution};
 use crate::error::{ExitCode, Result};
 use crate::install::fetch::{Fetcher, Progress};
 use crate::install::mirror::{Mirror, fill};
+use crate::install::planner::{self, Following, Request, Resolved, Want};
+use crate::install::sources::remote::Refresh;
 use crate::install::sources::{Plan, SourceKind};
 use crate::spec::StackSpec;
 use crate::ui::progress::Bars;
@@ -56,28 +57,26 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
-    resolution::block_on(mirror_async(env, &args))
+    super::block_on(mirror_async(env, &args))
 }
 
-/// `install`'s arguments for one spec of this mirror: `--force` and
-/// `--dry-run`, so it always resolves and never looks at what is installed.
-fn install_args(args: &Args, spec: Option<StackSpec>) -> install_cli::Args {
-    install_cli::Args {
-        spec,
-        resolution: args.resolution.clone(),
+/// The install request for one stack of this mirror: forced and a dry run,
+/// so it always resolves and never looks at what is installed; read from
+/// the sources now, as `install` reads them by default.
+fn request(args: &Args, stack: StackSpec) -> Request {
+    Request {
+        stack: Want::Spec(stack),
+        lock: Following::WhenPinned,
+        profile: args.resolution.profile(),
+        with: args.resolution.with_names(),
+        without: args.resolution.without_names(),
+        source: args.resolution.source(),
         allow_unverified: args.allow_unverified,
-        dry_run: true,
-        json: false,
         offline: false,
-        refresh: false,
-        jobs: args.jobs,
+        refresh: Refresh::WhenStale,
         force: true,
-        for_framework: None,
-        strict: false,
-        system: false,
-        target: args.target.clone(),
-        locked: false,
-        frozen: false,
+        dry_run: true,
+        jobs: args.jobs,
     }
 }
 
@@ -93,13 +92,27 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
             stacks.push(super::compat::stack_for_cli(env, req, &machine)?);
         }
     }
+    let requests: Vec<(StackSpec, Request)> = stacks
+        .into_iter()
+        .map(|s| (s.clone(), request(args, s)))
+        .collect();
+    let Some((_, first)) = requests.first() else {
+        unreachable!("clap asks for a SPEC or --for");
+    };
     // One set of sources for every spec (the options are the same for all).
-    let remote = install_cli::open_remote(env, &settings, &install_args(args, None), None).await?;
+    let remote = planner::open(&env.ctx, &env.printer, &settings, first.sources(None)).await?;
     let mut plans: Vec<Plan> = Vec::new();
-    for stack in stacks {
-        let a = install_args(args, Some(stack.clone()));
-        let Resolved::Plan { plan, .. } =
-            install_cli::resolve(env, &settings, &a, &stack, Some(&remote), None).await?
+    for (stack, req) in &requests {
+        let Resolved::Plan { plan, .. } = planner::resolve(
+            &env.ctx,
+            &env.printer,
+            &settings,
+            req,
+            stack,
+            Some(&remote),
+            None,
+        )
+        .await?
         else {
             unreachable!("--force resolves even what is installed");
         };

@@ -201,6 +201,25 @@ impl Env {
     }
 }
 
+/// Runs a command's asynchronous part on a runtime of its own. Ctrl-C ends
+/// it with `Interrupted` (dropping the future drops what it holds: a staging
+/// directory is deleted); blocking work still running, such as an
+/// interrupted unpack, is not waited for.
+fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Install(crate::error::InstallError::AsyncRuntime { source }))?;
+    let result = runtime.block_on(async {
+        tokio::select! {
+            r = f => r,
+            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        }
+    });
+    runtime.shutdown_background();
+    result
+}
+
 /// Runs the binary in whichever role `argv[0]` names; returns the exit status.
 pub fn main() -> u8 {
     let mut args = std::env::args_os();

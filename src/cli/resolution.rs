@@ -1,7 +1,6 @@
 //! What `install`, `mirror` and `lock` share: the flags that say how a stack
-//! is resolved (profile, components, source), parsed once by clap into typed
-//! values, and the one way these commands run their asynchronous work and
-//! open the sources.
+//! is resolved (profile, components, source), parsed once by clap into the
+//! typed values the install planner's request takes (`install::planner`).
 //!
 //! Components are checked at the boundary: `--with nvc` fails in clap with
 //! the list of the names the registry knows, before anything is read or
@@ -9,11 +8,9 @@
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use super::Env;
-use crate::error::{Error, InstallError, Result, SpecError};
-use crate::install::settings::Settings;
+use crate::error::{Error, Result, SpecError};
 use crate::install::sources::Profile;
-use crate::install::sources::remote::{self, Refresh, Remote};
+use crate::install::sources::remote::Refresh;
 use crate::install::sources::resolve::SourceChoice;
 use crate::spec::{Spec, StackSpec};
 
@@ -124,25 +121,6 @@ pub fn stack_spec(command: &'static str) -> impl Fn(&str) -> Result<StackSpec> +
     }
 }
 
-/// Runs a command's asynchronous part on a runtime of its own. Ctrl-C ends
-/// it with `Interrupted` (dropping the future drops what it holds: a staging
-/// directory is deleted); blocking work still running, such as an
-/// interrupted unpack, is not waited for.
-pub fn block_on<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Install(InstallError::AsyncRuntime { source }))?;
-    let result = runtime.block_on(async {
-        tokio::select! {
-            r = f => r,
-            _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
-        }
-    });
-    runtime.shutdown_background();
-    result
-}
-
 /// How the release list is read: `--refresh`, `--offline`, or when stale.
 pub fn refresh(refresh: bool) -> Refresh {
     if refresh {
@@ -150,22 +128,6 @@ pub fn refresh(refresh: bool) -> Refresh {
     } else {
         Refresh::WhenStale
     }
-}
-
-/// Opens the sources with the settings the command resolved, and says
-/// their notices (a stale catalogue, a cached manifest that was skipped) once.
-pub async fn open_remote(env: &Env, settings: &Settings, opts: remote::Options) -> Result<Remote> {
-    let remote = Remote::open(&env.ctx, settings.clone(), opts).await?;
-    for n in &remote.notices {
-        env.printer.warn(n);
-    }
-    for (path, why) in &remote.manifests.skipped {
-        env.printer.warn(format!(
-            "ignoring the cached manifest {}: {why}",
-            path.display()
-        ));
-    }
-    Ok(remote)
 }
 
 #[cfg(test)]

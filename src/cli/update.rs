@@ -93,7 +93,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let base = settings.nvidia_base()?;
     let timeouts = Timeouts::from_ctx(&env.ctx)?;
     let cache = env.ctx.cache_dir();
-    let (catalogue, nvidia) = super::resolution::block_on(async {
+    let (catalogue, nvidia) = super::block_on(async {
         Ok(tokio::join!(
             remote::update_catalogue(&env.ctx, &settings, &timeouts),
             update(&base, &cache, args.trust_mirror, &timeouts)

@@ -12,7 +12,10 @@
 //! - `lockfile`: `cuda.lock`, the exact files of a stack per platform;
 //! - `mirror`: the files a plan needs written into a directory for sites
 //!   without network;
-//! - `settings`: every setting an installing command uses, resolved once.
+//! - `settings`: every setting an installing command uses, resolved once;
+//! - `planner`: an install request (plain data, no command line in it) into
+//!   a plan: which stack, installed or grown, the lock followed, the sources
+//!   opened; `install`, `mirror` and `lock` all build their requests for it.
 //!
 //! Everything here hands finished trees to `store`; nothing below this folder
 //! knows a source or a download exists.
@@ -22,6 +25,7 @@ pub(crate) mod error;
 pub mod fetch;
 pub mod lockfile;
 pub(crate) mod mirror;
+pub(crate) mod planner;
 pub(crate) mod settings;
 pub mod sources;
 pub mod unpack;

@@ -179,6 +179,19 @@ impl crate::os::lock::Waiting for Printer {
     }
 }
 
+/// The install planner's messages are told like any other.
+impl crate::install::planner::Tell for Printer {
+    fn info(&self, msg: &str) {
+        Printer::info(self, msg);
+    }
+    fn warn(&self, msg: &str) {
+        Printer::warn(self, msg);
+    }
+    fn hint(&self, msg: &str) {
+        Printer::hint(self, msg);
+    }
+}
+
 /// Writes data to stdout. A closed pipe (`cudaenv versions | head -1`) is
 /// reported as `Error::Io` with kind `BrokenPipe`, which `cli::main` treats as
 /// success.
