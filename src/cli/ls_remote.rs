@@ -161,6 +161,17 @@ struct Out {
     /// (`{"nccl": {"cuda12": [...]}}`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     libraries: BTreeMap<&'static str, BTreeMap<String, Vec<String>>>,
+    /// NVIDIA's redist builds of the libraries asked for (cuSPARSELt, cuTENSOR).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    library_builds: Vec<LibraryBuild>,
+}
+
+#[derive(serde::Serialize)]
+struct LibraryBuild {
+    library: &'static str,
+    version: String,
+    source: &'static str,
+    cuda: Vec<String>,
 }
 
 fn print_json(env: &Env, remote: &Remote, listing: Listing, machine: &Machine) -> Result<()> {
@@ -208,6 +219,16 @@ fn print_json(env: &Env, remote: &Remote, listing: Listing, machine: &Machine) -
             })
             .collect(),
         libraries,
+        library_builds: listing
+            .library_builds
+            .iter()
+            .map(|(l, v, k, c)| LibraryBuild {
+                library: l.component(),
+                version: v.to_string(),
+                source: k.name(),
+                cuda: c.clone(),
+            })
+            .collect(),
     })
 }
 
@@ -234,6 +255,15 @@ fn print_text(env: &Env, listing: &Listing, machine: &Machine) -> Result<()> {
     for (v, k, c) in &listing.builtin_cudnn {
         text.push_str(&format!(
             "cudnn {:<12} {:<7} {}\n",
+            v.to_string(),
+            k.name(),
+            c.join(" ")
+        ));
+    }
+    for (l, v, k, c) in &listing.library_builds {
+        text.push_str(&format!(
+            "{} {:<12} {:<7} {}\n",
+            l.component(),
             v.to_string(),
             k.name(),
             c.join(" ")

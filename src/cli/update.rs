@@ -20,7 +20,7 @@
 //!   mirror legitimately serves its own manifests (it repackaged the
 //!   archives), in which case its copy is stored and used instead;
 //! - a new one is parsed with the same rules as any manifest (hostile paths,
-//!   size lies) and stored under `$CUDAENV_ROOT/cache/manifests/{cuda,cudnn}/`,
+//!   size lies) and stored under `$CUDAENV_ROOT/cache/manifests/{cuda,cudnn,cusparselt,cutensor}/`,
 //!   written to a temporary file and renamed, so a reader never sees half a
 //!   file. Installs then see it as one more release.
 //!
@@ -202,10 +202,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
 }
 
 fn name(p: Product) -> &'static str {
-    match p {
-        Product::Cuda => "CUDA",
-        Product::Cudnn => "cuDNN",
-    }
+    p.title()
 }
 
 async fn update(
@@ -216,7 +213,7 @@ async fn update(
 ) -> Result<Vec<Row>> {
     let client = crate::install::fetch::client(timeouts)?;
     let mut jobs = Vec::new();
-    for product in [Product::Cuda, Product::Cudnn] {
+    for product in Product::ALL {
         let dir_url = format!("{base}/{}/", product.redist_dir());
         let listing = match get(&client, &dir_url, timeouts).await {
             Ok(l) => l,

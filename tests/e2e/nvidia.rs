@@ -30,6 +30,8 @@ use sha2::Digest;
 
 use crate::common::*;
 
+mod libraries;
+
 /// NVIDIA's real manifests, byte-exact copies kept in the repository.
 const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests");
 

@@ -134,7 +134,7 @@ impl Mirror {
 /// `cudaenv update` from the mirror and then knows the same releases.
 fn cached_manifests(cache: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    for product in [Product::Cuda, Product::Cudnn] {
+    for product in Product::ALL {
         let dir = nvidia::cache_dir(cache, product);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

@@ -1,8 +1,9 @@
 //! What the sources can install, as `cudaenv ls-remote` lists it: the CUDA
 //! releases with the sources that serve each, the cuDNN builds of NVIDIA's
 //! redist and the legacy runfiles, PyPI's cuDNN wheels per CUDA major, and
-//! PyPI's builds of the libraries beside the toolkit that a SPEC or `--with`
-//! names.
+//! the builds of the libraries beside the toolkit that a SPEC or `--with`
+//! names (PyPI's per CUDA major; cuSPARSELt's and cuTENSOR's on NVIDIA's
+//! redist server, listed like its cuDNN builds).
 //!
 //! The listing is built in steps because they need different things: the
 //! first comes from stored data alone (the embedded registries, the stored
@@ -41,6 +42,9 @@ pub struct Listing {
     pub cudnn: Vec<(u32, Vec<String>)>,
     /// PyPI's builds of the libraries asked for, per CUDA major.
     pub libraries: Vec<(Library, u32, Vec<String>)>,
+    /// NVIDIA's redist builds of the libraries asked for, with the CUDA
+    /// labels each is for.
+    pub library_builds: Vec<(Library, Version, SourceKind, Vec<String>)>,
 }
 
 /// PyPI's index could not be read for a CUDA major's cuDNN wheels: the
@@ -81,6 +85,7 @@ impl Listing {
             builtin_cudnn,
             cudnn: Vec::new(),
             libraries: Vec::new(),
+            library_builds: Vec::new(),
         })
     }
 
@@ -128,7 +133,8 @@ impl Listing {
     }
 
     /// The libraries beside the toolkit that the SPEC names (those of its
-    /// version only) or `q.with` asks for: PyPI's builds per CUDA major.
+    /// version only) or `q.with` asks for: NVIDIA's redist builds for the
+    /// CUDA majors listed, and PyPI's builds per CUDA major.
     pub async fn add_libraries(&mut self, remote: &Remote, q: &Query<'_>) -> Result<()> {
         let Some(s) = q.stack else {
             return Ok(());
@@ -142,6 +148,18 @@ impl Listing {
             .collect();
         let mut majors: Vec<u32> = self.releases.iter().map(|r| r.version.major()).collect();
         majors.dedup();
+        for &(lib, prefix) in &wanted {
+            for (v, labels) in remote.nvidia_library_builds(lib) {
+                let labels: Vec<String> = labels
+                    .into_iter()
+                    .filter(|l| majors.iter().any(|m| *l == format!("cuda{m}")))
+                    .collect();
+                if !labels.is_empty() && prefix.is_none_or(|p| v.matches(p)) {
+                    self.library_builds
+                        .push((lib, v, SourceKind::Nvidia, labels));
+                }
+            }
+        }
         for (lib, prefix) in wanted {
             for &m in &majors {
                 if registry::pypi().library_project(lib, m).is_none() {

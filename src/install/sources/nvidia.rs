@@ -1,5 +1,5 @@
 //! NVIDIA's redist source: the JSON manifests under
-//! `https://developer.download.nvidia.com/compute/{cuda,cudnn}/redist/`.
+//! `https://developer.download.nvidia.com/compute/{cuda,cudnn,cusparselt,cutensor}/redist/`.
 //!
 //! A manifest (`redistrib_X.Y.Z.json`) lists, per component (`cuda_cudart`,
 //! `libcublas`, `cudnn`, …), a version and one archive per platform: a
@@ -11,7 +11,9 @@
 //! same `Release` model, as does the embedded registry
 //! (`registry/nvidia-redist.toml`, generated from the same manifests), so
 //! manifests fetched later by `cudaenv update` are used exactly like the
-//! embedded ones.
+//! embedded ones. cuSPARSELt's and cuTENSOR's manifests have cuDNN's current
+//! shape (one `libcusparse_lt` / `libcutensor` entry, archives per CUDA
+//! major), so their builds are looked up the same way (`library_builds`).
 //!
 //! Manifests are untrusted input: a `relative_path` must be a plain relative
 //! path (no `..`, no absolute path, no URL, no backslash), a hash must be 64
@@ -30,7 +32,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
-use crate::spec::Version;
+use crate::spec::{Library, Version};
 
 /// NVIDIA's download host; a mirror replaces exactly this prefix.
 pub const DEFAULT_BASE: &str = "https://developer.download.nvidia.com";
@@ -79,14 +81,65 @@ const EXCLUDED: &[&str] = &[
 pub enum Product {
     Cuda,
     Cudnn,
+    Cusparselt,
+    Cutensor,
 }
 
 impl Product {
+    pub const ALL: [Product; 4] = [
+        Product::Cuda,
+        Product::Cudnn,
+        Product::Cusparselt,
+        Product::Cutensor,
+    ];
+
     /// The redist directory under the base URL.
     pub fn redist_dir(self) -> &'static str {
         match self {
             Product::Cuda => "compute/cuda/redist",
             Product::Cudnn => "compute/cudnn/redist",
+            Product::Cusparselt => "compute/cusparselt/redist",
+            Product::Cutensor => "compute/cutensor/redist",
+        }
+    }
+
+    /// Its directory name (the download cache's, a mirror's).
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Product::Cuda => "cuda",
+            Product::Cudnn => "cudnn",
+            Product::Cusparselt => "cusparselt",
+            Product::Cutensor => "cutensor",
+        }
+    }
+
+    /// As NVIDIA writes it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Product::Cuda => "CUDA",
+            Product::Cudnn => "cuDNN",
+            Product::Cusparselt => "cuSPARSELt",
+            Product::Cutensor => "cuTENSOR",
+        }
+    }
+
+    /// The manifest key of the one component a library's manifest carries.
+    fn build_key(self) -> Option<&'static str> {
+        match self {
+            Product::Cuda => None,
+            Product::Cudnn => Some("cudnn"),
+            Product::Cusparselt => Some("libcusparse_lt"),
+            Product::Cutensor => Some("libcutensor"),
+        }
+    }
+
+    /// The product that publishes a library beside the toolkit, if NVIDIA's
+    /// redist server carries it (NCCL and TensorRT it does not).
+    pub fn of_library(lib: Library) -> Option<Product> {
+        match lib {
+            Library::Cusparselt => Some(Product::Cusparselt),
+            Library::Cutensor => Some(Product::Cutensor),
+            Library::Nccl | Library::Tensorrt => None,
         }
     }
 }
@@ -166,7 +219,7 @@ fn check_size(n: u64) -> std::result::Result<u64, String> {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Archive {
     pub platform: String,
-    /// cuDNN only: the CUDA major it was built for.
+    /// cuDNN, cuSPARSELt, cuTENSOR: the CUDA major it was built for.
     #[serde(default)]
     pub cuda_variant: Option<u32>,
     pub relative_path: RelPath,
@@ -198,7 +251,7 @@ pub fn component_name(key: &str) -> &str {
         .unwrap_or(key)
 }
 
-/// One manifest: a CUDA release or a cuDNN release.
+/// One manifest: a CUDA release, or a cuDNN, cuSPARSELt or cuTENSOR release.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Release {
     pub product: Product,
@@ -401,10 +454,7 @@ pub fn pinned_manifest_sha256(product: Product, file_name: &str) -> Option<&'sta
 
 /// Where `cudaenv update` keeps manifests it fetched.
 pub fn cache_dir(cache: &Path, product: Product) -> std::path::PathBuf {
-    cache.join("manifests").join(match product {
-        Product::Cuda => "cuda",
-        Product::Cudnn => "cudnn",
-    })
+    cache.join("manifests").join(product.dir_name())
 }
 
 /// Every release known: the embedded ones plus what `update` cached. A
@@ -423,7 +473,7 @@ impl Manifests {
     pub fn load(cache: &Path) -> Manifests {
         let mut releases = embedded().to_vec();
         let mut skipped = Vec::new();
-        for product in [Product::Cuda, Product::Cudnn] {
+        for product in Product::ALL {
             let dir = cache_dir(cache, product);
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -487,9 +537,23 @@ impl Manifests {
         cuda_major: u32,
         platform: Platform,
     ) -> Vec<(Version, &Release, &Archive)> {
+        self.library_builds(Product::Cudnn, cuda_major, platform)
+    }
+
+    /// Builds of a library product (cuDNN, cuSPARSELt, cuTENSOR) for a CUDA
+    /// major on `platform`: (full version, release, archive), oldest first.
+    pub fn library_builds(
+        &self,
+        product: Product,
+        cuda_major: u32,
+        platform: Platform,
+    ) -> Vec<(Version, &Release, &Archive)> {
+        let Some(key) = product.build_key() else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
-        for r in self.releases.iter().filter(|r| r.product == Product::Cudnn) {
-            let Some(c) = r.component("cudnn") else {
+        for r in self.releases.iter().filter(|r| r.product == product) {
+            let Some(c) = r.components.iter().find(|c| c.key == key) else {
                 continue;
             };
             let Ok(v) = Version::parse_parts(&c.version, 4) else {
@@ -642,6 +706,32 @@ impl NvidiaSource<'_> {
         let art = artifact(&self.base, Product::Cudnn, "cudnn", &v.to_string(), a)?;
         Ok(Some((v, art)))
     }
+
+    /// The newest build of `lib` matching `spec` (any, without one) built
+    /// for `cuda`'s major, if NVIDIA's redist server carries the library.
+    /// Its archive has cuDNN's layout (`lib/`, `include/` under one top
+    /// directory), so it unpacks into the version the same way.
+    pub fn library_artifact(
+        &self,
+        lib: Library,
+        spec: Option<&Version>,
+        cuda: &Version,
+    ) -> Result<Option<(Version, Artifact)>> {
+        let Some(product) = Product::of_library(lib) else {
+            return Ok(None);
+        };
+        let Some((v, _, a)) = self
+            .manifests
+            .library_builds(product, cuda.major(), self.platform)
+            .into_iter()
+            .rev()
+            .find(|(v, _, _)| spec.is_none_or(|s| v.matches(s)))
+        else {
+            return Ok(None);
+        };
+        let art = artifact(&self.base, product, lib.component(), &v.to_string(), a)?;
+        Ok(Some((v, art)))
+    }
 }
 
 #[cfg(test)]
@@ -656,6 +746,8 @@ mod tests {
             ("cuda", Product::Cuda),
             ("cudnn", Product::Cudnn),
             ("cudnn_legacy", Product::Cudnn),
+            ("cusparselt", Product::Cusparselt),
+            ("cutensor", Product::Cutensor),
         ] {
             for e in std::fs::read_dir(Path::new(REF).join(dir)).unwrap() {
                 let p = e.unwrap().path();
@@ -679,8 +771,9 @@ mod tests {
     #[test]
     fn parses_every_reference_manifest_and_resolves_profiles() {
         let files = all_reference_manifests();
-        // 35 CUDA, 26 cuDNN (cuda_variant format) and 1 per-build cuDNN manifest.
-        assert_eq!(files.len(), 62, "the reference set changed");
+        // 35 CUDA, 26 cuDNN (cuda_variant format), 1 per-build cuDNN
+        // manifest, 2 cuSPARSELt and 2 cuTENSOR.
+        assert_eq!(files.len(), 66, "the reference set changed");
         for (product, p) in &files {
             let r = parse_file(*product, p);
             assert!(!r.components.is_empty(), "{}", p.display());
@@ -745,7 +838,12 @@ mod tests {
                     r.label
                 );
             } else {
-                let c = r.component("cudnn").expect("a cudnn component");
+                let key = product.build_key().unwrap();
+                let c = r
+                    .components
+                    .iter()
+                    .find(|c| c.key == key)
+                    .unwrap_or_else(|| panic!("{}: a {key} component", p.display()));
                 assert!(
                     c.archives.iter().all(|a| a.cuda_variant.is_some()),
                     "{}",
@@ -840,6 +938,68 @@ mod tests {
         // cuDNN 9.12 has no CUDA 11 build.
         assert!(
             src.cudnn_artifact(&"9.12".parse().unwrap(), &"11.8.0".parse().unwrap())
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn resolves_cusparselt_and_cutensor_builds_per_cuda_major() {
+        let manifests = Manifests {
+            releases: embedded().to_vec(),
+            skipped: vec![],
+        };
+        let src = NvidiaSource {
+            manifests: &manifests,
+            base: "http://mirror".into(),
+            platform: Platform::LinuxX86_64,
+        };
+        let cuda12: Version = "12.8.1".parse().unwrap();
+        let cuda13: Version = "13.0.0".parse().unwrap();
+        let (v, a) = src
+            .library_artifact(Library::Cusparselt, Some(&"0.8".parse().unwrap()), &cuda12)
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.to_string(), "0.8.1.1");
+        assert_eq!(a.component, "cusparselt");
+        assert_eq!(
+            a.url,
+            "http://mirror/compute/cusparselt/redist/libcusparse_lt/linux-x86_64/libcusparse_lt-linux-x86_64-0.8.1.1_cuda12-archive.tar.xz"
+        );
+        assert_eq!(a.size, Some(311599728));
+        assert_eq!(a.layout, Layout::StripTop);
+        // 0.10 is built for CUDA 13 alone: the newest for 12 stays 0.8.
+        let (v, _) = src
+            .library_artifact(Library::Cusparselt, None, &cuda12)
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.to_string(), "0.8.1.1");
+        let (v, _) = src
+            .library_artifact(Library::Cusparselt, None, &cuda13)
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.to_string(), "0.10.0.12");
+        assert!(
+            src.library_artifact(Library::Cusparselt, Some(&"0.10".parse().unwrap()), &cuda12)
+                .unwrap()
+                .is_none()
+        );
+        let (v, a) = src
+            .library_artifact(Library::Cutensor, Some(&"2".parse().unwrap()), &cuda13)
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.to_string(), "2.8.1.0");
+        assert!(
+            a.url.expose().ends_with("_cuda13-archive.tar.xz"),
+            "{}",
+            a.url
+        );
+        // NVIDIA's redist server has no NCCL, no TensorRT, nothing for CUDA 11.
+        for lib in [Library::Nccl, Library::Tensorrt] {
+            assert!(src.library_artifact(lib, None, &cuda12).unwrap().is_none());
+        }
+        assert!(
+            src.library_artifact(Library::Cutensor, None, &"11.8.0".parse().unwrap())
                 .unwrap()
                 .is_none()
         );

@@ -24,7 +24,7 @@
 use super::catalogue::{self, Catalogue};
 use super::debian::DebianSource;
 use super::legacy::LegacyRegistry;
-use super::nvidia::Manifests;
+use super::nvidia::{self, Manifests, NvidiaSource};
 use super::pypi::{Index, Known, PypiSource, Request};
 use super::resolve::{PlanOfferer, Resolver, SourceChoice};
 use super::{Plan, Platform, SourceKind};
@@ -33,7 +33,7 @@ use crate::error::{Error, ExitCode, InstallError, Result};
 use crate::install::fetch::{self, Cache};
 use crate::install::settings::Settings;
 use crate::registry;
-use crate::spec::{StackSpec, Version, VersionName};
+use crate::spec::{Library, StackSpec, Version, VersionName};
 
 /// When to read the catalogue from the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -309,40 +309,113 @@ impl Remote {
         Ok(plan)
     }
 
-    /// The libraries beside the toolkit (NCCL, TensorRT, …) come from PyPI
-    /// alone, whatever served the toolkit: their builds are per CUDA major,
-    /// so a CUDA 11.2 stack from the legacy runfiles takes NCCL's cu11 wheel.
+    /// The libraries beside the toolkit (NCCL, TensorRT, …), whatever served
+    /// the toolkit: their builds are per CUDA major, so a CUDA 11.2 stack from
+    /// the legacy runfiles takes NCCL's cu11 wheel. Each comes from the first
+    /// source in its order that carries it: PyPI carries all four, NVIDIA's
+    /// redist server cuSPARSELt and cuTENSOR. A library no allowed source
+    /// carries is refused before anything is looked up.
     async fn add_libraries(&self, plan: &mut Plan, req: &Request) -> Result<()> {
         let wanted = req.libraries();
         if wanted.is_empty() {
             return Ok(());
         }
-        if !self
-            .settings
-            .source_order()
-            .allows(SourceKind::Pypi, self.opts.choice)
-        {
-            let names: Vec<&str> = wanted.iter().map(|(l, _)| l.title()).collect();
-            return Err(Error::Install(InstallError::NotAvailable {
-                what: names.join(", "),
-                source_name: Some(match self.opts.choice {
-                    SourceChoice::Auto => "the configured source order (it has no `pypi`)".into(),
-                    other => format!(
-                        "--source {}",
-                        <SourceChoice as clap::ValueEnum>::to_possible_value(&other)
-                            .map(|v| v.get_name().to_string())
-                            .unwrap_or_default()
-                    ),
-                }),
-                hint: Some(crate::msg!("hint-libraries-need-pypi")),
-            }));
+        let order = self.settings.source_order();
+        let carriers = |lib: Library| -> Vec<SourceKind> {
+            order
+                .for_component(lib.component(), self.opts.choice)
+                .into_iter()
+                .filter(|k| match k {
+                    SourceKind::Pypi => true,
+                    SourceKind::Nvidia => nvidia::Product::of_library(lib).is_some(),
+                    SourceKind::Legacy | SourceKind::Debian => false,
+                })
+                .collect()
+        };
+        let refused: Vec<Library> = wanted
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(|l| carriers(*l).is_empty())
+            .collect();
+        if !refused.is_empty() {
+            return Err(self.libraries_refused(&refused));
         }
-        for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &wanted).await? {
-            plan.libs.insert(lib, version);
-            plan.artifacts.push(artifact);
+        let mut from_pypi = Vec::new();
+        for (lib, want) in &wanted {
+            let mut served = false;
+            let mut lacking = None;
+            for kind in carriers(*lib) {
+                if kind == SourceKind::Pypi {
+                    // PyPI's answer is final: its errors say what it lacks.
+                    from_pypi.push((*lib, want.clone()));
+                    served = true;
+                    break;
+                }
+                let nv = NvidiaSource {
+                    manifests: &self.manifests,
+                    base: self.nvidia_base.clone(),
+                    platform: self.platform()?,
+                };
+                if let Some((v, a)) = nv.library_artifact(*lib, want.as_ref(), &plan.cuda)? {
+                    plan.libs.insert(*lib, v);
+                    plan.artifacts.push(a);
+                    served = true;
+                    break;
+                }
+                lacking = Some(nv.platform);
+            }
+            if let (false, Some(platform)) = (served, lacking) {
+                return Err(Error::Install(InstallError::NotAvailable {
+                    what: format!(
+                        "{}{} for CUDA {} on {}",
+                        lib.title(),
+                        want.as_ref().map(|v| format!(" {v}")).unwrap_or_default(),
+                        plan.cuda.major(),
+                        platform.manifest_key()
+                    ),
+                    source_name: Some("NVIDIA's redist manifests".into()),
+                    hint: Some(crate::msg!("hint-ls-remote")),
+                }));
+            }
+        }
+        if !from_pypi.is_empty() {
+            for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &from_pypi).await? {
+                plan.libs.insert(lib, version);
+                plan.artifacts.push(artifact);
+            }
         }
         plan.name = VersionName::for_stack_with(&plan.cuda, plan.cudnn.as_ref(), &plan.libs);
         Ok(())
+    }
+
+    /// The error for libraries none of the allowed sources carries.
+    fn libraries_refused(&self, refused: &[Library]) -> Error {
+        let names: Vec<&str> = refused.iter().map(|l| l.title()).collect();
+        let only_pypi = refused
+            .iter()
+            .any(|l| nvidia::Product::of_library(*l).is_none());
+        Error::Install(InstallError::NotAvailable {
+            what: names.join(", "),
+            source_name: Some(match self.opts.choice {
+                SourceChoice::Auto if only_pypi => {
+                    "the configured source order (it has no `pypi`)".into()
+                }
+                SourceChoice::Auto => {
+                    "the configured source order (it has neither `pypi` nor `nvidia`)".into()
+                }
+                other => format!(
+                    "--source {}",
+                    <SourceChoice as clap::ValueEnum>::to_possible_value(&other)
+                        .map(|v| v.get_name().to_string())
+                        .unwrap_or_default()
+                ),
+            }),
+            hint: Some(if only_pypi {
+                crate::msg!("hint-libraries-need-pypi")
+            } else {
+                crate::msg!("hint-libraries-need-pypi-or-nvidia")
+            }),
+        })
     }
 
     async fn plan_sources(&self, req: &Request) -> Result<Plan> {
@@ -451,6 +524,26 @@ impl Remote {
         self.resolver(platform, &offer)
             .map(|r| r.remote_cudnn())
             .unwrap_or_default()
+    }
+
+    /// The builds of `lib` on NVIDIA's redist server (cuSPARSELt, cuTENSOR),
+    /// with the CUDA majors each is for, oldest first; none when the NVIDIA
+    /// source is not allowed or does not carry the library.
+    pub fn nvidia_library_builds(&self, lib: Library) -> Vec<(Version, Vec<String>)> {
+        let (Some(platform), Some(product)) = (self.platform, nvidia::Product::of_library(lib))
+        else {
+            return Vec::new();
+        };
+        if !self.allows(SourceKind::Nvidia) {
+            return Vec::new();
+        }
+        let mut out: std::collections::BTreeMap<Version, Vec<String>> = Default::default();
+        for major in 10..=13 {
+            for (v, _, _) in self.manifests.library_builds(product, major, platform) {
+                out.entry(v).or_default().push(format!("cuda{major}"));
+            }
+        }
+        out.into_iter().collect()
     }
 
     /// May any component come from `kind`?
