@@ -795,7 +795,15 @@ fn a_metapackage_download_stops_at_what_a_metapackage_can_be() {
     let o = run_bounded(&mut c, DEADLINE).unwrap();
     let err = String::from_utf8_lossy(&o.stderr).replace(&idx.port.to_string(), "[PORT]");
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-    insta::assert_snapshot!("metapackage_past_its_bound", err);
+    // The runtime wheel downloads beside the metapackage: whether it is
+    // done before the metapackage's bound stops the mirror is a race, so its
+    // line is left out of the snapshot.
+    let told: String = err
+        .lines()
+        .filter(|l| !l.contains("nvidia_cuda_runtime"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("metapackage_past_its_bound", told);
     assert!(
         !dir.join("pypi/files/cuda_toolkit-12.4.1-py2.py3-none-any.whl")
             .exists(),
