@@ -33,7 +33,20 @@
 //! binary, the end-to-end tests and the fuzz targets use: `cli::main`, the
 //! errors, specs, the store, and the install's sources, unpackers and lock
 //! file. Everything else is reachable only from inside the crate, so the
-//! compiler reports what nothing uses.
+//! compiler reports what nothing uses, and no other crate can reach past the
+//! façade:
+//!
+//! ```compile_fail,E0603
+//! // The GEMM's byte views are the verify child's own.
+//! let mut v = [1.0f32];
+//! cudaenv::machine::verify::gemm::bytes_mut(&mut v);
+//! ```
+//!
+//! ```
+//! // What the end-to-end tests and fuzz targets use stays public.
+//! let spec = cudaenv::spec::Spec::parse("12.4+cudnn9").unwrap();
+//! assert_eq!(spec.to_string(), "12.4+cudnn9");
+//! ```
 //!
 //! The shim path (`activation::shims` → `activation::select` → `activation`
 //! → `store`) touches no network or progress code, so it stays small and fast.

@@ -120,19 +120,8 @@ impl HostMatrix {
 /// an implementation for a type with invalid bit patterns (`bool`, a `char`,
 /// an enum, a reference) or with padding would let safe code create invalid
 /// values. The trait is therefore sealed: only the four float types below
-/// implement it, and no other crate can add one.
-///
-/// ```compile_fail,E0277
-/// #[derive(Clone, Copy)]
-/// struct Flag(bool);
-/// impl cudaenv::machine::verify::gemm::Element for Flag {}
-/// ```
-///
-/// ```
-/// let mut v = [1.0f32];
-/// cudaenv::machine::verify::gemm::bytes_mut(&mut v).copy_from_slice(&2.0f32.to_ne_bytes());
-/// assert_eq!(v, [2.0]);
-/// ```
+/// implement it, and no other module can add one (the seal's module is
+/// private to this file, and this module to the crate).
 pub trait Element: Copy + sealed::Sealed {}
 impl sealed::Sealed for f32 {}
 impl sealed::Sealed for f64 {}
@@ -465,6 +454,13 @@ pub fn cpu_benchmark(n: usize, repeats: usize) -> CpuGemm {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_mut_writes_the_floats_it_views() {
+        let mut v = [1.0f32];
+        bytes_mut(&mut v).copy_from_slice(&2.0f32.to_ne_bytes());
+        assert_eq!(v, [2.0]);
+    }
 
     fn naive(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
         let mut c = vec![0.0f64; n * n];
