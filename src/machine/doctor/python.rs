@@ -67,6 +67,36 @@ pub struct InstalledFramework {
     pub kernels: Vec<LibraryKernels>,
 }
 
+impl InstalledFramework {
+    /// A framework as its distribution and build record say it, with no
+    /// cuDNN of its own known and its kernels not read yet (`kernels_of`).
+    fn of(framework: Framework, m: &Metadata, cuda: Option<String>, bundles_cuda: bool) -> Self {
+        InstalledFramework {
+            framework,
+            package: m.name.clone(),
+            version: m.version.clone(),
+            cuda,
+            cudnn: None,
+            bundles_cuda,
+            kernels: Vec::new(),
+        }
+    }
+
+    /// One whose name or dependency says only its CUDA major: it brings
+    /// CUDA when NVIDIA's wheels of that major are installed beside it.
+    fn of_major(
+        framework: Framework,
+        m: &Metadata,
+        major: Option<String>,
+        wheels: &[Package],
+    ) -> Self {
+        let bundles = major
+            .as_deref()
+            .is_some_and(|mj| wheels_of_major(wheels, mj));
+        Self::of(framework, m, major, bundles)
+    }
+}
+
 /// The architectures one of a framework's libraries has code for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibraryKernels {
@@ -326,15 +356,8 @@ fn torch(dir: &Path, m: &Metadata) -> InstalledFramework {
     let bundled = m.requires.iter().any(|r| r.starts_with("nvidia-"))
         || has_lib(&dir.join("torch/lib"), "libcudart")
         || has_lib(&dir.join("torch/lib"), "libcudnn");
-    InstalledFramework {
-        framework: Framework::Torch,
-        package: m.name.clone(),
-        kernels: Vec::new(),
-        version: m.version.clone(),
-        cudnn: None,
-        bundles_cuda: bundled && cuda.is_some(),
-        cuda,
-    }
+    let bundles = bundled && cuda.is_some();
+    InstalledFramework::of(Framework::Torch, m, cuda, bundles)
 }
 
 /// TensorFlow: its CUDA and cuDNN from its `build_info.py`.
@@ -343,17 +366,13 @@ fn tensorflow(dir: &Path, m: &Metadata, wheels: &[Package]) -> InstalledFramewor
     let cuda = read_dict_entry(&info, "cuda_version");
     let cudnn = read_dict_entry(&info, "cudnn_version");
     let has_nvidia = |suffix: &str| wheels.iter().any(|p| p.name.ends_with(suffix));
+    // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
+    let bundles = cuda.is_some()
+        && has_nvidia("-cu12")
+        && wheels.iter().any(|p| p.name.starts_with("nvidia-cudnn"));
     InstalledFramework {
-        framework: Framework::Tensorflow,
-        package: m.name.clone(),
-        kernels: Vec::new(),
-        version: m.version.clone(),
-        // The `and-cuda` extra installs NVIDIA wheels that TF ≥ 2.14 loads from site-packages.
-        bundles_cuda: cuda.is_some()
-            && has_nvidia("-cu12")
-            && wheels.iter().any(|p| p.name.starts_with("nvidia-cudnn")),
-        cuda,
         cudnn,
+        ..InstalledFramework::of(Framework::Tensorflow, m, cuda, bundles)
     }
 }
 
@@ -364,17 +383,10 @@ fn jax_plugin(n: &str, m: &Metadata, wheels: &[Package]) -> InstalledFramework {
         .split('-')
         .next()
         .unwrap_or("");
-    InstalledFramework {
-        framework: Framework::Jax,
-        package: m.name.clone(),
-        kernels: Vec::new(),
-        version: m.version.clone(),
-        cuda: (!major.is_empty()).then(|| major.to_string()),
-        cudnn: None,
-        // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
-        // the requirement lists them either way (under an extra).
-        bundles_cuda: wheels_of_major(wheels, major),
-    }
+    // `jax[cudaNN]` installs the wheels, `jax[cudaNN-local]` does not;
+    // the requirement lists them either way (under an extra).
+    let major = (!major.is_empty()).then(|| major.to_string());
+    InstalledFramework::of_major(Framework::Jax, m, major, wheels)
 }
 
 /// CuPy: `cupy-cuda12x` says its CUDA major, the source package `cupy` none.
@@ -382,17 +394,7 @@ fn cupy(n: &str, m: &Metadata, wheels: &[Package]) -> InstalledFramework {
     let major = n.trim_start_matches("cupy-cuda").trim_end_matches('x');
     let major =
         (major.len() >= 2 && major.bytes().all(|b| b.is_ascii_digit())).then(|| major.to_string());
-    InstalledFramework {
-        framework: Framework::Cupy,
-        package: m.name.clone(),
-        kernels: Vec::new(),
-        version: m.version.clone(),
-        bundles_cuda: major
-            .as_deref()
-            .is_some_and(|mj| wheels_of_major(wheels, mj)),
-        cuda: major,
-        cudnn: None,
-    }
+    InstalledFramework::of_major(Framework::Cupy, m, major, wheels)
 }
 
 /// cuda-python's distributions and numba-cuda.
@@ -406,21 +408,12 @@ fn cuda_python(m: &Metadata, packages: &[Installed], wheels: &[Package]) -> Inst
     } else {
         m.version.split('.').next().map(str::to_string)
     };
-    InstalledFramework {
-        framework: if m.name == "numba-cuda" {
-            Framework::NumbaCuda
-        } else {
-            Framework::CudaPython
-        },
-        package: m.name.clone(),
-        kernels: Vec::new(),
-        version: m.version.clone(),
-        bundles_cuda: major
-            .as_deref()
-            .is_some_and(|mj| wheels_of_major(wheels, mj)),
-        cuda: major,
-        cudnn: None,
-    }
+    let framework = if m.name == "numba-cuda" {
+        Framework::NumbaCuda
+    } else {
+        Framework::CudaPython
+    };
+    InstalledFramework::of_major(framework, m, major, wheels)
 }
 
 /// The name (normalised) and version in a `*.dist-info` directory's METADATA.
