@@ -9,7 +9,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What stops a version from being selected or activated: pins, version files, shells, shims, modulefiles.
+/// The errors of activation, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum ActivationError {
     /// A project file (`.cuda-version`, `cuda.lock`) this user may not read:

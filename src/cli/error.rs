@@ -9,7 +9,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What is wrong with a command as typed, or with what it was asked to do.
+/// The errors of the command line, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error("{} does not exist", path.display())]

@@ -9,7 +9,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What is wrong with the settings: `config.toml`, environment variables, the home directory.
+/// The errors of the settings, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum ContextError {
     #[error("cannot determine the home directory; set HOME or CUDAENV_ROOT")]

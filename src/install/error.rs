@@ -10,7 +10,7 @@ use crate::i18n::Msg;
 use crate::msg;
 use crate::spec::source::SourceKind;
 
-/// What stops an install, a lock or a mirror: sources, downloads, archives, manifests, locks.
+/// The errors of installing, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     #[error("{archive}{}: {reason}", entry.as_ref().map(|e| format!(", member `{e}`")).unwrap_or_default())]

@@ -9,7 +9,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What the machine checks found: the driver, the GPUs, the stack's libraries, frameworks, traces.
+/// The errors of the machine checks, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum MachineError {
     #[error("no NVIDIA driver: {detail}")]

@@ -7,7 +7,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What is wrong with a spec or a version name a user typed.
+/// The errors of a spec, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     #[error("invalid version spec `{input}`: {reason}")]

@@ -9,7 +9,7 @@ use crate::error::exit::{Diagnostic, ExitCode};
 use crate::i18n::Msg;
 use crate::msg;
 
-/// What is wrong with the versions on disk: the store, the system root, a version's record.
+/// The errors of the store, each with its exit code, kind and hint (`Diagnostic`).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// A command that takes an exact version name (`uninstall`) got one that does not exist.
