@@ -315,6 +315,13 @@ impl Remote {
     /// source in its order that carries it: PyPI carries all four, NVIDIA's
     /// redist server cuSPARSELt and cuTENSOR. A library no allowed source
     /// carries is refused before anything is looked up.
+    ///
+    /// PyPI is asked once for every library whose walk reaches it. What it
+    /// lacks (no project for the CUDA major, no matching build: `NotAvailable`)
+    /// goes on to the sources after it, as a toolkit component does, with a
+    /// note; when none of them has it either, PyPI's error stands, since it
+    /// names the builds there are. PyPI's other errors (the index
+    /// unreachable, say) end the plan: a network failure is not an absence.
     async fn add_libraries(&self, plan: &mut Plan, req: &Request) -> Result<()> {
         let wanted = req.libraries();
         if wanted.is_empty() {
@@ -340,52 +347,91 @@ impl Remote {
         if !refused.is_empty() {
             return Err(self.libraries_refused(&refused));
         }
-        let mut from_pypi = Vec::new();
+        // Per library, the sources after PyPI in its order, for those whose
+        // walk reached PyPI before any source served them.
+        let mut at_pypi: Vec<(Library, Option<Version>, Vec<SourceKind>)> = Vec::new();
         for (lib, want) in &wanted {
-            let mut served = false;
-            let mut lacking = None;
-            for kind in carriers(*lib) {
-                if kind == SourceKind::Pypi {
-                    // PyPI's answer is final: its errors say what it lacks.
-                    from_pypi.push((*lib, want.clone()));
-                    served = true;
-                    break;
-                }
-                let nv = NvidiaSource {
-                    manifests: &self.manifests,
-                    base: self.nvidia_base.clone(),
-                    platform: self.platform()?,
-                };
-                if let Some((v, a)) = nv.library_artifact(*lib, want.as_ref(), &plan.cuda)? {
-                    plan.libs.insert(*lib, v);
-                    plan.artifacts.push(a);
-                    served = true;
-                    break;
-                }
-                lacking = Some(nv.platform);
+            let kinds = carriers(*lib);
+            let before = kinds.iter().take_while(|k| **k != SourceKind::Pypi).count();
+            if self
+                .serve_from_nvidia(plan, *lib, want.as_ref(), &kinds[..before])?
+                .is_some()
+            {
+                continue;
             }
-            if let (false, Some(platform)) = (served, lacking) {
-                return Err(Error::Install(InstallError::NotAvailable {
-                    what: format!(
-                        "{}{} for CUDA {} on {}",
-                        lib.title(),
-                        want.as_ref().map(|v| format!(" {v}")).unwrap_or_default(),
-                        plan.cuda.major(),
-                        platform.manifest_key()
-                    ),
-                    source_name: Some("NVIDIA's redist manifests".into()),
-                    hint: Some(crate::msg!("hint-ls-remote")),
-                }));
+            match kinds.get(before) {
+                Some(_) => at_pypi.push((*lib, want.clone(), kinds[before + 1..].to_vec())),
+                None => return Err(self.nvidia_lacks(*lib, want.as_ref(), &plan.cuda)?),
             }
         }
-        if !from_pypi.is_empty() {
-            for (lib, version, artifact) in self.pypi.libraries(&plan.cuda, &from_pypi).await? {
-                plan.libs.insert(lib, version);
-                plan.artifacts.push(artifact);
+        if !at_pypi.is_empty() {
+            let asked: Vec<(Library, Option<Version>)> =
+                at_pypi.iter().map(|(l, w, _)| (*l, w.clone())).collect();
+            let answers = self.pypi.libraries(&plan.cuda, &asked).await;
+            for ((lib, want, after), (_, answer)) in at_pypi.into_iter().zip(answers) {
+                match answer {
+                    Ok((version, artifact)) => {
+                        plan.libs.insert(lib, version);
+                        plan.artifacts.push(artifact);
+                    }
+                    Err(e @ Error::Install(InstallError::NotAvailable { .. })) => {
+                        let Some(v) = self.serve_from_nvidia(plan, lib, want.as_ref(), &after)?
+                        else {
+                            return Err(e);
+                        };
+                        plan.notes.push(format!(
+                            "PyPI: {e}; {} {v} comes from NVIDIA's redist server",
+                            lib.title()
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         plan.name = VersionName::for_stack_with(&plan.cuda, plan.cudnn.as_ref(), &plan.libs);
         Ok(())
+    }
+
+    /// Serves `lib` from NVIDIA's redist server if `kinds` (the sources left
+    /// to try, PyPI not among them) has it and its manifests hold a build
+    /// for the stack's CUDA major; the version it took, if it did.
+    fn serve_from_nvidia(
+        &self,
+        plan: &mut Plan,
+        lib: Library,
+        want: Option<&Version>,
+        kinds: &[SourceKind],
+    ) -> Result<Option<Version>> {
+        if !kinds.contains(&SourceKind::Nvidia) {
+            return Ok(None);
+        }
+        let nv = NvidiaSource {
+            manifests: &self.manifests,
+            base: self.nvidia_base.clone(),
+            platform: self.platform()?,
+        };
+        let Some((version, artifact)) = nv.library_artifact(lib, want, &plan.cuda)? else {
+            return Ok(None);
+        };
+        plan.libs.insert(lib, version.clone());
+        plan.artifacts.push(artifact);
+        Ok(Some(version))
+    }
+
+    /// The error for a library that only NVIDIA's redist server may serve
+    /// and whose manifests have no build of it for this CUDA major.
+    fn nvidia_lacks(&self, lib: Library, want: Option<&Version>, cuda: &Version) -> Result<Error> {
+        Ok(Error::Install(InstallError::NotAvailable {
+            what: format!(
+                "{}{} for CUDA {} on {}",
+                lib.title(),
+                want.map(|v| format!(" {v}")).unwrap_or_default(),
+                cuda.major(),
+                self.platform()?.manifest_key()
+            ),
+            source_name: Some("NVIDIA's redist manifests".into()),
+            hint: Some(crate::msg!("hint-ls-remote")),
+        }))
     }
 
     /// The error for libraries none of the allowed sources carries.

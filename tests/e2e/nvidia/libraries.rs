@@ -288,3 +288,70 @@ fn nccl_is_still_refused_from_nvidias_server_while_cutensor_is_not() {
         text(&o)
     );
 }
+
+/// A package index whose `cutensor-cu12` stops at 2.2.0 (a site's mirror
+/// that is behind, say), on the same loopback server as NVIDIA's redist.
+fn behind_index(mirror: &Mirror) -> String {
+    let arch = std::env::consts::ARCH;
+    let old = format!("cutensor_cu12-2.2.0-py3-none-manylinux2014_{arch}.whl");
+    mirror.put(
+        "simple/cutensor-cu12/index.html",
+        format!(
+            "<html><body><a href=\"../../files/{old}#sha256={}\">{old}</a></body></html>\n",
+            "ab".repeat(32)
+        )
+        .as_bytes(),
+    );
+    format!("{}/simple", mirror.url())
+}
+
+#[test]
+fn under_auto_a_cutensor_build_pypi_lacks_comes_from_nvidias_server() {
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    libraries_fixture(&env, &mirror, |_, _| {});
+    let index = behind_index(&mirror);
+    let o = cmd(&env, &mirror)
+        .env("CUDAENV_PYPI_INDEX", &index)
+        .args(["install", "12.4.1+cutensor2.8", CUDART_ONLY])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    assert!(mirror.requested("simple/cutensor-cu12/"), "{}", text(&o));
+    assert!(
+        text(&o).contains("cuTENSOR 2.8.1.0 comes from NVIDIA's redist server"),
+        "{}",
+        text(&o)
+    );
+    let name = "12.4.1+cutensor2.8.1.0";
+    let v = env.root.join("versions").join(name);
+    let meta = std::fs::read_to_string(v.join(".cudaenv/meta.toml")).unwrap();
+    let meta: toml::Value = toml::from_str(&meta).unwrap();
+    let cutensor = meta["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str() == Some("cutensor"))
+        .unwrap_or_else(|| panic!("{meta:?}"));
+    assert_eq!(cutensor["source"].as_str(), Some("nvidia"), "{meta:?}");
+    let out = load_by_soname(&env, name, &["libcutensor.so.2:cutensorGetVersion"]);
+    assert!(out.contains("libcutensor.so.2 20801"), "{out}");
+}
+
+#[test]
+fn under_auto_a_build_neither_source_has_is_refused_with_pypis_builds() {
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    libraries_fixture(&env, &mirror, |_, _| {});
+    let index = behind_index(&mirror);
+    let o = cmd(&env, &mirror)
+        .env("CUDAENV_PYPI_INDEX", &index)
+        .args(["install", "12.4.1+cutensor2.9", CUDART_ONLY, "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 7, "{}", text(&o));
+    for want in ["cuTENSOR 2.9 for CUDA 12", "cutensor-cu12", "2.2.0"] {
+        assert!(text(&o).contains(want), "{want}: {}", text(&o));
+    }
+    assert_nothing_installed(&env);
+}

@@ -348,86 +348,83 @@ impl PypiSource {
 
     /// The wheels of the libraries beside the toolkit a request names, for
     /// a CUDA release: per library the newest build matching its prefix
-    /// (any build for `None`). A library PyPI has no project or no matching
-    /// build of for this CUDA major is an error naming what there is.
+    /// (any build for `None`), or the error saying what PyPI has instead
+    /// (no project for this CUDA major, no matching build). The answer is
+    /// per library, in `wanted`'s order, so that the caller may take what
+    /// PyPI lacks from the next source.
     pub async fn libraries(
         &self,
         cuda: &Version,
         wanted: &[(Library, Option<Version>)],
-    ) -> Result<Vec<(Library, Version, Artifact)>> {
-        let pypi = registry::pypi();
-        let major = cuda.major();
-        let mut projects = Vec::new();
-        for (lib, _) in wanted {
-            let project = pypi.library_project(*lib, major).ok_or_else(|| {
-                let majors: Vec<String> = pypi
-                    .library_majors(*lib)
-                    .iter()
-                    .map(|m| format!("CUDA {m}"))
-                    .collect();
-                Error::Install(InstallError::NotAvailable {
-                    what: format!("{} for CUDA {major}", lib.title()),
-                    source_name: Some("PyPI".into()),
-                    hint: Some(crate::msg!(
-                        "hint-library-majors",
-                        library = lib.title(),
-                        majors = majors.join(", "),
-                        component = lib.component()
-                    )),
-                })
-            })?;
-            projects.push((*lib, project, self.index_for(*lib)));
-        }
+    ) -> Vec<(Library, Result<(Version, Artifact)>)> {
         let pages = futures_util::future::join_all(
-            projects
+            wanted
                 .iter()
-                .map(|(_, project, index)| self.wheels_in(index, project)),
+                .map(|(lib, want)| self.library(*lib, want.as_ref(), cuda.major())),
         )
         .await;
-        let mut out = Vec::new();
-        for (((lib, want), (_, project, index)), page) in wanted.iter().zip(&projects).zip(pages) {
-            let wheels = page?;
-            let any = Version::from_parts(&[]);
-            let prefix = want.as_ref().unwrap_or(&any);
-            let w = pick_prefix(&wheels, prefix).ok_or_else(|| {
-                let mut have: Vec<&PyVersion> = wheels
-                    .iter()
-                    .filter(|w| !w.file.yanked)
-                    .map(|w| &w.version)
-                    .collect();
-                have.sort();
-                have.dedup_by(|a, b| a.nums == b.nums);
-                Error::Install(InstallError::NotAvailable {
-                    what: match want {
-                        Some(v) => format!(
-                            "{} {v} for CUDA {major} on {}",
-                            lib.title(),
-                            self.wheels_for.name()
-                        ),
-                        None => format!(
-                            "{} for CUDA {major} on {}",
-                            lib.title(),
-                            self.wheels_for.name()
-                        ),
-                    },
-                    source_name: Some(format!("{project} on {}", index.base())),
-                    hint: Some(if have.is_empty() {
-                        crate::msg!("hint-no-wheel-for", platform = self.wheels_for.name())
-                    } else {
-                        crate::msg!(
-                            "hint-available",
-                            versions = have
-                                .iter()
-                                .map(|v| v.text.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    }),
-                })
-            })?;
-            out.push((*lib, w.version.version(), artifact(lib.component(), w)));
-        }
-        Ok(out)
+        wanted.iter().map(|(lib, _)| *lib).zip(pages).collect()
+    }
+
+    /// One library's wheel for a CUDA major (`libraries`).
+    async fn library(
+        &self,
+        lib: Library,
+        want: Option<&Version>,
+        major: u32,
+    ) -> Result<(Version, Artifact)> {
+        let pypi = registry::pypi();
+        let project = pypi.library_project(lib, major).ok_or_else(|| {
+            let majors: Vec<String> = pypi
+                .library_majors(lib)
+                .iter()
+                .map(|m| format!("CUDA {m}"))
+                .collect();
+            Error::Install(InstallError::NotAvailable {
+                what: format!("{} for CUDA {major}", lib.title()),
+                source_name: Some("PyPI".into()),
+                hint: Some(crate::msg!(
+                    "hint-library-majors",
+                    library = lib.title(),
+                    majors = majors.join(", "),
+                    component = lib.component()
+                )),
+            })
+        })?;
+        let index = self.index_for(lib);
+        let wheels = self.wheels_in(index, project).await?;
+        let any = Version::from_parts(&[]);
+        let w = pick_prefix(&wheels, want.unwrap_or(&any)).ok_or_else(|| {
+            let mut have: Vec<&PyVersion> = wheels
+                .iter()
+                .filter(|w| !w.file.yanked)
+                .map(|w| &w.version)
+                .collect();
+            have.sort();
+            have.dedup_by(|a, b| a.nums == b.nums);
+            Error::Install(InstallError::NotAvailable {
+                what: format!(
+                    "{}{} for CUDA {major} on {}",
+                    lib.title(),
+                    want.map(|v| format!(" {v}")).unwrap_or_default(),
+                    self.wheels_for.name()
+                ),
+                source_name: Some(format!("{project} on {}", index.base())),
+                hint: Some(if have.is_empty() {
+                    crate::msg!("hint-no-wheel-for", platform = self.wheels_for.name())
+                } else {
+                    crate::msg!(
+                        "hint-available",
+                        versions = have
+                            .iter()
+                            .map(|v| v.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }),
+            })
+        })?;
+        Ok((w.version.version(), artifact(lib.component(), w)))
     }
 
     async fn wheels_in(&self, index: &Index, project: &str) -> Result<Vec<Wheel>> {
