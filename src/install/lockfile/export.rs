@@ -14,6 +14,15 @@
 //! both from one build). Components with no PyPI project are listed as
 //! comments. When platforms disagree on a version, each pin carries a
 //! `platform_machine` marker.
+//!
+//! A library beside the toolkit locked from NVIDIA's redist (cuSPARSELt,
+//! cuTENSOR) is pinned only where its version is exactly one PyPI can have:
+//! the redist names four parts (`2.8.1.0`, `0.8.1.1`), the wheels three
+//! (`cutensor-cu12 2.8.1`, `nvidia-cusparselt-cu12 0.8.1`). PEP 440 pads
+//! with zeros, so `2.8.1.0` is `2.8.1` and is pinned as that; `0.8.1.1` is
+//! no release PyPI has, and whether the wheel `0.8.1` holds build 1 is
+//! nothing the lock records, so such a library is listed as a comment
+//! rather than pinned to a version pip would never find, or to a guess.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +30,7 @@ use super::Lock;
 use crate::install::sources::Platform;
 use crate::install::sources::SourceKind;
 use crate::install::sources::pypi::normalize;
+use crate::spec::Library;
 
 /// One pinned Python distribution.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,8 +59,18 @@ impl Pin {
     }
 }
 
-/// The pins of a lock, sorted by package, and the components without one.
-pub fn pins(lock: &Lock) -> (Vec<Pin>, Vec<String>) {
+/// Why a locked component has no pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unpinned {
+    /// No PyPI project carries it.
+    NoProject,
+    /// Its project's releases cannot name its version exactly.
+    NoExactVersion,
+}
+
+/// The pins of a lock, sorted by package, and the components without one
+/// (`component version (source)`, with the reason).
+pub fn pins(lock: &Lock) -> (Vec<Pin>, Vec<(Unpinned, String)>) {
     let major = lock.stack.cuda.major();
     let pypi = crate::registry::pypi();
     let platforms = lock.platforms();
@@ -67,30 +87,36 @@ pub fn pins(lock: &Lock) -> (Vec<Pin>, Vec<String>) {
         }
     }
     for a in &lock.artifacts {
-        let pin = match a.source {
-            SourceKind::Pypi => wheel_name_version(&a.file),
+        let pin = match (a.source, Library::from_component(&a.component)) {
+            (SourceKind::Pypi, _) => Ok(wheel_name_version(&a.file)),
+            (_, Some(lib)) => library_pin(lib, major, &a.version),
             _ => {
                 let project = if a.component == "cudnn" {
                     pypi.cudnn_package(major)
                 } else {
                     pypi.package(&a.component, major)
                 };
-                project.map(|p| (normalize(p), a.version.clone()))
+                Ok(project.map(|p| (normalize(p), a.version.clone())))
             }
         };
-        match pin {
-            Some((package, version)) => by
-                .entry(package)
-                .or_default()
-                .entry(version)
-                .or_default()
-                .push(a.platform),
-            None => {
-                let line = format!("{} {} ({})", a.component, a.version, a.source.name());
-                if !unpinned.contains(&line) {
-                    unpinned.push(line);
-                }
+        let why = match pin {
+            Ok(Some((package, version))) => {
+                by.entry(package)
+                    .or_default()
+                    .entry(version)
+                    .or_default()
+                    .push(a.platform);
+                continue;
             }
+            Ok(None) => Unpinned::NoProject,
+            Err(u) => u,
+        };
+        let line = (
+            why,
+            format!("{} {} ({})", a.component, a.version, a.source.name()),
+        );
+        if !unpinned.contains(&line) {
+            unpinned.push(line);
         }
     }
     let mut out = Vec::new();
@@ -107,6 +133,27 @@ pub fn pins(lock: &Lock) -> (Vec<Pin>, Vec<String>) {
         }
     }
     (out, unpinned)
+}
+
+/// The PyPI project and version a library from NVIDIA's redist is pinned
+/// at: its version while all parts past the third are zeros (the module's
+/// first paragraphs say why), in the three parts PyPI spells it with.
+fn library_pin(
+    lib: Library,
+    major: u32,
+    version: &str,
+) -> Result<Option<(String, String)>, Unpinned> {
+    let Some(project) = crate::registry::pypi().library_project(lib, major) else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = version.split('.').collect();
+    let exact = parts.len() >= 3
+        && parts.iter().all(|p| p.parse::<u64>().is_ok())
+        && parts[3..].iter().all(|p| p.parse::<u64>() == Ok(0));
+    if !exact {
+        return Err(Unpinned::NoExactVersion);
+    }
+    Ok(Some((normalize(project), parts[..3].join("."))))
 }
 
 /// A wheel's distribution (normalized) and version: the first two fields
@@ -142,7 +189,7 @@ pub fn torch_builds(lock: &Lock) -> Option<(String, Vec<String>)> {
 }
 
 /// Comment lines both formats open with.
-fn header(lock: &Lock, unpinned: &[String]) -> String {
+fn header(lock: &Lock, unpinned: &[(Unpinned, String)]) -> String {
     let mut h = format!(
         "# The Python side of {} (cuda.lock, spec {}): constraints, they install nothing.\n",
         lock.name(),
@@ -159,8 +206,13 @@ fn header(lock: &Lock, unpinned: &[String]) -> String {
             lock.stack.cuda.truncate(2)
         )),
     }
-    for u in unpinned {
-        h.push_str(&format!("# not on PyPI: {u}\n"));
+    for (why, u) in unpinned {
+        h.push_str(&match why {
+            Unpinned::NoProject => format!("# not on PyPI: {u}\n"),
+            Unpinned::NoExactVersion => {
+                format!("# not pinned, PyPI's releases have three parts: {u}\n")
+            }
+        });
     }
     h
 }
@@ -258,6 +310,57 @@ mod tests {
             "12.4.127",
         )];
         assert!(pip_constraints(&lock).contains("\nnvidia-cuda-runtime-cu12==12.4.127\n"));
+
+        // A library from NVIDIA's redist: pinned where its four parts are
+        // PyPI's three (PEP 440's zero padding), a comment where they are not.
+        let library = |component: &str, file: &str, version: &str| Locked {
+            component: component.into(),
+            ..artifact(Platform::LinuxX86_64, file, SourceKind::Nvidia, version)
+        };
+        lock.artifacts = vec![
+            library(
+                "cutensor",
+                "libcutensor-linux-x86_64-2.8.1.0_cuda12-archive.tar.xz",
+                "2.8.1.0",
+            ),
+            library(
+                "cusparselt",
+                "libcusparse_lt-linux-x86_64-0.8.1.1_cuda12-archive.tar.xz",
+                "0.8.1.1",
+            ),
+        ];
+        let text = pip_constraints(&lock);
+        assert!(text.contains("\ncutensor-cu12==2.8.1\n"), "{text}");
+        assert!(
+            text.contains(
+                "# not pinned, PyPI's releases have three parts: cusparselt 0.8.1.1 (nvidia)\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("cusparselt-cu12=="), "{text}");
+        // CUDA 11 has no cuSPARSELt project: the comment says so.
+        lock.stack.cuda = "11.8.0".parse().unwrap();
+        lock.artifacts.truncate(0);
+        lock.artifacts
+            .push(library("cusparselt", "x.tar.xz", "0.8.0.0"));
+        assert!(pip_constraints(&lock).contains("# not on PyPI: cusparselt 0.8.0.0 (nvidia)\n"));
+    }
+
+    #[test]
+    fn a_redist_library_version_is_pinned_only_when_pypi_can_spell_it() {
+        let pin = |v: &str| library_pin(Library::Cutensor, 12, v);
+        assert_eq!(
+            pin("2.8.1.0"),
+            Ok(Some(("cutensor-cu12".into(), "2.8.1".into())))
+        );
+        assert_eq!(
+            pin("2.8.1"),
+            Ok(Some(("cutensor-cu12".into(), "2.8.1".into())))
+        );
+        for v in ["0.8.1.1", "2.8", "2.8.1.x", "2.8.1.0.3"] {
+            assert_eq!(pin(v), Err(Unpinned::NoExactVersion), "{v}");
+        }
+        assert_eq!(library_pin(Library::Cusparselt, 11, "0.8.1.0"), Ok(None));
     }
 
     #[test]

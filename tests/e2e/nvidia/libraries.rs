@@ -355,3 +355,46 @@ fn under_auto_a_build_neither_source_has_is_refused_with_pypis_builds() {
     }
     assert_nothing_installed(&env);
 }
+
+#[test]
+fn a_lock_from_nvidias_server_pins_cutensor_and_leaves_cusparselts_build_as_a_comment() {
+    let env = TestEnv::new();
+    let mirror = Mirror::start(env.path("srv"));
+    libraries_fixture(&env, &mirror, |_, _| {});
+    let proj = env.home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let o = cmd(&env, &mirror)
+        .current_dir(&proj)
+        .args([
+            "lock",
+            "12.4.1+cusparselt0.8+cutensor2",
+            "--source",
+            "nvidia",
+            CUDART_ONLY,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let o = cmd(&env, &mirror)
+        .current_dir(&proj)
+        .args(["export", "pip-constraints"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let pins: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    // cuTENSOR 2.8.1.0 is PyPI's 2.8.1; cuSPARSELt 0.8.1.1 is no PyPI release.
+    assert_eq!(
+        pins,
+        [
+            "cuda-toolkit==12.4.1",
+            "cutensor-cu12==2.8.1",
+            "nvidia-cuda-runtime-cu12==12.4.127",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("# not pinned, PyPI's releases have three parts: cusparselt 0.8.1.1 (nvidia)"),
+        "{out}"
+    );
+}
