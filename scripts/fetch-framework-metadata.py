@@ -8,10 +8,12 @@ cupy-cuda11x, cupy-cuda12x and cupy-cuda13x, takes the manylinux x86_64 wheel (t
 metadata names NVIDIA's wheels: torch's macOS wheels name none), reads its core metadata through
 PEP 658 (`<wheel URL>.metadata`) where the index announces it, else out of the wheel itself with
 HTTP range requests (the zip's central directory and the one `*.dist-info/METADATA` member: a few
-hundred KB of a wheel that may be 1 GB), and writes `<project>.tsv`: version, wheel file, wheel sha256, metadata sha256, and the
+hundred KB of a wheel that may be 1 GB), and writes `<project>.tsv`: version, wheel file, wheel sha256, metadata sha256, the
 `Requires-Dist` lines that name an NVIDIA CUDA wheel (nvidia-*, tensorrt*, cuda-*), each with
-its marker. The files are the inputs of scripts/gen-framework-compat.py; their first line says
-when and from where they were read.
+its marker, the metadata's `Requires-Python`, and the Python tags of every Linux x86_64 wheel
+of the version on the index (`cp39-cp39 cp313-cp313t`: which interpreters it can be installed
+on, which `Requires-Python`, a floor for most, does not say). The files are the inputs of
+scripts/gen-framework-compat.py; their first line says when and from where they were read.
 """
 
 import hashlib
@@ -59,9 +61,8 @@ def metadata(f):
     return z.read(name)
 
 
-def pick(files):
-    """The wheel whose metadata speaks for the Linux x86_64 build of each version."""
-    by_version = {}
+def linux_wheels(files):
+    """(version, file) of every Linux x86_64 wheel on the page that is not yanked."""
     for f in files:
         name = f["filename"]
         if not name.endswith(".whl") or f.get("yanked"):
@@ -71,6 +72,14 @@ def pick(files):
         version = name.split("-")[1]
         if not re.fullmatch(r"\d+(\.\d+)*(\.post\d+)?", version):
             continue
+        yield version, f
+
+
+def pick(files):
+    """The wheel whose metadata speaks for the Linux x86_64 build of each version."""
+    by_version = {}
+    for version, f in linux_wheels(files):
+        name = f["filename"]
         # One wheel per version: the newest CPython tag is as good as any (the pins do not
         # differ between Python versions of one release).
         if version not in by_version or name > by_version[version]["filename"]:
@@ -78,23 +87,40 @@ def pick(files):
     return by_version
 
 
+def python_tags(files):
+    """version -> the sorted, distinct `python-abi` tags of its Linux x86_64 wheels."""
+    out = {}
+    for version, f in linux_wheels(files):
+        # name-version[-build]-python-abi-platform.whl
+        parts = f["filename"][: -len(".whl")].split("-")
+        out.setdefault(version, set()).add(parts[-3] + "-" + parts[-2])
+    return {v: sorted(t) for v, t in out.items()}
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     for project in PROJECTS:
         page = json.loads(get("https://pypi.org/simple/%s/" % project, "application/vnd.pypi.simple.v1+json"))
         rows = []
+        tags = python_tags(page["files"])
         for version, f in sorted(pick(page["files"]).items(), key=lambda kv: [int(p) if p.isdigit() else 0 for p in re.split(r"[.]", kv[0].replace("post", ""))]):
             meta = metadata(f)
             reqs = []
+            requires_python = ""
             for line in meta.decode("utf-8", "replace").splitlines():
                 if line.startswith("Requires-Dist:"):
                     req = line.split(":", 1)[1].strip()
                     if WANTED.match(req):
                         reqs.append(req)
-            rows.append([version, f["filename"], f["hashes"]["sha256"], hashlib.sha256(meta).hexdigest(), " | ".join(reqs)])
+                elif line.startswith("Requires-Python:"):
+                    requires_python = line.split(":", 1)[1].strip()
+                elif not line.strip():
+                    break  # the headers end; the description follows
+            rows.append([version, f["filename"], f["hashes"]["sha256"], hashlib.sha256(meta).hexdigest(), " | ".join(reqs),
+                         requires_python, " ".join(tags[version])])
         with open(os.path.join(out_dir, project + ".tsv"), "w") as out:
             out.write("# PyPI https://pypi.org/simple/%s/ and the core metadata of each version's Linux x86_64 wheel, read %s\n" % (project, time.strftime("%Y-%m-%d")))
-            out.write("version\twheel\twheel_sha256\tmetadata_sha256\trequires_dist\n")
+            out.write("version\twheel\twheel_sha256\tmetadata_sha256\trequires_dist\trequires_python\tpython_tags\n")
             for r in rows:
                 out.write("\t".join(r) + "\n")
         print(project, len(rows), file=sys.stderr)

@@ -21,6 +21,11 @@ and diff (the test `frameworks_toml_is_generated_from_its_inputs` does just that
   `-cuNN` suffix of its pins; a release whose metadata names no NVIDIA wheel is written with
   `nvidia = false` (the wheel bundles its CUDA, or expects one installed locally).
 
+- Python: the metadata's `Requires-Python` as written (`requires_python`), and the interpreters
+  the version's Linux x86_64 wheels are built for, from their tags (`python_wheels`: `cp310` is
+  3.10, `cp313t` the free-threaded 3.13t, `cp39-abi3` 3.9 and newer as `3.9+`; `py3` wheels say
+  nothing). `Requires-Python` is mostly a floor; the tags say where a wheel exists.
+
 Requirements whose marker excludes Linux are skipped; the extra that brings the NVIDIA wheels
 (`and-cuda`, `with-cuda`, `ctk`) is recorded. A post release (`2.15.0.post1`) is left out when
 its release is there: it needs the same stack.
@@ -187,10 +192,33 @@ def read(path):
     return provenance, rows
 
 
+def python_wheels(tags):
+    """`cp39-cp39 cp313-cp313t cp39-abi3 py3-none` -> ["3.9", "3.9+", "3.13t"], oldest first."""
+    out = set()
+    for tag in tags.split():
+        py, _, abi = tag.partition("-")
+        for one in py.split("."):
+            m = re.fullmatch(r"cp(\d)(\d+)", one)
+            if not m:
+                continue
+            v = f"{m.group(1)}.{m.group(2)}"
+            if abi == "abi3":
+                v += "+"
+            elif abi.endswith("t"):
+                v += "t"
+            out.add(v)
+    return sorted(out, key=lambda v: (tuple(int(p) for p in v.rstrip("+t").split(".")), v[-1] in "+t", v))
+
+
 def release(framework, project, row):
     out = ["\n[[release]]", f"framework = {q(framework)}", f"project = {q(project)}",
            f"version = {q(row['version'])}", f"wheel = {q(row['wheel'])}",
            f"wheel_sha256 = {q(row['wheel_sha256'])}"]
+    if row.get("requires_python"):
+        out.append(f"requires_python = {q(row['requires_python'])}")
+    wheels = python_wheels(row.get("python_tags", ""))
+    if wheels:
+        out.append("python_wheels = [" + ", ".join(q(w) for w in wheels) + "]")
     reqs = []
     extras = set()
     for text in filter(None, (r.strip() for r in row.get("requires_dist", "").split(" | "))):
@@ -263,6 +291,8 @@ def main(src):
     print("# read from `cuda_from`; cudnn / nccl / cusparselt / tensorrt: their pins as the metadata writes")
     print("# them (`from`). `nvidia = false`: the metadata names no NVIDIA wheel (the wheel bundles its CUDA,")
     print("# or expects one installed locally); `major` then comes from the project's name, if it has one.")
+    print("# requires_python: the metadata's Requires-Python; python_wheels: the interpreters its Linux x86_64")
+    print("# wheels are tagged for (3.13t free-threaded, 3.9+ an abi3 wheel for 3.9 and newer).")
     sys.stdout.write("".join(body))
 
 

@@ -245,7 +245,10 @@ fn compat_tables_json_and_errors() {
 /// matrix's other build beside it), an old TensorFlow 2.x whose `and-cuda` extra
 /// pins NCCL and TensorRT 8 (shown, not installed), an old CuPy whose wheel names
 /// no NVIDIA wheel (its major from the package's name), and a JAX release that
-/// has no CUDA plugin on PyPI. Each answer says where each fact comes from.
+/// has no CUDA plugin on PyPI. Each answer says where each fact comes from,
+/// the Python range too: JAX's and the older CuPy's from their wheels'
+/// `Requires-Python` and tags (free-threaded builds of JAX 0.8 among them),
+/// CuPy 13's from its guide.
 #[test]
 fn compat_from_the_frameworks_wheel_metadata() {
     let t = TestEnv::new();
@@ -255,6 +258,8 @@ fn compat_from_the_frameworks_wheel_metadata() {
     s.run(&["compat", "torch==1.13.1"]);
     s.run(&["compat", "tensorflow==2.14.0"]);
     s.run(&["compat", "cupy-cuda12x==12.2.0"]);
+    s.run(&["compat", "cupy-cuda12x==13.3.0"]);
+    s.run(&["compat", "jax==0.8.0"]);
     s.run(&["compat", "jax==0.4.20"]);
     s.snapshot("compat_metadata");
 }

@@ -247,6 +247,12 @@ pub struct MetaRelease {
     pub nccl: Option<Bound>,
     pub cusparselt: Option<Bound>,
     pub tensorrt: Option<Bound>,
+    /// The metadata's `Requires-Python`, as written (`>=3.9`).
+    pub requires_python: Option<String>,
+    /// The interpreters its Linux x86_64 wheels are tagged for, oldest first:
+    /// `3.10`, `3.13t` (free-threaded), `3.9+` (an abi3 wheel).
+    #[serde(default)]
+    pub python_wheels: Vec<String>,
 }
 
 fn yes() -> bool {

@@ -103,6 +103,36 @@ impl MetaRelease {
         .filter_map(|(l, b)| b.as_ref().map(|b| (l, b)))
     }
 
+    /// The Python it can be installed on, as its metadata and wheel tags say:
+    /// `>=3.9; wheels for 3.9–3.12` (`Requires-Python` is mostly a floor,
+    /// the tags say where a wheel exists), or `None` when neither says.
+    pub fn python(&self) -> Option<String> {
+        // The tags are sorted oldest first: a kind's first and last bound it.
+        let span = |kind: fn(&str) -> bool| {
+            let mut of = self.python_wheels.iter().filter(|w| kind(w));
+            let first = of.next()?;
+            Some(match of.next_back() {
+                Some(last) => format!("{first}–{last}"),
+                None => first.clone(),
+            })
+        };
+        let mut wheels: Vec<String> = Vec::new();
+        wheels.extend(span(|w| !w.ends_with(['t', '+'])));
+        wheels.extend(span(|w| w.ends_with('t')).map(|s| format!("free-threaded {s}")));
+        wheels.extend(
+            self.python_wheels
+                .iter()
+                .find(|w| w.ends_with('+'))
+                .map(|w| format!("{} and newer (abi3)", w.trim_end_matches('+'))),
+        );
+        let wheels = (!wheels.is_empty()).then(|| format!("wheels for {}", wheels.join(", ")));
+        match (&self.requires_python, wheels) {
+            (Some(r), Some(w)) => Some(format!("{r}; {w}")),
+            (Some(r), None) => Some(r.clone()),
+            (None, w) => w,
+        }
+    }
+
     /// `torch 2.4.1's wheel (torch-2.4.1-cp312-….whl)`, for provenance lines.
     pub fn wheel_named(&self) -> String {
         format!("{} {}'s wheel ({})", self.project, self.version, self.wheel)
@@ -196,6 +226,36 @@ mod tests {
         let tf = find(Framework::Tensorflow, &v("2.14.0"), None)[0];
         assert_eq!(tf.tensorrt.as_ref().unwrap().to_string(), "== 8.5.3.1");
         assert_eq!(tf.cuda.as_ref().unwrap().to_string(), "== 11.8");
+    }
+
+    /// The Python a release's wheels say: `Requires-Python` (a floor) and the
+    /// interpreters the Linux wheels are tagged for, each kind as a span.
+    #[test]
+    fn the_python_of_a_release_is_its_floor_and_its_wheels() {
+        let j = find(Framework::Jax, &v("0.4.30"), None)[0];
+        assert_eq!(j.python().unwrap(), ">=3.9; wheels for 3.9–3.12");
+        let j = find(Framework::Jax, &v("0.8.0"), Some(12))[0];
+        assert_eq!(
+            j.python().unwrap(),
+            ">=3.11; wheels for 3.11–3.14, free-threaded 3.13t–3.14t"
+        );
+        let c = find(Framework::Cupy, &v("11.0.0"), Some(11))[0];
+        assert_eq!(c.python().unwrap(), ">=3.7; wheels for 3.7–3.10");
+        let mut r = j.clone();
+        r.requires_python = None;
+        r.python_wheels = vec!["3.9+".into()];
+        assert_eq!(r.python().unwrap(), "wheels for 3.9 and newer (abi3)");
+        r.python_wheels = vec!["3.12".into(), "3.12t".into()];
+        assert_eq!(r.python().unwrap(), "wheels for 3.12, free-threaded 3.12t");
+        r.python_wheels.clear();
+        assert_eq!(r.python(), None);
+        // Every release on PyPI has a Linux x86_64 wheel tagged for some CPython.
+        assert!(
+            data::frameworks()
+                .release
+                .iter()
+                .all(|r| !r.python_wheels.is_empty())
+        );
     }
 
     /// The committed table is exactly what the generator makes of the committed

@@ -14,7 +14,7 @@ use crate::error::Result;
 use super::super::data::{self, Channel, MetaRelease, PytorchTable, TorchRelease};
 use super::{
     Build, DRIVER_SOURCE, Framework, Lookup, Requirement, build, meta_build, meta_notes,
-    meta_source, platform_name,
+    meta_source, platform_name, wheel_python,
 };
 
 /// A framework's hand-kept table of builds.
@@ -96,12 +96,17 @@ pub(super) fn requirement(l: &Lookup) -> Result<Requirement> {
     builds.sort_by(|a, b| {
         (b.channel, !b.name_only(), &b.cuda).cmp(&(a.channel, !a.name_only(), &a.cuda))
     });
-    sources.push(DRIVER_SOURCE.into());
     let from_wheel = match framework {
         Framework::Torch => l.pinned,
         _ if use_table => None,
         _ => l.meta.first().copied(),
     };
+    let python = row
+        .filter(|_| use_table || framework == Framework::Torch)
+        .and_then(|r| r.python.clone())
+        .or_else(|| wheel_python(from_wheel.or(l.meta.first().copied())?, &mut sources))
+        .unwrap_or_else(|| "unknown".into());
+    sources.push(DRIVER_SOURCE.into());
     let version = match (from_wheel, framework, l.meta.first(), row) {
         (Some(r), _, _, _) => r.version.clone(),
         (None, Framework::Cupy, Some(r), _) => r.version.clone(),
@@ -113,10 +118,7 @@ pub(super) fn requirement(l: &Lookup) -> Result<Requirement> {
         version,
         package: table.package.into(),
         platform: platform_name(l.platform),
-        python: row
-            .filter(|_| use_table || framework == Framework::Torch)
-            .and_then(|r| r.python.clone())
-            .unwrap_or_else(|| "unknown".into()),
+        python,
         builds,
         confirmed: match (row, from_wheel) {
             (Some(r), _) if use_table => r.confirmed,

@@ -390,6 +390,18 @@ fn meta_build(r: &MetaRelease) -> Option<Build> {
     Some(b)
 }
 
+/// The Python a release can be installed on, from its wheels on PyPI
+/// (`MetaRelease::python`), for a release whose hand-kept table says none;
+/// adds where it comes from to `sources`.
+fn wheel_python(r: &MetaRelease, sources: &mut Vec<String>) -> Option<String> {
+    let python = r.python()?;
+    sources.push(format!(
+        "Python: Requires-Python and the wheel tags of {} {} on PyPI (registry/compat/frameworks.toml)",
+        r.project, r.version
+    ));
+    Some(python)
+}
+
 /// `CUDA, cuDNN, NCCL: Requires-Dist (extra `and-cuda`) of tensorflow 2.14.0's wheel (…)`.
 fn meta_source(r: &MetaRelease, b: &Build) -> String {
     if r.cuda.is_none() {

@@ -10,7 +10,7 @@ use crate::spec::Version;
 use super::super::data::{self, Channel, MetaRelease, TfBuild};
 use super::{
     Build, DRIVER_SOURCE, Framework, Lookup, Requirement, build, meta_build, meta_notes,
-    meta_source, platform_name, requirement as requirement_of,
+    meta_source, platform_name, requirement as requirement_of, wheel_python,
 };
 
 pub(super) fn requirement(l: &Lookup) -> Result<Requirement> {
@@ -126,6 +126,7 @@ fn from_wheel(
     }
     let python = t
         .map(|t| t.python.join(", "))
+        .or_else(|| wheel_python(r, sources))
         .unwrap_or_else(|| "unknown".into());
     (r.version.clone(), r.project.clone(), python, b)
 }
