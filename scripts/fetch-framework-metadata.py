@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Copies the CUDA requirements the frameworks publish in their own wheels' metadata.
 
-    python3 scripts/fetch-framework-metadata.py registry/inputs/frameworks
+    python3 scripts/fetch-framework-metadata.py registry/inputs/frameworks [PROJECT…]
 
-For every release on PyPI of jax-cuda12-plugin, jax-cuda13-plugin, torch, tensorflow,
-cupy-cuda11x, cupy-cuda12x and cupy-cuda13x, takes the manylinux x86_64 wheel (the build whose
-metadata names NVIDIA's wheels: torch's macOS wheels name none), reads its core metadata through
+For every release on PyPI of jax-cuda12-plugin, jax-cuda13-plugin, jax, torch, tensorflow,
+cupy-cuda11x, cupy-cuda12x and cupy-cuda13x (or of the projects named), takes the manylinux
+x86_64 wheel (the build whose metadata names NVIDIA's wheels: torch's macOS wheels name none),
+or the pure-Python wheel of a project that has no other (jax: its `cuda12` extra pins the NVIDIA
+wheels for the releases whose plugin pins only `jax-cuda12-pjrt`), reads its core metadata through
 PEP 658 (`<wheel URL>.metadata`) where the index announces it, else out of the wheel itself with
 HTTP range requests (the zip's central directory and the one `*.dist-info/METADATA` member: a few
 hundred KB of a wheel that may be 1 GB), and writes `<project>.tsv`: version, wheel file, wheel sha256, metadata sha256, the
@@ -32,6 +34,7 @@ from range_file import RangeFile  # noqa: E402
 PROJECTS = [
     "jax-cuda12-plugin",
     "jax-cuda13-plugin",
+    "jax",
     "torch",
     "tensorflow",
     "cupy-cuda11x",
@@ -62,12 +65,16 @@ def metadata(f):
 
 
 def linux_wheels(files):
-    """(version, file) of every Linux x86_64 wheel on the page that is not yanked."""
+    """(version, file) of every Linux x86_64 wheel on the page that is not yanked, or of every
+    pure-Python one where the page has no Linux x86_64 wheel at all."""
+    pure = not any("x86_64" in f["filename"] and "linux" in f["filename"] for f in files)
     for f in files:
         name = f["filename"]
         if not name.endswith(".whl") or f.get("yanked"):
             continue
-        if "x86_64" not in name or "linux" not in name:
+        if pure and not name.endswith("-none-any.whl"):
+            continue
+        if not pure and ("x86_64" not in name or "linux" not in name):
             continue
         version = name.split("-")[1]
         if not re.fullmatch(r"\d+(\.\d+)*(\.post\d+)?", version):
@@ -97,9 +104,9 @@ def python_tags(files):
     return {v: sorted(t) for v, t in out.items()}
 
 
-def main(out_dir):
+def main(out_dir, projects):
     os.makedirs(out_dir, exist_ok=True)
-    for project in PROJECTS:
+    for project in projects or PROJECTS:
         page = json.loads(get("https://pypi.org/simple/%s/" % project, "application/vnd.pypi.simple.v1+json"))
         rows = []
         tags = python_tags(page["files"])
@@ -119,7 +126,8 @@ def main(out_dir):
             rows.append([version, f["filename"], f["hashes"]["sha256"], hashlib.sha256(meta).hexdigest(), " | ".join(reqs),
                          requires_python, " ".join(tags[version])])
         with open(os.path.join(out_dir, project + ".tsv"), "w") as out:
-            out.write("# PyPI https://pypi.org/simple/%s/ and the core metadata of each version's Linux x86_64 wheel, read %s\n" % (project, time.strftime("%Y-%m-%d")))
+            kind = "pure-Python" if all(r[1].endswith("-none-any.whl") for r in rows) else "Linux x86_64"
+            out.write("# PyPI https://pypi.org/simple/%s/ and the core metadata of each version's %s wheel, read %s\n" % (project, kind, time.strftime("%Y-%m-%d")))
             out.write("version\twheel\twheel_sha256\tmetadata_sha256\trequires_dist\trequires_python\tpython_tags\n")
             for r in rows:
                 out.write("\t".join(r) + "\n")
@@ -127,6 +135,6 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:])

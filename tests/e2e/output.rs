@@ -241,7 +241,8 @@ fn compat_tables_json_and_errors() {
 /// `compat` of releases the hand-kept tables never had, answered from the
 /// frameworks' own wheel metadata (registry/compat/frameworks.toml, generated
 /// from the committed registry/inputs/frameworks): JAX 0.4.30's CUDA and cuDNN
-/// ranges and NCCL floor, an old torch whose PyPI build pins its cuDNN (and the
+/// ranges and NCCL floor, JAX 0.4.25's from jax's own wheel (its plugin pins
+/// only `jax-cuda12-pjrt`), an old torch whose PyPI build pins its cuDNN (and the
 /// matrix's other build beside it), an old TensorFlow 2.x whose `and-cuda` extra
 /// pins NCCL and TensorRT 8 (shown, not installed), an old CuPy whose wheel names
 /// no NVIDIA wheel (its major from the package's name), and a JAX release that
@@ -255,6 +256,7 @@ fn compat_from_the_frameworks_wheel_metadata() {
     let mut s = Session::new(&t, &t.home);
     s.run(&["compat", "jax==0.4.30"]);
     s.run(&["compat", "jax==0.4.30", "--json"]);
+    s.run(&["compat", "jax==0.4.25"]);
     s.run(&["compat", "torch==1.13.1"]);
     s.run(&["compat", "tensorflow==2.14.0"]);
     s.run(&["compat", "cupy-cuda12x==12.2.0"]);

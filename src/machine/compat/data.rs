@@ -247,6 +247,12 @@ pub struct MetaRelease {
     pub nccl: Option<Bound>,
     pub cusparselt: Option<Bound>,
     pub tensorrt: Option<Bound>,
+    /// Where the pins come from when not from `wheel`'s own metadata: JAX
+    /// 0.4.22–0.4.29's plugins pin only their pjrt half, and `jax`'s wheel
+    /// pins the NVIDIA wheels in its `cudaNN` extra.
+    pub pins_project: Option<String>,
+    pub pins_wheel: Option<String>,
+    pub pins_wheel_sha256: Option<String>,
     /// The metadata's `Requires-Python`, as written (`>=3.9`).
     pub requires_python: Option<String>,
     /// The interpreters its Linux x86_64 wheels are tagged for, oldest first:

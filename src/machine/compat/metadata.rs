@@ -133,9 +133,16 @@ impl MetaRelease {
         }
     }
 
-    /// `torch 2.4.1's wheel (torch-2.4.1-cp312-….whl)`, for provenance lines.
+    /// `torch 2.4.1's wheel (torch-2.4.1-cp312-….whl)`, for provenance lines:
+    /// the wheel whose metadata the pins were read from (`jax 0.4.25's wheel`
+    /// for the plugin releases that pin none themselves).
     pub fn wheel_named(&self) -> String {
-        format!("{} {}'s wheel ({})", self.project, self.version, self.wheel)
+        match (&self.pins_project, &self.pins_wheel) {
+            (Some(p), Some(w)) => {
+                format!("{p} {}'s wheel ({w}), for {}", self.version, self.project)
+            }
+            _ => format!("{} {}'s wheel ({})", self.project, self.version, self.wheel),
+        }
     }
 }
 
@@ -213,6 +220,18 @@ mod tests {
         let j13 = find(Framework::Jax, &v("0.9.0"), Some(13));
         assert_eq!(j13.len(), 1);
         assert_eq!(j13[0].project, "jax-cuda13-plugin");
+
+        // JAX 0.4.25: the plugin pins only its pjrt half; jax's `cuda12`
+        // extra says CUDA ≥ 12.3 and cuDNN ≥ 8.9.7.29.
+        let j = find(Framework::Jax, &v("0.4.25"), None)[0];
+        assert_eq!(j.project, "jax-cuda12-plugin");
+        assert_eq!(j.cuda.as_ref().unwrap().to_string(), "≥ 12.3, < 13.0");
+        assert_eq!(j.cudnn.as_ref().unwrap().to_string(), "≥ 8.9.7.29");
+        assert_eq!(j.extra.as_deref(), Some("cuda12"));
+        assert!(
+            j.wheel_named()
+                .starts_with("jax 0.4.25's wheel (jax-0.4.25-py3-none-any.whl)")
+        );
 
         // A wheel that names no NVIDIA wheel says so, with its package's major.
         let c = find(Framework::Cupy, &v("12.2.0"), Some(12))[0];
@@ -294,6 +313,10 @@ mod tests {
             let project = path.file_stem().unwrap().to_str().unwrap().to_string();
             let text = std::fs::read_to_string(&path).unwrap();
             files += 1;
+            if project == "jax" {
+                // The jax wheel's pins complete plugin rows; it has none of its own.
+                continue;
+            }
             for line in text.lines().skip(2) {
                 let version = line.split('\t').next().unwrap();
                 let base = version.split(".post").next().unwrap();
@@ -306,7 +329,26 @@ mod tests {
                 );
             }
         }
-        assert_eq!(files, 7);
+        assert_eq!(files, 8);
+        // A row whose pins come from another wheel names a row of jax.tsv.
+        let jax = std::fs::read_to_string(format!("{dir}/jax.tsv")).unwrap();
+        let borrowed: Vec<&MetaRelease> = data::frameworks()
+            .release
+            .iter()
+            .filter(|r| r.pins_wheel.is_some())
+            .collect();
+        assert!(borrowed.len() >= 8, "0.4.22–0.4.29");
+        for r in borrowed {
+            let line = format!(
+                "{}\t{}\t{}\t",
+                r.version,
+                r.pins_wheel.as_ref().unwrap(),
+                r.pins_wheel_sha256.as_ref().unwrap()
+            );
+            assert!(jax.lines().any(|l| l.starts_with(&line)), "{line}");
+            assert_eq!(r.pins_project.as_deref(), Some("jax"));
+            assert!(r.cuda.is_some(), "{} {}", r.project, r.version);
+        }
         for r in &data::frameworks().release {
             if let Some(c) = &r.cuda {
                 assert!(r.nvidia);

@@ -311,11 +311,19 @@ mod tests {
         // cuBLAS `<12.9` in jax 0.6.1's metadata caps the stack at 12.8.
         let c = stack_for(&req("jax==0.6.1"), None).unwrap();
         assert_eq!(c.spec.to_string(), "12.8+cudnn9+nccl2");
-        // Before 0.4.30 the plugin pins only jax-cuda12-pjrt: CUDA 12, nothing more.
+        // Before 0.4.30 the plugin pins only jax-cuda12-pjrt; jax's own
+        // wheel pins the NVIDIA wheels in its `cuda12` extra: cuDNN 8.9.
         let c = stack_for(&req("jax==0.4.26"), None).unwrap();
-        assert_eq!(c.spec.to_string(), "12");
+        assert_eq!(c.spec.to_string(), "12+cudnn8+nccl2");
         assert!(
-            c.requirement
+            c.requirement.sources.iter().any(|s| s.contains(
+                "Requires-Dist (extra `cuda12`) of jax 0.4.26's wheel (jax-0.4.26-py3-none-any.whl), for jax-cuda12-plugin"
+            )),
+            "{:?}",
+            c.requirement.sources
+        );
+        assert!(
+            !c.requirement
                 .notes
                 .iter()
                 .any(|n| n.contains("names no NVIDIA wheel"))
