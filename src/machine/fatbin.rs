@@ -10,18 +10,22 @@
 //! followed by its payload. The payloads are compressed machine code,
 //! hundreds of megabytes in a framework; only the headers matter here.
 //!
+//! Windows DLLs (and `.pyd` extension modules) carry the same containers in
+//! a PE section: PE section names have eight bytes, so it is `.nv_fatb`.
+//!
 //! So the library is never read whole, nor mapped: the ELF header, the
-//! section headers and the section-name table are read with bounded reads,
+//! section headers and the section-name table (for a DLL: the DOS stub's
+//! pointer, the COFF header and the section table) are read with bounded reads,
 //! then each container and entry header with one seek and one small read,
 //! skipping the payloads. Every size comes from the file and is checked
 //! against the section before it is used; the number of reads and of
-//! entries is bounded. A file that is not ELF, or is ELF without the section,
-//! has no kernels (`Ok(None)`); anything malformed is a `Malformed` naming
-//! the offset, for the caller to report — never a panic.
+//! entries is bounded. A file that is neither ELF nor PE, or has no such
+//! section, has no kernels (`Ok(None)`); anything malformed is a `Malformed`
+//! naming the offset, for the caller to report — never a panic.
 //!
 //! The layout (reverse-engineered by several public tools, and checked
-//! against real NVIDIA libraries in the tests) is stable from CUDA 9 to 13.
-//! Windows DLLs carry the same section in PE form; they are not read here.
+//! against real NVIDIA libraries in the tests, a Linux `.so` and a Windows
+//! `.dll`) is stable from CUDA 9 to 13.
 
 use std::collections::BTreeSet;
 use std::io::{Read, Seek, SeekFrom};
@@ -87,8 +91,8 @@ fn bad(offset: impl Into<Option<u64>>, what: impl Into<String>) -> Malformed {
     }
 }
 
-/// The kernels of the library at `path`: `Ok(None)` when it is not an ELF
-/// file or has no `.nv_fatbin` section (a CPU-only library).
+/// The kernels of the library at `path`: `Ok(None)` when it is neither an
+/// ELF nor a PE file, or has no fatbinary section (a CPU-only library).
 pub fn scan(path: &Path) -> Result<Option<Kernels>, Malformed> {
     let (file, size) = crate::os::fs::open_regular(path).map_err(|e| bad(None, e.to_string()))?;
     let mut r = Reader {
@@ -130,20 +134,91 @@ impl<F: Read + Seek> Reader<F> {
     }
 }
 
-/// The file range of `.nv_fatbin`, if the file is ELF and has one.
+/// The file range of the fatbinary section, if the file is ELF or PE and
+/// has one.
 fn fatbin_section<F: Read + Seek>(r: &mut Reader<F>) -> Result<Option<(u64, u64)>, Malformed> {
+    let head = r.read(0, r.size.min(64), "the file's header")?;
+    if head.starts_with(b"\x7fELF") {
+        elf_section(r, &head)
+    } else if head.starts_with(b"MZ") {
+        pe_section(r, &head)
+    } else {
+        Ok(None)
+    }
+}
+
+/// PE: the signature's offset (in the DOS header, at 0x3c), the COFF
+/// header after it, the section table after the optional header.
+const PE_LFANEW: usize = 0x3c;
+const COFF_HEADER: u64 = 20;
+const PE_SECTION: u64 = 40;
+/// The PE format allows 96 sections; a bound with room to spare.
+const MAX_PE_SECTIONS: u16 = 1024;
+
+/// `.nv_fatb` of a PE file (a DLL, a `.pyd`); `None` for an MZ file that
+/// is not PE (a DOS program) or has no such section.
+fn pe_section<F: Read + Seek>(
+    r: &mut Reader<F>,
+    head: &[u8],
+) -> Result<Option<(u64, u64)>, Malformed> {
+    if head.len() < 64 {
+        return Err(bad(0, "the DOS header is cut short"));
+    }
+    let pe = u64::from(u32_at(head, PE_LFANEW));
+    let coff = r.read(pe, 4 + COFF_HEADER, "the PE header")?;
+    if !coff.starts_with(b"PE\0\0") {
+        return Ok(None);
+    }
+    let sections = u16_at(&coff, 4 + 2);
+    let optional = u64::from(u16_at(&coff, 4 + 16));
+    if sections > MAX_PE_SECTIONS {
+        return Err(bad(pe, format!("{sections} sections")));
+    }
+    let table_at = pe + 4 + COFF_HEADER + optional;
+    let table = r.read(
+        table_at,
+        u64::from(sections) * PE_SECTION,
+        "the section table",
+    )?;
+    let Some(sh) = table
+        .chunks_exact(PE_SECTION as usize)
+        .find(|sh| sh[..8] == *b".nv_fatb")
+    else {
+        return Ok(None);
+    };
+    // The raw data is padded to the file alignment; the virtual size is the
+    // section's own, where the linker wrote one.
+    let virtual_size = u64::from(u32_at(sh, 8));
+    let raw_size = u64::from(u32_at(sh, 16));
+    let raw_at = u64::from(u32_at(sh, 20));
+    let len = match virtual_size {
+        0 => raw_size,
+        v => v.min(raw_size),
+    };
+    if raw_at == 0 || len == 0 {
+        return Ok(None);
+    }
+    if raw_at + len > r.size {
+        return Err(bad(
+            raw_at,
+            "the .nv_fatb section runs past the end of the file",
+        ));
+    }
+    Ok(Some((raw_at, len)))
+}
+
+/// `.nv_fatbin` of an ELF file whose first (up to) 64 bytes are `head`.
+fn elf_section<F: Read + Seek>(
+    r: &mut Reader<F>,
+    head: &[u8],
+) -> Result<Option<(u64, u64)>, Malformed> {
     use goblin::container::Ctx;
     use goblin::elf::{SectionHeader, section_header::SHT_NOBITS};
 
-    let head = r.read(0, r.size.min(64), "the ELF header")?;
-    if !head.starts_with(b"\x7fELF") {
-        return Ok(None);
-    }
     if head.len() < 64 {
         return Err(bad(0, "the ELF header is cut short"));
     }
-    let h =
-        goblin::elf::Elf::parse_header(&head).map_err(|e| bad(0, format!("ELF header: {e}")))?;
+    let h = goblin::elf::Elf::parse_header(head).map_err(|e| bad(0, format!("ELF header: {e}")))?;
     let container = h.container().map_err(|e| bad(0, e.to_string()))?;
     let le = h.endianness().map_err(|e| bad(0, e.to_string()))?;
     let ctx = Ctx::new(container, le);
@@ -225,8 +300,9 @@ fn walk<F: Read + Seek>(r: &mut Reader<F>, start: u64, len: u64) -> Result<Kerne
         let head = r.read(at, 16, "a fatbinary header")?;
         let magic = u32_at(&head, 0);
         if magic != FATBIN_MAGIC {
-            if head.iter().all(|b| *b == 0) {
-                // Alignment padding between containers.
+            if head[..8].iter().all(|b| *b == 0) {
+                // Alignment padding between containers: 8 bytes or more
+                // (MSVC-linked DLLs align containers to 16).
                 at = skip_zeros(r, at, end)?;
                 continue;
             }
@@ -384,6 +460,50 @@ pub(crate) mod tests {
         out
     }
 
+    /// A PE32+ DLL as MSVC's linker lays one out: the DOS header pointing at
+    /// the signature, the COFF header, an optional header of 240 bytes, and
+    /// sections `.text`, `.nv_fatb` (holding `fatbin`, its raw data padded to
+    /// 512 bytes) and `.reloc`.
+    pub fn pe(fatbin: &[u8]) -> Vec<u8> {
+        let lfanew = 0x80usize;
+        let optional = 240usize;
+        let sections: [(&[u8; 8], Vec<u8>); 3] = [
+            (b".text\0\0\0", vec![0xC3; 16]),
+            (b".nv_fatb", fatbin.to_vec()),
+            (b".reloc\0\0", vec![0; 8]),
+        ];
+        let mut out = vec![0u8; lfanew];
+        out[0..2].copy_from_slice(b"MZ");
+        out[PE_LFANEW..PE_LFANEW + 4].copy_from_slice(&(lfanew as u32).to_le_bytes());
+        out.extend(b"PE\0\0");
+        let mut coff = vec![0u8; 20];
+        coff[0..2].copy_from_slice(&0x8664u16.to_le_bytes());
+        coff[2..4].copy_from_slice(&(sections.len() as u16).to_le_bytes());
+        coff[16..18].copy_from_slice(&(optional as u16).to_le_bytes());
+        coff[18..20].copy_from_slice(&0x2022u16.to_le_bytes()); // a DLL
+        out.extend(coff);
+        let mut opt = vec![0u8; optional];
+        opt[0..2].copy_from_slice(&0x20bu16.to_le_bytes()); // PE32+
+        out.extend(opt);
+        let table_at = out.len();
+        out.extend(vec![0u8; sections.len() * 40]);
+        let mut raw_at = (out.len()).div_ceil(512) * 512;
+        for (i, (name, data)) in sections.iter().enumerate() {
+            let raw = data.len().div_ceil(512) * 512;
+            let sh = &mut out[table_at + i * 40..table_at + (i + 1) * 40];
+            sh[0..8].copy_from_slice(*name);
+            sh[8..12].copy_from_slice(&(data.len() as u32).to_le_bytes());
+            sh[12..16].copy_from_slice(&(0x1000 * (i as u32 + 1)).to_le_bytes());
+            sh[16..20].copy_from_slice(&(raw as u32).to_le_bytes());
+            sh[20..24].copy_from_slice(&(raw_at as u32).to_le_bytes());
+            out.resize(raw_at, 0);
+            out.extend(data);
+            raw_at += raw;
+        }
+        out.resize(raw_at, 0);
+        out
+    }
+
     fn scan_bytes(bytes: &[u8]) -> Result<Option<Kernels>, Malformed> {
         let tmp = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(tmp.path(), bytes).unwrap();
@@ -404,12 +524,14 @@ pub(crate) mod tests {
             ]),
             vec![0; 16], // padding between containers
             container(&[entry(KIND_ELF_ALT, 120, 8), entry(0x40, 75, 5)]),
+            vec![0; 8], // as little as 8 bytes of it
+            container(&[entry(KIND_ELF, 86, 8)]),
         ]
         .concat();
         let k = scan_bytes(&elf(&fat)).unwrap().unwrap();
-        assert_eq!(sms(&k.sass), ["sm_80", "sm_90", "sm_120"]);
+        assert_eq!(sms(&k.sass), ["sm_80", "sm_86", "sm_90", "sm_120"]);
         assert_eq!(sms(&k.ptx), ["sm_90"]);
-        assert_eq!((k.containers, k.entries), (2, 4));
+        assert_eq!((k.containers, k.entries), (3, 5));
     }
 
     #[test]
@@ -466,6 +588,10 @@ pub(crate) mod tests {
         let e = scan_bytes(&elf(b"garbage!garbage!garbage!")).unwrap_err();
         assert!(e.what.contains("not a fatbinary container"), "{e}");
         assert_eq!(e.offset, Some(72));
+        // Eight bytes of padding and then garbage: the garbage is named.
+        let e = scan_bytes(&elf(&[vec![0; 8], b"garbage!garbage!".to_vec()].concat())).unwrap_err();
+        assert!(e.what.contains("not a fatbinary container"), "{e}");
+        assert_eq!(e.offset, Some(80));
         // A wrong version.
         let mut ver = good.clone();
         ver[4] = 9;
@@ -504,6 +630,74 @@ pub(crate) mod tests {
         );
         // Every truncation of a good file: an answer or an error, never a panic.
         let whole = elf(&[good.clone(), good].concat());
+        for cut in 0..whole.len() {
+            let _ = scan_bytes(&whole[..cut]);
+        }
+    }
+
+    #[test]
+    fn a_windows_dll_is_read_from_its_nv_fatb_section() {
+        let fat = [
+            container(&[entry(KIND_ELF, 75, 30), entry(KIND_PTX, 86, 9)]),
+            container(&[entry(KIND_ELF, 89, 12)]),
+        ]
+        .concat();
+        let k = scan_bytes(&pe(&fat)).unwrap().unwrap();
+        assert_eq!(sms(&k.sass), ["sm_75", "sm_89"]);
+        assert_eq!(sms(&k.ptx), ["sm_86"]);
+        assert_eq!((k.containers, k.entries), (2, 3));
+        // The raw data's padding to the file alignment is not read as a container.
+        let mut no_virtual = pe(&fat);
+        let sh = 0x80 + 4 + 20 + 240 + 40;
+        no_virtual[sh + 8..sh + 12].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(scan_bytes(&no_virtual).unwrap().unwrap(), k);
+        // A DLL without the section, and an MZ file that is not PE.
+        assert_eq!(scan_bytes(&pe(&[])).unwrap(), None);
+        let mut renamed = pe(&fat);
+        renamed[sh..sh + 8].copy_from_slice(b".rdata\0\0");
+        assert_eq!(scan_bytes(&renamed).unwrap(), None);
+        let mut dos = vec![0u8; 128];
+        dos[0..2].copy_from_slice(b"MZ");
+        assert_eq!(scan_bytes(&dos).unwrap(), None);
+    }
+
+    #[test]
+    fn hostile_dlls_give_errors_not_panics() {
+        let good = container(&[entry(KIND_ELF, 86, 40)]);
+        let sh = 0x80 + 4 + 20 + 240 + 40;
+        // The signature's offset past the end of the file.
+        let mut far = pe(&good);
+        far[PE_LFANEW..PE_LFANEW + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(scan_bytes(&far).unwrap_err().what.contains("PE header"));
+        // More sections than the format allows, and a table past the end.
+        let mut many = pe(&good);
+        many[0x80 + 6..0x80 + 8].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert!(scan_bytes(&many).unwrap_err().what.contains("sections"));
+        let mut opt = pe(&good);
+        opt[0x80 + 20..0x80 + 22].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert!(scan_bytes(&opt).unwrap_err().what.contains("section table"));
+        // A section whose raw data lies past the end of the file.
+        let mut past = pe(&good);
+        past[sh + 20..sh + 24].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(scan_bytes(&past).unwrap_err().what.contains("past the end"));
+        // A container claiming more than its section.
+        let mut huge = good.clone();
+        huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(
+            scan_bytes(&pe(&huge))
+                .unwrap_err()
+                .what
+                .contains("runs past its section")
+        );
+        // An MZ header cut short.
+        assert!(
+            scan_bytes(b"MZ\x90\0")
+                .unwrap_err()
+                .what
+                .contains("cut short")
+        );
+        // Every truncation of a good DLL: an answer or an error, never a panic.
+        let whole = pe(&[good.clone(), good].concat());
         for cut in 0..whole.len() {
             let _ = scan_bytes(&whole[..cut]);
         }

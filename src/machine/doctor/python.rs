@@ -134,13 +134,23 @@ fn kernel_dirs(package: &str) -> Vec<(String, usize)> {
     }
 }
 
+/// A shared library of the framework's own: an ELF `.so` (Linux) or a PE
+/// `.dll` / `.pyd` (Windows: torch's `torch_cuda.dll`, CuPy's extension
+/// modules), whichever machine the environment was made on.
 fn is_kernel_file(package: &str, name: &str) -> bool {
-    if !(name.ends_with(".so") || name.contains(".so.")) {
+    let lower = name.to_ascii_lowercase();
+    if !(lower.ends_with(".so")
+        || lower.contains(".so.")
+        || lower.ends_with(".dll")
+        || lower.ends_with(".pyd"))
+    {
         return false;
     }
     match package {
         // torch/lib also holds the CUDA libraries older wheels bundled; only torch's own.
-        "torch" => name.starts_with("libtorch_cuda") || name.starts_with("libc10_cuda"),
+        "torch" => ["libtorch_cuda", "libc10_cuda", "torch_cuda", "c10_cuda"]
+            .iter()
+            .any(|p| lower.starts_with(p)),
         _ => true,
     }
 }
@@ -565,6 +575,29 @@ mod tests {
 
     /// What `doctor --json` writes for every framework, `doctor --facts`
     /// reads back (cuda-python and numba-cuda were refused).
+    #[test]
+    fn a_frameworks_own_libraries_are_so_dll_or_pyd_files() {
+        for (package, name) in [
+            ("torch", "libtorch_cuda.so"),
+            ("torch", "libc10_cuda.so"),
+            ("torch", "torch_cuda.dll"),
+            ("torch", "c10_cuda.DLL"),
+            ("cupy", "_cub.cpython-312-x86_64-linux-gnu.so"),
+            ("cupy", "_cub.cp312-win_amd64.pyd"),
+            ("jax-cuda12-plugin", "libcudnn.so.9"),
+        ] {
+            assert!(is_kernel_file(package, name), "{package} {name}");
+        }
+        for (package, name) in [
+            ("torch", "cudnn64_9.dll"),
+            ("torch", "libcudnn.so.9"),
+            ("cupy", "_cub.pxd"),
+            ("cupy", "README.txt"),
+        ] {
+            assert!(!is_kernel_file(package, name), "{package} {name}");
+        }
+    }
+
     #[test]
     fn every_framework_round_trips_through_the_facts_file() {
         for f in [
