@@ -220,7 +220,7 @@ async fn update(base: &str, cache: &Path, trust_mirror: bool, http: &Http) -> Re
                 }));
             }
         };
-        for file in manifest_names(&listing) {
+        for file in nvidia::manifest_names(&listing) {
             jobs.push((
                 product,
                 DisplaySafeUrl::new(format!("{dir_url}{file}")),
@@ -310,31 +310,6 @@ fn store(dest: &Path, bytes: &[u8]) -> Result<()> {
     crate::os::write_atomically(dest, bytes, None)
 }
 
-/// `redistrib_X.Y.Z.json` names in a directory listing (HTML or plain), deduplicated.
-pub fn manifest_names(listing: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(listing);
-    let mut out = Vec::new();
-    let mut rest: &str = &text;
-    while let Some(i) = rest.find("redistrib_") {
-        let tail = &rest[i + "redistrib_".len()..];
-        let ver: String = tail
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect();
-        let ver = ver.trim_end_matches('.');
-        if !ver.is_empty()
-            && tail[ver.len()..].starts_with(".json")
-            && crate::spec::Version::parse_parts(ver, 4).is_ok()
-        {
-            out.push(format!("redistrib_{ver}.json"));
-        }
-        rest = tail;
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// Limits what a server can make us hold in memory (manifests are < 200 KB).
 const MAX_BODY: usize = 16 << 20;
 
@@ -359,21 +334,5 @@ async fn get(http: &Http, url: &DisplaySafeUrl) -> std::result::Result<Option<Ve
             InstallError::Network { reason, .. } | InstallError::NetworkStalled { reason, .. },
         )) => Err(reason),
         Err(e) => Err(e.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_manifest_names_in_listings() {
-        let html = br#"<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>
-            <a href="redistrib_9.1.0.json">x</a> redistrib_../x.json redistrib_1..2.json
-            redistrib_12.4.1.json.sig"#;
-        assert_eq!(
-            manifest_names(html),
-            vec!["redistrib_12.4.1.json", "redistrib_9.1.0.json"]
-        );
     }
 }
