@@ -12,7 +12,8 @@
 //! (`registry/nvidia-redist.toml`), so installs work offline. `update` lists
 //! the redist directories of the NVIDIA base URL (or the mirror:
 //! `CUDAENV_NVIDIA_MIRROR`, the `nvidia-mirror` config key; `file://`
-//! directories work the same), and:
+//! directories work the same) through the command's `fetch::Http` (retried,
+//! bounded at `MAX_BODY`, given up on when the server stalls), and:
 //!
 //! - a manifest the binary already knows is downloaded and checked against
 //!   its pinned sha256; a mismatch means the server serves altered data and
