@@ -280,7 +280,7 @@ impl Fetcher {
         }
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
-        let fresh = !a.url.expose().starts_with("file://") && std::fs::metadata(&part).is_err();
+        let fresh = local_path(a.url.expose()).is_none() && std::fs::metadata(&part).is_err();
         match (follower, a.size) {
             (Some(follow), Some(len)) if fresh => follow(ArrivingFile {
                 arrival: mark.clone(),
