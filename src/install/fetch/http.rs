@@ -375,8 +375,16 @@ pub fn describe(e: &reqwest::Error) -> String {
 mod tests {
     use super::*;
 
-    fn target(url: &str) -> Target {
-        Target::parse(&DisplaySafeUrl::new(url)).unwrap()
+    fn target(url: reqwest::Url) -> Target {
+        Target::parse(&DisplaySafeUrl::new(url.to_string())).unwrap()
+    }
+
+    fn dir_url(p: &Path) -> reqwest::Url {
+        reqwest::Url::from_directory_path(p).unwrap()
+    }
+
+    fn file_url(p: &Path) -> reqwest::Url {
+        reqwest::Url::from_file_path(p).unwrap()
     }
 
     fn get(t: &Target, max: usize) -> Get<'_> {
@@ -397,7 +405,7 @@ mod tests {
         let d = dir.path();
         std::fs::write(d.join("b.json"), "{}").unwrap();
         std::fs::write(d.join("a.json"), "[]").unwrap();
-        let listing = target(&format!("file://{}/", d.display()));
+        let listing = target(dir_url(d));
         let body = read_local(&get(&listing, 1 << 20), listing.path.as_ref().unwrap())
             .unwrap()
             .unwrap();
@@ -410,14 +418,14 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(body.bytes, b"<a href=x>x</a>");
-        let file = target(&format!("file://{}/a.json", d.display()));
+        let file = target(file_url(&d.join("a.json")));
         let body = read_local(&get(&file, 2), file.path.as_ref().unwrap())
             .unwrap()
             .unwrap();
         assert_eq!(body.bytes, b"[]");
         let err = read_local(&get(&file, 1), file.path.as_ref().unwrap()).unwrap_err();
         assert!(err.to_string().contains("a.json"), "{err}");
-        let gone = target(&format!("file://{}/nothing/", d.display()));
+        let gone = target(dir_url(&d.join("nothing")));
         assert!(
             read_local(&get(&gone, 10), gone.path.as_ref().unwrap())
                 .unwrap()
@@ -432,7 +440,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spaced = dir.path().join("my mirror");
         std::fs::create_dir(&spaced).unwrap();
-        let encoded = format!("file://{}/my%20mirror", dir.path().display());
+        let encoded = file_url(&spaced).to_string();
+        assert!(encoded.ends_with("/my%20mirror"), "{encoded}");
         assert_eq!(local_path(&encoded), Some(spaced.clone()));
         let typed = format!("file://{}", spaced.display());
         assert_eq!(local_path(&typed), Some(spaced));
