@@ -173,20 +173,15 @@ async fn install_async(
     };
     // One `Timeouts` for the whole command: a stall seen while resolving
     // also ends the downloads.
-    let (client, cache, timeouts) = match &remote {
-        Some(r) => (r.client.clone(), r.cache.clone(), r.timeouts.clone()),
-        None => {
-            let timeouts = fetch::timeouts::Timeouts::from_ctx(&env.ctx)?;
-            (
-                fetch::client(&timeouts)?,
-                fetch::Cache::new(env.ctx.cache_dir()),
-                timeouts,
-            )
-        }
+    let (http, cache) = match &remote {
+        Some(r) => (r.http.clone(), r.cache.clone()),
+        None => (
+            fetch::Http::from_ctx(&env.ctx)?,
+            fetch::Cache::new(env.ctx.cache_dir()),
+        ),
     };
     if args.dry_run {
-        let size =
-            crate::install::sources::measure::measure(&plan, &cache, &client, &timeouts).await;
+        let size = crate::install::sources::measure::measure(&plan, &cache, &http).await;
         return print_plan(env, args, &plan, &size);
     }
     let bars = Arc::new(Bars::new(
@@ -194,10 +189,9 @@ async fn install_async(
         env.printer.clone(),
     ));
     let progress: Arc<dyn Progress> = bars.clone();
-    let fetcher = Fetcher::new(client, cache, req.offline, req.jobs, progress)
+    let fetcher = Fetcher::new(http, cache, req.offline, req.jobs, progress)
         .with_parallel_min(settings.parallel_download_min.value)
-        .with_max_download(settings.max_download.value)
-        .with_timeouts(timeouts);
+        .with_max_download(settings.max_download.value);
     if let Some(point) = env.ctx.var(env_vars::CUDAENV_CRASH_AT) {
         crate::context::failpoint::arm(crate::context::failpoint::Point::parse(point)?);
     }

@@ -128,13 +128,12 @@ async fn mirror_async(env: &Env, args: &Args) -> Result<ExitCode> {
     ));
     let progress: Arc<dyn Progress> = bars.clone();
     let fetcher = Fetcher::new(
-        remote.client.clone(),
+        remote.http.clone(),
         remote.cache.clone(),
         false,
         args.jobs,
         progress,
     )
-    .with_timeouts(remote.timeouts)
     .with_max_download(settings.max_download.value);
     let mut added = mirror.fetch_into(&fetcher, wanted, args.jobs).await?;
     bars.clear();

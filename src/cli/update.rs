@@ -12,7 +12,8 @@
 //! (`registry/nvidia-redist.toml`), so installs work offline. `update` lists
 //! the redist directories of the NVIDIA base URL (or the mirror:
 //! `CUDAENV_NVIDIA_MIRROR`, the `nvidia-mirror` config key; `file://`
-//! directories work the same), and:
+//! directories work the same) through the command's `fetch::Http` (retried,
+//! bounded at `MAX_BODY`, given up on when the server stalls), and:
 //!
 //! - a manifest the binary already knows is downloaded and checked against
 //!   its pinned sha256; a mismatch means the server serves altered data and
@@ -26,14 +27,14 @@
 //!
 //! Nothing is deleted: a manifest that disappears from the server stays usable.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use futures_util::StreamExt;
 
 use super::Env;
 use crate::error::{Error, ExitCode, InstallError, Result};
-use crate::install::fetch::Attempt;
-use crate::install::fetch::timeouts::{self, Timeouts};
+use crate::install::fetch::{Get, Http, Target};
+use crate::install::sources::SourceKind;
 use crate::install::sources::nvidia::{self, Product};
 use crate::install::sources::remote::{self, CatalogueUpdate};
 use crate::spec::safe_url::DisplaySafeUrl;
@@ -91,12 +92,12 @@ struct Report<'a> {
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     let settings = env.settings()?;
     let base = settings.nvidia_base()?;
-    let timeouts = Timeouts::from_ctx(&env.ctx)?;
+    let http = Http::from_ctx(&env.ctx)?;
     let cache = env.ctx.cache_dir();
     let (catalogue, nvidia) = super::block_on(async {
         Ok(tokio::join!(
-            remote::update_catalogue(&env.ctx, &settings, &timeouts),
-            update(&base, &cache, args.trust_mirror, &timeouts)
+            remote::update_catalogue(&env.ctx, &settings, &http),
+            update(&base, &cache, args.trust_mirror, &http)
         ))
     })?;
     let (rows, nvidia_error) = match nvidia {
@@ -205,28 +206,22 @@ fn name(p: Product) -> &'static str {
     p.title()
 }
 
-async fn update(
-    base: &str,
-    cache: &Path,
-    trust_mirror: bool,
-    timeouts: &Timeouts,
-) -> Result<Vec<Row>> {
-    let client = crate::install::fetch::client(timeouts)?;
+async fn update(base: &str, cache: &Path, trust_mirror: bool, http: &Http) -> Result<Vec<Row>> {
     let mut jobs = Vec::new();
     for product in Product::ALL {
         let dir_url = format!("{base}/{}/", product.redist_dir());
-        let listing = match get(&client, &dir_url, timeouts).await {
-            Ok(l) => l,
+        let listing = match get(http, &DisplaySafeUrl::new(dir_url.as_str())).await {
+            Ok(Some(l)) => l,
             // A mirror may carry only some products (e.g. CUDA, no cuDNN).
-            Err(Fetch::NotFound) => continue,
-            Err(Fetch::Failed(reason)) => {
+            Ok(None) => continue,
+            Err(reason) => {
                 return Err(Error::Install(InstallError::ManifestsUnreachable {
                     url: DisplaySafeUrl::new(dir_url.as_str()).to_string(),
                     reason,
                 }));
             }
         };
-        for file in manifest_names(&listing) {
+        for file in nvidia::manifest_names(&listing) {
             jobs.push((
                 product,
                 DisplaySafeUrl::new(format!("{dir_url}{file}")),
@@ -235,25 +230,13 @@ async fn update(
         }
     }
     let rows = futures_util::stream::iter(jobs)
-        .map(|(product, url, file)| {
-            let client = client.clone();
-            async move {
-                let status = one(
-                    &client,
-                    cache,
-                    product,
-                    url.expose(),
-                    &file,
-                    trust_mirror,
-                    timeouts,
-                )
-                .await;
-                Row {
-                    product,
-                    manifest: file,
-                    url,
-                    status,
-                }
+        .map(|(product, url, file)| async move {
+            let status = one(http, cache, product, &url, &file, trust_mirror).await;
+            Row {
+                product,
+                manifest: file,
+                url,
+                status,
             }
         })
         .buffer_unordered(8)
@@ -265,27 +248,26 @@ async fn update(
 }
 
 async fn one(
-    client: &reqwest::Client,
+    http: &Http,
     cache: &Path,
     product: Product,
-    url: &str,
+    url: &DisplaySafeUrl,
     file: &str,
     trust_mirror: bool,
-    timeouts: &Timeouts,
 ) -> Status {
     let dest = nvidia::cache_dir(cache, product).join(file);
     let pin = nvidia::pinned_manifest_sha256(product, file);
     if pin.is_none() && dest.is_file() && !trust_mirror {
         return Status::Cached;
     }
-    let bytes = match get(client, url, timeouts).await {
-        Ok(b) => b,
-        Err(Fetch::NotFound) => {
+    let bytes = match get(http, url).await {
+        Ok(Some(b)) => b,
+        Ok(None) => {
             return Status::Failed {
                 reason: "not found".into(),
             };
         }
-        Err(Fetch::Failed(reason)) => return Status::Failed { reason },
+        Err(reason) => return Status::Failed { reason },
     };
     let actual = crate::os::hash::sha256(&bytes);
     let mut status = Status::New;
@@ -329,111 +311,29 @@ fn store(dest: &Path, bytes: &[u8]) -> Result<()> {
     crate::os::write_atomically(dest, bytes, None)
 }
 
-/// `redistrib_X.Y.Z.json` names in a directory listing (HTML or plain), deduplicated.
-pub fn manifest_names(listing: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(listing);
-    let mut out = Vec::new();
-    let mut rest: &str = &text;
-    while let Some(i) = rest.find("redistrib_") {
-        let tail = &rest[i + "redistrib_".len()..];
-        let ver: String = tail
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect();
-        let ver = ver.trim_end_matches('.');
-        if !ver.is_empty()
-            && tail[ver.len()..].starts_with(".json")
-            && crate::spec::Version::parse_parts(ver, 4).is_ok()
-        {
-            out.push(format!("redistrib_{ver}.json"));
-        }
-        rest = tail;
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// Limits what a server can make us hold in memory (manifests are < 200 KB).
 const MAX_BODY: usize = 16 << 20;
 
-enum Fetch {
-    NotFound,
-    Failed(String),
-}
-
-/// GETs a URL (`http(s)://`, or `file://` — a directory reads as its file names).
-async fn get(
-    client: &reqwest::Client,
-    url: &str,
-    timeouts: &Timeouts,
-) -> std::result::Result<Vec<u8>, Fetch> {
-    if let Some(path) = url.strip_prefix("file://") {
-        let path = PathBuf::from(path);
-        let io = |e: std::io::Error| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Fetch::NotFound
-            } else {
-                Fetch::Failed(e.to_string())
-            }
-        };
-        if path.is_dir() {
-            let names: Vec<String> = std::fs::read_dir(&path)
-                .map_err(io)?
-                .flatten()
-                .filter_map(|e| e.file_name().to_str().map(String::from))
-                .collect();
-            return Ok(names.join("\n").into_bytes());
-        }
-        return crate::os::fs::read_bounded(&path, MAX_BODY as u64).map_err(|e| match e {
-            crate::os::fs::ReadError::TooBig { .. } => {
-                Fetch::Failed("larger than any manifest".into())
-            }
-            e => io(e.into()),
-        });
-    }
-    // A stall ends the update's use of the network (see `fetch::timeouts`).
-    let stalled = |why: String| {
-        timeouts.breaker.trip(&DisplaySafeUrl::new(url).to_string());
-        Fetch::Failed(why)
-    };
-    if let Some(earlier) = timeouts.breaker.tripped() {
-        return Err(Fetch::Failed(format!(
-            "not tried: {earlier} stalled earlier in this command"
-        )));
-    }
-    let failed = |a: Attempt| match a {
-        Attempt::Stalled(why) => stalled(why),
-        Attempt::Retry(why) => Fetch::Failed(why),
-        Attempt::Fail(e) => Fetch::Failed(e.to_string()),
-    };
-    let (resp, started) = timeouts::send(client.get(url), timeouts)
-        .await
-        .map_err(failed)?;
-    if resp.status() == reqwest::StatusCode::NOT_FOUND {
-        return Err(Fetch::NotFound);
-    }
-    if !resp.status().is_success() {
-        return Err(Fetch::Failed(format!("HTTP {}", resp.status())));
-    }
-    timeouts::body(resp, started, timeouts, MAX_BODY)
-        .await
-        .map_err(failed)?
-        .ok_or_else(|| Fetch::Failed("larger than any manifest".into()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_manifest_names_in_listings() {
-        let html = br#"<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>
-            <a href="redistrib_9.1.0.json">x</a> redistrib_../x.json redistrib_1..2.json
-            redistrib_12.4.1.json.sig"#;
-        assert_eq!(
-            manifest_names(html),
-            vec!["redistrib_12.4.1.json", "redistrib_9.1.0.json"]
-        );
+/// Reads a listing or a manifest (`http(s)://`, or `file://`: a directory
+/// reads as its file names) through the command's HTTP layer: `None` when
+/// there is no such thing, else why it could not be read.
+async fn get(http: &Http, url: &DisplaySafeUrl) -> std::result::Result<Option<Vec<u8>>, String> {
+    let target = Target::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
+    let got = http
+        .get(Get {
+            target: &target,
+            max: MAX_BODY,
+            too_large: "larger than any manifest".into(),
+            accept: None,
+            from: Some(SourceKind::Nvidia),
+        })
+        .await;
+    match got {
+        Ok(body) => Ok(body.map(|b| b.bytes)),
+        // The reason alone: the caller names the URL.
+        Err(Error::Install(
+            InstallError::Network { reason, .. } | InstallError::NetworkStalled { reason, .. },
+        )) => Err(reason),
+        Err(e) => Err(e.to_string()),
     }
 }

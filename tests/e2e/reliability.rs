@@ -21,6 +21,7 @@ mod install_hostile;
 mod loopback;
 mod quoting;
 mod regressions;
+mod small_reads;
 pub mod support;
 mod tarbuild;
 mod team;

@@ -47,7 +47,9 @@
 //! lock (`….lock`, an OS advisory lock) makes concurrent installs of the same
 //! artifact download it once: the second waits, then finds it in the cache.
 //!
-//! The parts, one per concern: `cache` (where a verified file lives),
+//! The parts, one per concern: `http` (the client every reader shares, and
+//! the small reads: pages, manifests, metadata, all bounded, with
+//! `file://` read the same way), `cache` (where a verified file lives),
 //! `part` (the `.part` file, its record of finished ranges, the room it
 //! needs), `stream` (one stream, or a `file://` copy), `ranges` (parallel
 //! ranges and the thread that hashes behind them), `retry` (the retry
@@ -64,18 +66,21 @@ use std::time::Duration;
 mod arrival;
 mod cache;
 mod dns;
+mod http;
 mod part;
 mod ranges;
 mod retry;
 mod slots;
 mod stream;
-pub(crate) mod timeouts;
+mod timeouts;
 pub(crate) mod usage;
 
 pub use arrival::{ArrivingFile, Follower};
 pub use cache::Cache;
+pub use http::Http;
+pub(crate) use http::{Body, Get, Target, describe, local_path};
 pub use ranges::spans;
-pub(crate) use retry::{Attempt, retrying};
+use retry::Attempt;
 
 use crate::install::sources::Artifact;
 use crate::os::hash;
@@ -148,33 +153,19 @@ pub struct Fetcher {
     max_unannounced: u64,
 }
 
-/// Builds the HTTP client every source uses: rustls, HTTP/2 when offered,
-/// proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY (reqwest's
-/// default reads them from the process environment). No connection or read
-/// waits longer than the timeouts' window (see `timeouts` for the rest).
-pub fn client(timeouts: &Timeouts) -> Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .user_agent(concat!("cudaenv/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(timeouts.window)
-        .read_timeout(timeouts.window)
-        .dns_resolver(Arc::new(dns::SharedLookups::default()))
-        .build()
-        .map_err(|e| {
-            Error::Install(InstallError::HttpClient {
-                reason: e.to_string(),
-            })
-        })
-}
 impl Fetcher {
+    /// A fetcher whose requests go through `http` (its client, and its
+    /// command's timeouts).
     pub fn new(
-        client: reqwest::Client,
+        http: Http,
         cache: Cache,
         offline: bool,
         jobs: usize,
         progress: Arc<dyn Progress>,
     ) -> Fetcher {
         Fetcher {
-            client,
+            client: http.client().clone(),
+            timeouts: http.timeouts().clone(),
             cache,
             offline,
             slots: Slots::new(jobs),
@@ -182,14 +173,7 @@ impl Fetcher {
             backoff: Duration::from_millis(500),
             parallel_min: PARALLEL_MIN,
             max_unannounced: MAX_DOWNLOAD,
-            timeouts: Timeouts::default(),
         }
-    }
-
-    /// Sets when a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
-    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Fetcher {
-        self.timeouts = timeouts;
-        self
     }
 
     /// Sets the bound of a download whose size is not announced.
@@ -296,7 +280,7 @@ impl Fetcher {
         }
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
-        let fresh = !a.url.expose().starts_with("file://") && std::fs::metadata(&part).is_err();
+        let fresh = local_path(a.url.expose()).is_none() && std::fs::metadata(&part).is_err();
         match (follower, a.size) {
             (Some(follow), Some(len)) if fresh => follow(ArrivingFile {
                 arrival: mark.clone(),
@@ -354,15 +338,8 @@ impl Fetcher {
     ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
-        if let Some(raw) = a.url.expose().strip_prefix("file://") {
+        if let Some(src) = local_path(a.url.expose()) {
             self.progress.status(line, "copying");
-            // Index pages give percent-encoded URLs (`my%20mirror`); a base
-            // typed by hand may hold the path as it is.
-            let src = reqwest::Url::parse(a.url.expose())
-                .ok()
-                .and_then(|u| u.to_file_path().ok())
-                .filter(|p| p.exists())
-                .unwrap_or_else(|| PathBuf::from(raw));
             return self.copy_local(a, &src, part, line);
         }
         let have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
@@ -394,24 +371,4 @@ impl Fetcher {
         }
         self.download_stream(a, part, line, mark).await
     }
-}
-
-/// A short reason for a reqwest error, with its cause (reqwest's own message
-/// alone is often just "error sending request").
-/// The URL reqwest may name is shown without credentials.
-pub fn describe(e: &reqwest::Error) -> String {
-    let mut s = e.to_string();
-    if let Some(u) = e.url() {
-        s = s.replace(
-            u.as_str(),
-            &crate::spec::safe_url::DisplaySafeUrl::new(u.as_str()).to_string(),
-        );
-    }
-    let mut src = std::error::Error::source(e);
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
 }

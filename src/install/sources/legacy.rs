@@ -322,12 +322,7 @@ impl LegacySource {
     /// that mirror's NVIDIA part on disk (`file://DIR/nvidia`): the pins
     /// carry no sizes, and a download is bounded by what is known.
     fn recorded_size(&self, path: &str) -> Result<Option<u64>> {
-        let to_path = |u: &str| {
-            reqwest::Url::parse(u)
-                .ok()
-                .filter(|u| u.scheme() == "file")
-                .and_then(|u| u.to_file_path().ok())
-        };
+        let to_path = crate::install::fetch::local_path;
         let (Some(base), Some(file)) = (to_path(&self.base), to_path(&self.url(path))) else {
             return Ok(None);
         };

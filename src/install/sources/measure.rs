@@ -6,7 +6,9 @@
 //! central directory at its end lists every member's uncompressed size, so
 //! one or two range requests for the last bytes of each wheel answer it
 //! without downloading the wheel (the same trick pip and uv use for
-//! metadata). Archives of other formats (`.tar.xz`, runfiles) cannot say
+//! metadata; from a `file://` mirror, reads of the file's last bytes).
+//! Those reads go through `fetch::Http`, so they wait, retry and stop on a
+//! stalled server as every request of the command does. Archives of other formats (`.tar.xz`, runfiles) cannot say
 //! without being read; their unpacked size is reported as unknown. An
 //! artifact already unpacked in the package store costs no new disk: the
 //! version's tree is hard-linked from there.
@@ -14,8 +16,8 @@
 use futures_util::StreamExt;
 
 use super::{ArchiveFormat, Plan};
-use crate::install::fetch::Cache;
-use crate::install::fetch::timeouts::{self, Timeouts};
+use crate::install::fetch::{Cache, Http, Target};
+use crate::spec::safe_url::DisplaySafeUrl;
 
 /// The totals `--dry-run` prints.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -36,12 +38,7 @@ pub struct PlanSize {
 }
 
 /// Measures a plan (network: a range request or two per wheel).
-pub async fn measure(
-    plan: &Plan,
-    cache: &Cache,
-    client: &reqwest::Client,
-    timeouts: &Timeouts,
-) -> PlanSize {
+pub async fn measure(plan: &Plan, cache: &Cache, http: &Http) -> PlanSize {
     let mut size = PlanSize::default();
     let mut to_probe = Vec::new();
     for a in &plan.artifacts {
@@ -65,7 +62,7 @@ pub async fn measure(
         .map(|a| async move {
             match cache.file_for(a) {
                 p if p.is_file() => std::fs::read(&p).ok().and_then(|b| unpacked(&b, 0)),
-                _ => remote_unpacked(client, a.url.expose(), a.size?, timeouts).await,
+                _ => remote_unpacked(http, &a.url, a.size?).await,
             }
         })
         .buffer_unordered(8)
@@ -80,44 +77,27 @@ pub async fn measure(
     size
 }
 
-/// The last bytes of a zip hold its central directory; fetch them.
-async fn remote_unpacked(
-    client: &reqwest::Client,
-    url: &str,
-    len: u64,
-    timeouts: &Timeouts,
-) -> Option<u64> {
+/// The last bytes of a zip hold its central directory; fetch them. Any
+/// failure leaves the size unknown: a dry run only reports it.
+async fn remote_unpacked(http: &Http, url: &DisplaySafeUrl, len: u64) -> Option<u64> {
     const TAIL: u64 = 256 << 10;
+    let target = Target::parse(url).ok()?;
+    let range = |start: u64, end: u64| {
+        let target = &target;
+        async move {
+            let bytes = http.range(target, start, end).await.ok()??;
+            (bytes.len() as u64 == end - start).then_some(bytes)
+        }
+    };
     let start = len.saturating_sub(TAIL);
-    let tail = range(client, url, start, len, timeouts).await?;
+    let tail = range(start, len).await?;
     if let Some(n) = unpacked(&tail, start) {
         return Some(n);
     }
     // A central directory larger than the tail: fetch exactly it.
     let (cd_off, cd_len) = central_directory(&tail)?;
-    let cd = range(client, url, cd_off, cd_off + cd_len, timeouts).await?;
+    let cd = range(cd_off, cd_off + cd_len).await?;
     sum_entries(&cd)
-}
-
-async fn range(
-    client: &reqwest::Client,
-    url: &str,
-    start: u64,
-    end: u64,
-    timeouts: &Timeouts,
-) -> Option<Vec<u8>> {
-    let req = client
-        .get(url)
-        .header(reqwest::header::RANGE, format!("bytes={start}-{}", end - 1));
-    let (resp, started) = timeouts::send(req, timeouts).await.ok()?;
-    // A server that ignores Range would send the whole wheel: not worth it.
-    if resp.status() != reqwest::StatusCode::PARTIAL_CONTENT {
-        return None;
-    }
-    let body = timeouts::body(resp, started, timeouts, (end - start) as usize)
-        .await
-        .ok()??;
-    (body.len() as u64 == end - start).then_some(body)
 }
 
 const EOCD: u32 = 0x0605_4b50;

@@ -452,6 +452,33 @@ pub fn pinned_manifest_sha256(product: Product, file_name: &str) -> Option<&'sta
         .and_then(|r| r.manifest_sha256.as_deref())
 }
 
+/// The manifests a redist directory's listing names: `redistrib_X.Y.Z.json`
+/// in an HTML page or in plain text (a `file://` directory's names),
+/// deduplicated and sorted.
+pub fn manifest_names(listing: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(listing);
+    let mut out = Vec::new();
+    let mut rest: &str = &text;
+    while let Some(i) = rest.find("redistrib_") {
+        let tail = &rest[i + "redistrib_".len()..];
+        let ver: String = tail
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let ver = ver.trim_end_matches('.');
+        if !ver.is_empty()
+            && tail[ver.len()..].starts_with(".json")
+            && Version::parse_parts(ver, 4).is_ok()
+        {
+            out.push(format!("redistrib_{ver}.json"));
+        }
+        rest = tail;
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Where `cudaenv update` keeps manifests it fetched.
 pub fn cache_dir(cache: &Path, product: Product) -> std::path::PathBuf {
     cache.join("manifests").join(product.dir_name())
@@ -737,6 +764,17 @@ impl NvidiaSource<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_manifest_names_in_listings() {
+        let html = br#"<a href='redistrib_12.4.1.json'>redistrib_12.4.1.json</a>
+            <a href="redistrib_9.1.0.json">x</a> redistrib_../x.json redistrib_1..2.json
+            redistrib_12.4.1.json.sig"#;
+        assert_eq!(
+            manifest_names(html),
+            vec!["redistrib_12.4.1.json", "redistrib_9.1.0.json"]
+        );
+    }
 
     const REF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/registry/inputs/manifests");
 

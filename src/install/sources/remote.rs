@@ -82,9 +82,9 @@ pub struct Remote {
     /// The settings it was opened with.
     pub settings: Settings,
     pub cache: Cache,
-    pub client: reqwest::Client,
-    /// When a server counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
-    pub timeouts: fetch::timeouts::Timeouts,
+    /// The client every source and download of the command shares, with
+    /// its timeouts (`CUDAENV_HTTP_TIMEOUT`) and stall breaker.
+    pub http: fetch::Http,
     pub state: CatalogueState,
     /// Said once to the user by the caller.
     pub notices: Vec<String>,
@@ -109,8 +109,7 @@ impl Remote {
     /// Opens the sources, reading the catalogue when the options say so.
     pub async fn open(ctx: &Context, settings: Settings, opts: Options) -> Result<Remote> {
         let cache = Cache::new(ctx.cache_dir());
-        let timeouts = fetch::timeouts::Timeouts::from_ctx(ctx)?;
-        let client = fetch::client(&timeouts)?;
+        let http = fetch::Http::from_ctx(ctx)?;
         let order = settings.source_order();
         let pypi_allowed = order.allows(SourceKind::Pypi, opts.choice);
         let index_url = if pypi_allowed {
@@ -119,9 +118,7 @@ impl Remote {
             settings.pypi_index.value.clone()
         };
         let index_shown = shown(&index_url);
-        let index = Index::new(&index_url, client.clone())
-            .with_timeouts(timeouts.clone())
-            .with_cache(cache.dir(), opts.offline);
+        let index = Index::new(&index_url, http.clone()).with_cache(cache.dir(), opts.offline);
         let mut notices = Vec::new();
         let (cat, state) = if pypi_allowed {
             let max_age = settings.catalogue_max_age.value;
@@ -156,9 +153,8 @@ impl Remote {
             } else {
                 settings.pypi_nvidia_index.value.clone()
             },
-            client.clone(),
+            http.clone(),
         )
-        .with_timeouts(timeouts.clone())
         .with_cache(cache.dir(), opts.offline);
         Ok(Remote {
             pypi: PypiSource::new(index)
@@ -173,8 +169,7 @@ impl Remote {
             platform,
             settings,
             cache,
-            client,
-            timeouts,
+            http,
             state,
             notices,
             index_shown,
@@ -614,14 +609,12 @@ pub struct CatalogueUpdate {
 pub async fn update_catalogue(
     ctx: &Context,
     settings: &Settings,
-    timeouts: &fetch::timeouts::Timeouts,
+    http: &fetch::Http,
 ) -> Result<CatalogueUpdate> {
     let cache = Cache::new(ctx.cache_dir());
     let index_url = settings.pypi_base()?;
     let index_shown = shown(&index_url);
-    let index = Index::new(&index_url, fetch::client(timeouts)?)
-        .with_timeouts(timeouts.clone())
-        .with_cache(cache.dir(), false);
+    let index = Index::new(&index_url, http.clone()).with_cache(cache.dir(), false);
     let dir = index
         .cache_dir()
         .expect("an index with a cache")

@@ -2,9 +2,10 @@
 //! PEP 691 JSON, or PEP 503 HTML from mirrors that only speak that, or a
 //! `file://` index on disk (`cudaenv mirror` writes one). Every page read
 //! is remembered in the cache, so `--offline` can resolve what was resolved
-//! before. Pages and small files are bounded (`MAX_PAGE`, the caller's
-//! `max`), so a hostile index cannot make us hold more; credentials go only
-//! to the index's own origin.
+//! before. Pages and small files are read through `fetch::Http`, bounded
+//! (`MAX_PAGE`, the caller's `max`) so that a hostile index cannot make us
+//! hold more, over HTTP and from disk alike; credentials go only to the
+//! index's own origin.
 
 use crate::error::{Error, InstallError, Result};
 use std::path::PathBuf;
@@ -12,8 +13,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::normalize;
-use crate::install::fetch::timeouts::{self, Timeouts};
-use crate::install::fetch::{Attempt, retrying};
+use crate::install::fetch::{Body, Get, Http, Target, local_path};
 use crate::install::sources::SourceKind;
 use crate::spec::safe_url::DisplaySafeUrl;
 
@@ -79,10 +79,9 @@ fn metadata_ref(v: &serde_json::Value) -> Option<Option<String>> {
 pub struct Index {
     /// With its credentials, if it has any (shown without them).
     base: DisplaySafeUrl,
-    client: reqwest::Client,
+    http: Http,
     cache: Option<PathBuf>,
     offline: bool,
-    timeouts: Timeouts,
 }
 
 #[derive(serde::Serialize, Deserialize)]
@@ -97,20 +96,15 @@ struct CachedFile {
 }
 
 impl Index {
-    pub fn new(base: &str, client: reqwest::Client) -> Index {
+    /// The index at `base`, read through `http` (the command's client and
+    /// timeouts).
+    pub fn new(base: &str, http: Http) -> Index {
         Index {
             base: DisplaySafeUrl::new(base.trim_end_matches('/')),
-            client,
+            http,
             cache: None,
             offline: false,
-            timeouts: Timeouts::default(),
         }
-    }
-
-    /// Sets when the index counts as stalled (`CUDAENV_HTTP_TIMEOUT`).
-    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Index {
-        self.timeouts = timeouts;
-        self
     }
 
     /// Remembers pages under `cache_dir`; with `offline`, only reads them.
@@ -198,50 +192,28 @@ impl Index {
     /// wheel): `None` when the server has no such file. Bodies larger than
     /// `max` bytes are refused, so a hostile index cannot make us hold more.
     pub async fn small_file(&self, url: &DisplaySafeUrl, max: usize) -> Result<Option<Vec<u8>>> {
-        let parsed = reqwest::Url::parse(url.expose()).map_err(|e| {
-            Error::Install(InstallError::Network {
-                url: url.to_string(),
-                reason: format!("invalid URL: {e}"),
+        let target =
+            Target::parse(url).map_err(|e| self.failed(url, format!("invalid URL: {e}")))?;
+        let got = self
+            .http
+            .get(Get {
+                target: &target,
+                max,
+                too_large: format!("larger than the {max} bytes such a file may have"),
+                accept: None,
                 from: Some(SourceKind::Pypi),
             })
-        })?;
-        let shown = url.to_string();
-        if parsed.scheme() == "file" {
-            return read_local_file(&parsed, &shown, max);
-        }
-        retrying(
-            &shown,
-            4,
-            std::time::Duration::from_millis(300),
-            &self.timeouts,
-            || async {
-                let (resp, started) =
-                    timeouts::send(self.client.get(parsed.clone()), &self.timeouts).await?;
-                if resp.status() == reqwest::StatusCode::NOT_FOUND {
-                    return Ok(None);
-                }
-                if let Some(why) = refused(resp.status(), &shown) {
-                    return Err(why);
-                }
-                if resp.content_length().is_some_and(|n| n > max as u64) {
-                    return Err(Attempt::Fail(Error::Install(InstallError::Network {
-                        url: shown.clone(),
-                        reason: format!("larger than the {max} bytes such a file may have"),
-                        from: Some(SourceKind::Pypi),
-                    })));
-                }
-                let Some(body) = timeouts::body(resp, started, &self.timeouts, max).await? else {
-                    return Err(Attempt::Fail(Error::Install(InstallError::Network {
-                        url: shown.clone(),
-                        reason: format!("larger than the {max} bytes such a file may have"),
-                        from: Some(SourceKind::Pypi),
-                    })));
-                };
-                Ok(Some(body))
-            },
-        )
-        .await
-        .map_err(|e| e.from_source(SourceKind::Pypi))
+            .await?;
+        Ok(got.map(|b| b.bytes))
+    }
+
+    /// The error for `url` that `reason` says.
+    fn failed(&self, url: impl std::fmt::Display, reason: String) -> Error {
+        Error::Install(InstallError::Network {
+            url: url.to_string(),
+            reason,
+            from: Some(SourceKind::Pypi),
+        })
     }
 
     /// Where this index's pages are remembered, if anywhere.
@@ -250,91 +222,26 @@ impl Index {
     }
 
     async fn fetch_files(&self, project: &str) -> Result<Option<Vec<IndexFile>>> {
-        let page = format!("{}/{}/", self.base.expose(), normalize(project));
-        // Only ever shown (the request goes to `page`, credentials and all).
-        let url = format!("{}/{}/", self.base, normalize(project));
-        let page = reqwest::Url::parse(&page).map_err(|e| {
-            Error::Install(InstallError::Network {
-                url: url.clone(),
-                reason: format!("invalid index URL: {e}"),
+        let page = DisplaySafeUrl::new(format!("{}/{}/", self.base.expose(), normalize(project)));
+        let target = Target::parse(&page)
+            .map_err(|e| self.failed(&page, format!("invalid index URL: {e}")))?;
+        let Some(body) = self
+            .http
+            .get(Get {
+                target: &target,
+                max: MAX_PAGE,
+                too_large: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
+                accept: Some("application/vnd.pypi.simple.v1+json, text/html;q=0.1"),
                 from: Some(SourceKind::Pypi),
             })
-        })?;
-        if page.scheme() == "file" {
-            return read_local_page(&page, &url);
-        }
-        retrying(
-            &url,
-            4,
-            std::time::Duration::from_millis(300),
-            &self.timeouts,
-            || self.fetch_files_once(&page, &url),
-        )
-        .await
-        .map_err(|e| e.from_source(SourceKind::Pypi))
-    }
-
-    /// One request for a project page: `Retry` for network trouble and 5xx.
-    async fn fetch_files_once(
-        &self,
-        page: &reqwest::Url,
-        url: &str,
-    ) -> std::result::Result<Option<Vec<IndexFile>>, Attempt> {
-        let req = self.client.get(page.clone()).header(
-            reqwest::header::ACCEPT,
-            "application/vnd.pypi.simple.v1+json, text/html;q=0.1",
-        );
-        let (resp, started) = timeouts::send(req, &self.timeouts).await?;
-        if resp.status() == reqwest::StatusCode::NOT_FOUND {
-            return Ok(None);
-        }
-        if let Some(why) = refused(resp.status(), url) {
-            return Err(why);
-        }
-        let ctype = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let final_url = resp.url().clone();
-        let body = timeouts::body(resp, started, &self.timeouts, MAX_PAGE)
             .await?
-            .ok_or_else(|| {
-                Attempt::Fail(Error::Install(InstallError::Network {
-                    url: url.into(),
-                    reason: format!("the page is larger than {} MiB", MAX_PAGE >> 20),
-                    from: Some(SourceKind::Pypi),
-                }))
-            })?;
-        let files = if ctype.contains("json") {
-            let p: JsonProject = serde_json::from_slice(&body).map_err(|e| {
-                Attempt::Fail(Error::Install(InstallError::Network {
-                    url: url.into(),
-                    reason: format!("invalid PEP 691 JSON: {e}"),
-                    from: Some(SourceKind::Pypi),
-                }))
-            })?;
-            p.files
-                .into_iter()
-                .filter_map(|f| {
-                    Some(IndexFile {
-                        url: final_url.join(&f.url).ok()?.to_string().into(),
-                        sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
-                        size: f.size,
-                        yanked: !matches!(
-                            f.yanked,
-                            serde_json::Value::Bool(false) | serde_json::Value::Null
-                        ),
-                        metadata: metadata_ref(&f.core_metadata)
-                            .or_else(|| metadata_ref(&f.dist_info_metadata)),
-                        filename: f.filename,
-                    })
-                })
-                .collect()
-        } else {
-            parse_html(&String::from_utf8_lossy(&body), &final_url)
+        else {
+            return Ok(None);
         };
+        let mut files = self.parse_page(&body, &page)?;
+        if let Some(dir) = local_path(page.expose()) {
+            self.sizes_from_mirror_record(&dir, &mut files)?;
+        }
         // The response's URL has no credentials (they went in a header):
         // links on the index's own origin get them back, relative or not,
         // as pip and uv do; links to other hosts never do.
@@ -347,81 +254,55 @@ impl Index {
             .collect();
         Ok(Some(files))
     }
-}
 
-/// Why an index's answer (other than 404, "no such thing") has no body to
-/// read, if it has none: a server error is worth another attempt, any other
-/// unsuccessful status is final.
-fn refused(status: reqwest::StatusCode, url: &str) -> Option<Attempt> {
-    if status.is_server_error() {
-        Some(Attempt::Retry(format!("server answered {status}")))
-    } else if !status.is_success() {
-        Some(Attempt::Fail(Error::Install(InstallError::Network {
-            url: url.into(),
-            reason: format!("server answered {status}"),
-            from: Some(SourceKind::Pypi),
-        })))
-    } else {
-        None
-    }
-}
-
-/// A small file of an index on disk (a metadata file, a metapackage wheel),
-/// at most `max` bytes. No such file means none.
-fn read_local_file(file: &reqwest::Url, url: &str, max: usize) -> Result<Option<Vec<u8>>> {
-    let unreadable = |reason: String| {
-        Error::Install(InstallError::Network {
-            url: url.to_string(),
-            reason,
-            from: Some(SourceKind::Pypi),
-        })
-    };
-    let path = file
-        .to_file_path()
-        .map_err(|()| unreadable("not a local path".into()))?;
-    match crate::os::fs::read_bounded(&path, max as u64) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(unreadable(format!("cannot read {}: {e}", path.display()))),
-    }
-}
-
-/// A project page of an index on disk (`file:///srv/mirror/pypi/simple`, as
-/// `cudaenv mirror` writes one): `<project>/index.html`, the layout pip reads
-/// from a `file://` index too. No such directory means no such project.
-fn read_local_page(page: &reqwest::Url, url: &str) -> Result<Option<Vec<IndexFile>>> {
-    let unreadable = |reason: String| {
-        Error::Install(InstallError::Network {
-            url: url.to_string(),
-            reason,
-            from: Some(SourceKind::Pypi),
-        })
-    };
-    let dir = page
-        .to_file_path()
-        .map_err(|()| unreadable("not a local path".into()))?;
-    let file = dir.join("index.html");
-    let mut files = match crate::os::fs::read_bounded(&file, crate::os::fs::SMALL) {
-        Ok(bytes) => parse_html(&String::from_utf8_lossy(&bytes), page),
-        Err(e) if e.is_not_found() && !dir.exists() => return Ok(None),
-        Err(e) => return Err(unreadable(format!("cannot read {}: {e}", file.display()))),
-    };
-    // A mirror `cudaenv mirror` wrote: its record knows every file's size.
-    if let Some(sizes) = dir
-        .parent()
-        .map(crate::install::mirror::RecordedSizes::of_pypi_index)
-        .transpose()?
-        .flatten()
-    {
-        for f in files.iter_mut().filter(|f| f.size.is_none()) {
-            f.size = reqwest::Url::parse(f.url.expose())
-                .ok()
-                .filter(|u| u.scheme() == "file")
-                .and_then(|u| u.to_file_path().ok())
-                .and_then(|p| sizes.size_of(&p));
+    /// A project page's files: PEP 691 JSON when the server says it sent
+    /// JSON, else PEP 503 HTML (what a mirror on disk holds too).
+    fn parse_page(&self, body: &Body, page: &DisplaySafeUrl) -> Result<Vec<IndexFile>> {
+        if !body.content_type.contains("json") {
+            return Ok(parse_html(&String::from_utf8_lossy(&body.bytes), &body.url));
         }
+        let p: JsonProject = serde_json::from_slice(&body.bytes)
+            .map_err(|e| self.failed(page, format!("invalid PEP 691 JSON: {e}")))?;
+        Ok(p.files
+            .into_iter()
+            .filter_map(|f| {
+                Some(IndexFile {
+                    url: body.url.join(&f.url).ok()?.to_string().into(),
+                    sha256: f.hashes.get("sha256").map(|h| h.to_ascii_lowercase()),
+                    size: f.size,
+                    yanked: !matches!(
+                        f.yanked,
+                        serde_json::Value::Bool(false) | serde_json::Value::Null
+                    ),
+                    metadata: metadata_ref(&f.core_metadata)
+                        .or_else(|| metadata_ref(&f.dist_info_metadata)),
+                    filename: f.filename,
+                })
+            })
+            .collect())
     }
-    Ok(Some(files))
+
+    /// A project page of an index on disk that `cudaenv mirror` wrote
+    /// (`DIR/pypi/simple/<project>/`): its record knows every file's size,
+    /// which the page does not say.
+    fn sizes_from_mirror_record(
+        &self,
+        dir: &std::path::Path,
+        files: &mut [IndexFile],
+    ) -> Result<()> {
+        let Some(sizes) = dir
+            .parent()
+            .map(crate::install::mirror::RecordedSizes::of_pypi_index)
+            .transpose()?
+            .flatten()
+        else {
+            return Ok(());
+        };
+        for f in files.iter_mut().filter(|f| f.size.is_none()) {
+            f.size = local_path(f.url.expose()).and_then(|p| sizes.size_of(&p));
+        }
+        Ok(())
+    }
 }
 
 /// PEP 503: `<a href="URL#sha256=…" data-yanked…>file name</a>`.
