@@ -148,7 +148,7 @@ pub(super) fn this_machine(env: &Env, target: &TargetArgs) -> Result<Machine> {
         return Ok(machine);
     }
     let exe = std::env::current_exe().ok();
-    Ok(doctor::facts::machine(
+    Ok(crate::machine::facts::machine(
         &env.ctx,
         exe.as_deref().map(Path::new),
     ))

@@ -44,7 +44,11 @@ struct Summary {
 
 pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.probe_driver {
-        env.out_json(&doctor::libcuda::probe())?;
+        env.out(
+            crate::machine::facts::child::encode(&crate::machine::facts::driver::probe())
+                .map_err(crate::Error::encode("the driver probe"))?
+                .as_bytes(),
+        )?;
         return Ok(ExitCode::Success);
     }
     let target = args.target.resolve(&env.ctx)?;
@@ -55,9 +59,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             doctor::gather(
                 &env.ctx,
                 &doctor::Options {
-                    exe: exe.as_deref(),
+                    host: crate::machine::facts::Options {
+                        exe: exe.as_deref(),
+                        nvidia_smi: true,
+                    },
                     python: !args.no_python,
-                    nvidia_smi: true,
                 },
             )
         }

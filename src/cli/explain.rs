@@ -56,7 +56,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         text,
         installed,
         active,
-        machine: doctor::facts::machine(&env.ctx, exe.as_deref()),
+        machine: crate::machine::facts::machine(&env.ctx, exe.as_deref()),
         frameworks: doctor::python::probe(&env.ctx)
             .map(|p| p.frameworks)
             .unwrap_or_default(),

@@ -77,7 +77,7 @@ pub fn run_child(env: &Env, args: ChildArgs) -> Result<ExitCode> {
     })?;
     let probe = verify::probe::run(&env.ctx, &request);
     env.out(
-        serde_json::to_string(&probe)
+        crate::machine::facts::child::encode(&probe)
             .map_err(Error::encode("the probe report"))?
             .as_bytes(),
     )?;

@@ -4,8 +4,12 @@
 //!   architectures each CUDA builds for, which stack each framework release
 //!   was built against — and the machine they are checked against;
 //! - `libcuda`: the driver API, bound at run time from `libcuda.so.1`;
-//! - `doctor`: facts gathered about the host (driver, GPUs, libraries on the
-//!   loader's path, Python packages) and the diagnoses drawn from them;
+//! - `facts`: the one gatherer of the host's driver and GPUs (the kernel
+//!   module, libcuda asked in a child, nvidia-smi), and the protocol of the
+//!   children that ask the driver;
+//! - `doctor`: the rest of what it gathers about the host (the active
+//!   version, libraries on the loader's path, Python packages) and the
+//!   diagnoses drawn from all of it;
 //! - `verify`: the proof on the GPU, in a child process (load by soname, run
 //!   GEMMs and a convolution, check the results);
 //! - `trace`: which CUDA libraries a real command loaded, and from where;
@@ -18,6 +22,7 @@ pub(crate) mod compat;
 pub(crate) mod doctor;
 pub(crate) mod error;
 pub(crate) mod explain;
+pub(crate) mod facts;
 pub(crate) mod fatbin;
 pub(crate) mod libcuda;
 pub(crate) mod trace;

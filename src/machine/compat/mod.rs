@@ -6,7 +6,7 @@
 //! metadata by `scripts/gen-framework-compat.py`; each with a `source =` line) and is embedded
 //! in the binary (`data`). This module answers questions over it and knows
 //! nothing about the machine it runs on: callers describe the machine with a
-//! plain `Machine` value (filled by `doctor`'s fact gathering), so every answer
+//! plain `Machine` value (filled by `machine::facts`, the one gatherer), so every answer
 //! is a pure function that tests can table-drive.
 
 pub(crate) mod arch;
@@ -16,7 +16,6 @@ pub(crate) mod framework;
 pub(crate) mod kernels;
 pub(crate) mod libraries;
 pub(crate) mod metadata;
-pub(crate) mod smi;
 pub(crate) mod target;
 
 use serde::Serialize;

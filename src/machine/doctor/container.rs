@@ -131,7 +131,7 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                     .ld_library_path
                     .iter()
                     .any(|d| d.trim_end_matches('/') == SINGULARITY_LIBS);
-                if !on_path && !f.libcuda.loaded {
+                if !on_path && !f.host.libcuda.loaded {
                     out.push(finding(
                         Level::Error,
                         "container-libs",
@@ -142,7 +142,7 @@ pub fn findings(f: &Facts) -> Vec<Finding> {
                         )),
                     ));
                 }
-            } else if !f.libcuda.loaded {
+            } else if !f.host.libcuda.loaded {
                 out.push(finding(
                     Level::Warning,
                     "container",

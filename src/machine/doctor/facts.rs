@@ -1,12 +1,13 @@
 //! Gathering the facts doctor reasons about — without requiring nvidia-smi.
 //!
 //! Every fact is plain data (`Facts`, serializable: `doctor --json` prints it
-//! next to the findings), gathered here and only here. The driver version comes
-//! from `/proc/driver/nvidia/version`, `/sys/module/nvidia/version` or the
-//! file name libcuda resolves to; GPUs and their compute capability from
-//! libcuda (in a child process, see `libcuda`), with nvidia-smi only as a
-//! fallback and for the "CUDA Version" it prints. A machine without a driver
-//! is a normal case: the facts say so and gathering never fails.
+//! next to the findings), gathered here and only here. The driver and the
+//! GPUs are the host's facts (`machine::facts`, the gatherer the install
+//! guard, `compat` and `explain` use too), carried at the top level of
+//! `Facts`; the rest — the active version, the libraries the loader would
+//! find, Windows' DLL search, containers, Python — is doctor's own. A machine
+//! without a driver is a normal case: the facts say so and gathering never
+//! fails.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -19,20 +20,17 @@ use crate::activation::select;
 use crate::context::Context;
 use crate::context::env_vars;
 use crate::machine::compat::target::Target;
-use crate::machine::compat::{ComputeCapability, DriverOs, DriverVersion, Machine, Whose};
+use crate::machine::compat::{DriverOs, DriverVersion, Machine};
+use crate::machine::facts::{self, Host, command};
 
-use super::command;
-use super::libcuda::{self, Gpu};
 use super::python::{self, PythonEnv};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Facts {
-    pub platform: HostFacts,
-    /// Driver versions by where they were read (`/proc/driver/nvidia/version`, …).
-    pub driver_versions: Vec<Sourced>,
-    pub libcuda: libcuda::Probe,
-    pub gpus: Vec<Gpu>,
-    pub nvidia_smi: Option<NvidiaSmi>,
+    /// The driver and the GPUs: `platform`, `driver_versions`, `libcuda`,
+    /// `gpus`, `nvidia_smi`.
+    #[serde(flatten)]
+    pub host: Host,
     pub active: Option<ActiveFacts>,
     /// Why there is no active version (a pin to something not installed, a bad file).
     pub active_error: Option<String>,
@@ -123,33 +121,6 @@ pub struct HostCompilerFacts {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-/// What doctor read about the host (the OS and architecture as the system
-/// names them, WSL): facts to report, not a platform cudaenv plans for
-/// (`sys::platform::Platform`).
-pub struct HostFacts {
-    pub os: String,
-    pub arch: String,
-    pub wsl: bool,
-    /// WSL2: `/usr/lib/wsl/lib/libcuda.so.1` exists (the Windows driver's bridge).
-    pub wsl_libcuda: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sourced {
-    pub source: String,
-    pub version: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NvidiaSmi {
-    pub path: String,
-    /// The header's "CUDA Version": the driver's maximum, not a toolkit.
-    pub cuda_version: Option<String>,
-    pub driver_version: Option<String>,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActiveFacts {
     pub name: String,
     pub spec: String,
@@ -197,16 +168,16 @@ pub struct DeviceNode {
 impl Facts {
     /// The driver version to reason with: the kernel module's, else libcuda's, else nvidia-smi's.
     pub fn driver(&self) -> Option<DriverVersion> {
-        self.driver_versions
-            .iter()
-            .find_map(|s| DriverVersion::parse(&s.version))
+        self.host.driver()
     }
 
+    /// Whose driver this is: Windows' under WSL, on Windows, and in facts
+    /// recorded there.
     pub fn driver_os(&self) -> DriverOs {
-        if self.platform.wsl || self.platform.os == "windows" || self.windows.is_some() {
+        if self.windows.is_some() {
             DriverOs::Windows
         } else {
-            DriverOs::Linux
+            self.host.driver_os()
         }
     }
 
@@ -218,20 +189,11 @@ impl Facts {
         }
     }
 
-    pub fn compute_capabilities(&self) -> Vec<ComputeCapability> {
-        self.gpus
-            .iter()
-            .filter_map(|g| g.compute_capability.as_deref()?.parse().ok())
-            .collect()
-    }
-
     /// What the compatibility rules need.
     pub fn machine(&self) -> Machine {
         Machine {
-            driver: self.driver(),
             driver_os: self.driver_os(),
-            gpus: self.compute_capabilities(),
-            whose: Whose::ThisMachine,
+            ..self.host.machine()
         }
     }
 }
@@ -313,36 +275,19 @@ pub(super) fn cuda_libs_in(dir: &Path) -> Vec<String> {
     v
 }
 
-/// Where and how to look (paths are parameters so tests can point elsewhere).
+/// Where and how to look: the host's facts (`machine::facts::Options`), and
+/// whether to ask Python.
 pub struct Options<'a> {
-    /// This binary, to run the libcuda probe in a child; `None` skips libcuda.
-    pub exe: Option<&'a Path>,
+    pub host: facts::Options<'a>,
     pub python: bool,
-    pub nvidia_smi: bool,
 }
 
 /// Gathers everything. Never fails: what cannot be learned is recorded as absent.
 pub fn gather(ctx: &Context, opts: &Options) -> Facts {
     let mut f = Facts {
-        platform: platform(),
+        host: facts::gather(ctx, opts.host),
         ..Facts::default()
     };
-    driver_files(&mut f);
-    if let Some(exe) = opts.exe {
-        f.libcuda = probe_child(ctx, exe);
-        f.gpus = f.libcuda.gpus.clone();
-    }
-    if let Some(p) = &f.libcuda.path
-        && let Some(v) = version_from_libcuda_path(Path::new(p))
-    {
-        f.driver_versions.push(Sourced {
-            source: format!("libcuda ({})", p),
-            version: v,
-        });
-    }
-    if opts.nvidia_smi {
-        nvidia_smi(ctx, &mut f);
-    }
     active(ctx, &mut f);
     f.windows = windows(ctx);
     f.host_compiler = host_compiler(ctx);
@@ -375,188 +320,6 @@ pub fn gather(ctx: &Context, opts: &Options) -> Facts {
             });
     }
     f
-}
-
-/// The cheap subset the install guard, `ls-remote` and `--for` need.
-pub fn machine(ctx: &Context, exe: Option<&Path>) -> Machine {
-    let f = gather(
-        ctx,
-        &Options {
-            exe,
-            python: false,
-            nvidia_smi: false,
-        },
-    );
-    f.machine()
-}
-
-fn platform() -> HostFacts {
-    let osrelease = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    HostFacts {
-        os: std::env::consts::OS.into(),
-        arch: std::env::consts::ARCH.into(),
-        wsl: osrelease.contains("microsoft") || osrelease.contains("wsl"),
-        wsl_libcuda: Path::new("/usr/lib/wsl/lib/libcuda.so.1").exists(),
-    }
-}
-
-fn driver_files(f: &mut Facts) {
-    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
-        && let Some(v) = parse_proc_version(&text)
-    {
-        f.driver_versions.push(Sourced {
-            source: "/proc/driver/nvidia/version".into(),
-            version: v,
-        });
-    }
-    if let Ok(text) = std::fs::read_to_string("/sys/module/nvidia/version") {
-        let v = text.trim();
-        if DriverVersion::parse(v).is_some() {
-            f.driver_versions.push(Sourced {
-                source: "/sys/module/nvidia/version".into(),
-                version: v.into(),
-            });
-        }
-    }
-}
-
-/// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build …`
-pub fn parse_proc_version(text: &str) -> Option<String> {
-    let line = text.lines().find(|l| l.starts_with("NVRM"))?;
-    line.split_whitespace()
-        .find(|t| t.contains('.') && DriverVersion::parse(t).is_some_and(|v| v.major() >= 100))
-        .map(str::to_string)
-}
-
-/// `/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04` → `580.159.04` (after resolving `libcuda.so.1`).
-pub fn version_from_libcuda_path(p: &Path) -> Option<String> {
-    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let name = real.file_name()?.to_str()?;
-    let v = name.strip_prefix("libcuda.so.")?;
-    DriverVersion::parse(v)
-        .filter(|d| d.major() >= 100)
-        .map(|_| v.to_string())
-}
-
-fn probe_child(ctx: &Context, exe: &Path) -> libcuda::Probe {
-    let mut cmd = Command::new(exe);
-    cmd.args(["doctor", "--probe-driver"])
-        .env_clear()
-        .envs(ctx.vars().iter())
-        .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
-    match command::run(cmd, Duration::from_secs(60)) {
-        Ok(out) if out.ok() => {
-            serde_json::from_str(&out.stdout).unwrap_or_else(|e| libcuda::Probe {
-                load_error: Some(format!(
-                    "the driver probe printed something unreadable: {e}"
-                )),
-                ..Default::default()
-            })
-        }
-        Ok(out) => libcuda::Probe {
-            loaded: true,
-            load_error: Some(format!(
-                "the driver probe crashed (exit {}): {}",
-                out.status
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "by a signal".into()),
-                out.stderr.trim()
-            )),
-            ..Default::default()
-        },
-        Err(e) => libcuda::Probe {
-            load_error: Some(format!("the driver probe {e}")),
-            ..Default::default()
-        },
-    }
-}
-
-fn nvidia_smi(ctx: &Context, f: &mut Facts) {
-    let extra = crate::os::nvidia_smi_dirs(
-        ctx.var_os(env_vars::SYSTEM_ROOT),
-        ctx.var_os(env_vars::PROGRAM_FILES),
-    );
-    let Some(smi) = command::which_in(ctx, "nvidia-smi", &extra) else {
-        return;
-    };
-    let mut info = NvidiaSmi {
-        path: smi.display().to_string(),
-        cuda_version: None,
-        driver_version: None,
-        error: None,
-    };
-    let mut cmd = Command::new(&smi);
-    cmd.env_clear().envs(ctx.vars().iter());
-    match command::run(cmd, Duration::from_secs(20)) {
-        Ok(out) if out.ok() => {
-            // Both banners (`Driver Version:`, and from 610 `KMD Version:` /
-            // `CUDA UMD Version:`); the query's answer is preferred below.
-            let banner = crate::machine::compat::smi::parse_banner(&out.stdout);
-            info.cuda_version = banner.cuda;
-            info.driver_version = banner.driver;
-        }
-        Ok(out) => info.error = Some(format!("{}{}", out.stdout.trim(), out.stderr.trim())),
-        Err(e) => info.error = Some(e),
-    }
-    if info.error.is_none() {
-        let mut cmd = Command::new(&smi);
-        cmd.args(crate::machine::compat::smi::QUERY_DRIVER)
-            .env_clear()
-            .envs(ctx.vars().iter());
-        if let Ok(out) = command::run(cmd, Duration::from_secs(20))
-            && out.ok()
-            && let Some(v) = crate::machine::compat::smi::parse_query(&out.stdout)
-        {
-            info.driver_version = Some(v);
-        }
-    }
-    if f.gpus.is_empty() && info.error.is_none() {
-        let mut cmd = Command::new(&smi);
-        cmd.args([
-            "--query-gpu=index,name,compute_cap,memory.total",
-            "--format=csv,noheader,nounits",
-        ])
-        .env_clear()
-        .envs(ctx.vars().iter())
-        .env_remove(env_vars::CUDA_VISIBLE_DEVICES);
-        if let Ok(out) = command::run(cmd, Duration::from_secs(20))
-            && out.ok()
-        {
-            f.gpus = parse_smi_gpus(&out.stdout);
-        }
-    }
-    if let Some(d) = &info.driver_version
-        && f.driver_versions.is_empty()
-    {
-        f.driver_versions.push(Sourced {
-            source: "nvidia-smi".into(),
-            version: d.clone(),
-        });
-    }
-    f.nvidia_smi = Some(info);
-}
-
-pub fn parse_smi_gpus(text: &str) -> Vec<Gpu> {
-    text.lines()
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split(',').map(str::trim).collect();
-            if cols.len() < 4 {
-                return None;
-            }
-            Some(Gpu {
-                index: cols[0].parse().ok()?,
-                name: cols[1].to_string(),
-                compute_capability: cols[2]
-                    .parse::<ComputeCapability>()
-                    .ok()
-                    .map(|c| c.to_string()),
-                memory_mib: cols[3].parse().ok(),
-                source: "nvidia-smi".into(),
-            })
-        })
-        .collect()
 }
 
 fn active(ctx: &Context, f: &mut Facts) {
@@ -858,23 +621,6 @@ fn device_nodes() -> Vec<DeviceNode> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn parses_driver_sources() {
-        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U22)  Thu Oct  9 2025\nGCC version:  gcc version 12.3.0\n";
-        assert_eq!(parse_proc_version(open).as_deref(), Some("580.159.04"));
-        let prop = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n";
-        assert_eq!(parse_proc_version(prop).as_deref(), Some("535.104.05"));
-        assert_eq!(parse_proc_version("garbage"), None);
-        assert_eq!(
-            version_from_libcuda_path(Path::new("/nonexistent/libcuda.so.580.159.04")).as_deref(),
-            Some("580.159.04")
-        );
-        assert_eq!(
-            version_from_libcuda_path(Path::new("/usr/lib/wsl/lib/libcuda.so.1.1")),
-            None
-        );
-    }
-
     /// The Windows facts from a made-up Windows: System32 under `SystemRoot`,
     /// a toolkit's bin on PATH, a CUDA_PATH_V* to nowhere. Only Windows
     /// gathers them (under Wine in `scripts/windows-test.sh unit`); elsewhere
@@ -957,24 +703,12 @@ mod tests {
     }
 
     #[test]
-    fn parses_ldconfig_and_smi() {
+    fn parses_ldconfig() {
         let text = "1234 libs found in cache `/etc/ld.so.cache'\n\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcudart.so.12\n\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9\n\tlibcublas.so.12 (libc6,x86-64) => /usr/local/cuda-12.4/lib64/libcublas.so.12\n\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
         let d = parse_ldconfig(text);
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].0, "/usr/local/cuda-12.4/lib64");
         assert_eq!(d[0].1, vec!["libcublas.so.12", "libcudart.so.12"]);
         assert_eq!(d[1].1, vec!["libcuda.so.1", "libcudnn.so.9"]);
-        let g = parse_smi_gpus("0, NVIDIA H200, 9.0, 143771\n1, Tesla T4, 7.5, 15360\n");
-        assert_eq!(g.len(), 2);
-        assert_eq!(g[0].compute_capability.as_deref(), Some("9.0"));
-        assert_eq!(g[1].memory_mib, Some(15360));
-        assert_eq!(
-            crate::machine::compat::smi::parse_banner(
-                "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |"
-            )
-            .cuda
-            .as_deref(),
-            Some("13.0")
-        );
     }
 }

@@ -2,16 +2,14 @@
 //! turn them into findings.
 //!
 //! The split is deliberate: `facts::gather` is the only code that touches the
-//! system (files under /proc and /sys, libcuda in a child process, `ldconfig
-//! -p`, nvidia-smi if present, the Python environment), and `diagnose` is a
+//! system (the host's driver and GPUs through `machine::facts`, files under
+//! /proc and /sys, `ldconfig -p`, the Python environment), and `diagnose` is a
 //! pure function from `Facts` to `Finding`s, so every finding is covered by a
 //! table test over fact sets rather than by whatever machine the tests run on.
 
-pub(crate) mod command;
 pub(crate) mod container;
 pub(crate) mod diagnose;
 pub(crate) mod facts;
-pub(crate) mod libcuda;
 pub(crate) mod python;
 
 pub use diagnose::{Finding, Level, diagnose};

@@ -20,7 +20,7 @@ use crate::context::Context;
 use crate::context::env_vars;
 use crate::machine::compat::{ComputeCapability, Framework};
 
-use super::command;
+use crate::machine::facts::command;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PythonEnv {

@@ -10,17 +10,15 @@
 //!
 //! Nothing here is safe to call without a loaded, matching library, so every
 //! call site is `unsafe` and checks the returned status. The loader, the
-//! `api!` tables and the driver's own table live in the OS layer
-//! (`sys::dylib`, `sys::libcuda`), which doctor's driver probe shares.
+//! `api!` tables live in the OS layer (`os::dylib`); the driver's own table
+//! is `machine::libcuda`, asked as every driver probe asks it
+//! (`machine::facts::driver`).
 
 #![allow(non_snake_case)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
-pub use crate::machine::libcuda::{
-    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Driver,
-};
+pub use crate::machine::libcuda::Driver;
 use crate::os::dylib::api;
 pub use crate::os::dylib::{Loaded, cstr, open_first};
 

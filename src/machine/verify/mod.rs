@@ -422,7 +422,9 @@ pub struct ChildReport {
     pub stopped: Option<MachineError>,
 }
 
-/// Runs the child with `env` as its whole environment and returns its facts.
+/// Runs the child with `env` as its whole environment and returns its facts
+/// (through the child protocol doctor's driver probe uses too,
+/// `machine::facts::child`).
 ///
 /// The child streams what it has learned (`probe::FACTS_PREFIX` lines on
 /// stderr) as it goes; `on_facts` sees each snapshot as it arrives, so the
@@ -446,12 +448,12 @@ pub fn run_child(
     let cache = ComputeCache::of(env);
     let cache_before = cache.as_ref().map(ComputeCache::size);
     let arg = serde_json::to_string(request).map_err(Error::encode("the verify request"))?;
-    let mut cmd = std::process::Command::new(exe);
-    cmd.arg(CHILD_COMMAND).arg(arg).env_clear().envs(env);
-    // The one runner: its own process group (whatever the libraries start
-    // dies with it), dies with us, never waits past the deadline. Facts
-    // lines on stderr are passed on as they come; everything else is kept
-    // for the stage markers and the tail.
+    let cmd =
+        crate::machine::facts::child::command(exe, &[CHILD_COMMAND.as_ref(), arg.as_ref()], env);
+    // The one child protocol (`machine::facts::child`): its own process
+    // group (whatever the libraries start dies with it), dies with us,
+    // never waits past the deadline. Facts lines on stderr are passed on as
+    // they come; everything else is kept for the stage markers and the tail.
     let mut last: Option<Probe> = None;
     let mut on_line = |line: &[u8]| {
         let text = String::from_utf8_lossy(line);
@@ -473,7 +475,7 @@ pub fn run_child(
         cpu_seconds = crate::os::process::cpu_seconds(pid);
         cache_after = cache.as_ref().map(ComputeCache::size);
     };
-    let ran = crate::os::process::run_with(
+    let ran = crate::machine::facts::child::ask::<Probe>(
         cmd,
         timeout,
         crate::os::process::Options {
@@ -483,9 +485,7 @@ pub fn run_child(
         },
     )
     .map_err(Error::io("cannot start the verification process", exe))?;
-    let out = ran.stdout;
-    let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
-    let status = ran.status.filter(|_| !ran.timed_out);
+    let stderr = ran.stderr;
     let stage = || probe::last_stage(&stderr).unwrap_or_else(|| "starting".into());
     let partial = |last: Option<Probe>| {
         let mut p = last.unwrap_or_default();
@@ -493,59 +493,49 @@ pub fn run_child(
         p.timings = probe::timings(&stderr, p.seconds);
         p
     };
-    let Some(status) = status else {
-        let probe = partial(last);
-        let stopped = Stopped {
-            stage: stage(),
-            seconds: timeout.as_secs_f64(),
-            cpu_seconds,
-            cache: match (cache, cache_before, cache_after) {
-                (Some(c), Some(before), Some(after)) => Some(CacheGrowth {
-                    dir: c.dir,
-                    before,
-                    after,
-                    max_size: c.max_size,
-                }),
-                _ => None,
-            },
-        };
-        let why = diagnose::explain_timeout(&request.expected, &probe, &stopped);
-        return Ok(ChildReport {
-            probe,
-            stopped: Some(MachineError::VerifyTimedOut {
-                seconds: timeout.as_secs(),
-                stage: stopped.stage,
-                output: tail(&stderr, 20),
-                why,
-            }),
-        });
-    };
-    match serde_json::from_slice::<Probe>(&out) {
-        Ok(mut p) if status.success() => {
+    match ran.answer {
+        Ok(mut p) => {
             p.timings = probe::timings(&stderr, p.seconds);
             Ok(ChildReport {
                 probe: p,
                 stopped: None,
             })
         }
-        _ => {
-            let how = match (status.code(), crate::os::exit_signal(&status)) {
-                (_, Some(sig)) => format!(
-                    "was killed by signal {sig} ({})",
-                    crate::os::signal_name(sig)
-                ),
-                (Some(c), _) => format!("exited with status {c} without a report"),
-                _ => "ended without a report".into(),
+        Err(crate::machine::facts::child::Stop::TimedOut) => {
+            let probe = partial(last);
+            let stopped = Stopped {
+                stage: stage(),
+                seconds: timeout.as_secs_f64(),
+                cpu_seconds,
+                cache: match (cache, cache_before, cache_after) {
+                    (Some(c), Some(before), Some(after)) => Some(CacheGrowth {
+                        dir: c.dir,
+                        before,
+                        after,
+                        max_size: c.max_size,
+                    }),
+                    _ => None,
+                },
             };
+            let why = diagnose::explain_timeout(&request.expected, &probe, &stopped);
             Ok(ChildReport {
-                probe: partial(last),
-                stopped: Some(MachineError::VerifyCrashed {
-                    how,
-                    stage: stage(),
+                probe,
+                stopped: Some(MachineError::VerifyTimedOut {
+                    seconds: timeout.as_secs(),
+                    stage: stopped.stage,
                     output: tail(&stderr, 20),
+                    why,
                 }),
             })
         }
+        Err(stop) => Ok(ChildReport {
+            probe: partial(last),
+            stopped: Some(MachineError::VerifyCrashed {
+                how: stop.how(timeout),
+                stage: stage(),
+                output: tail(&stderr, 20),
+            }),
+        }),
     }
 }
 

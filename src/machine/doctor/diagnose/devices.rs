@@ -12,7 +12,7 @@ pub(super) fn environment_findings(f: &Facts, o: &mut Out) {
         let t = cvd.trim();
         if t.is_empty() || t == "-1" {
             let msg = msg!("doctor-visible-devices-none", value = format!("{cvd:?}"));
-            if f.gpus.is_empty() {
+            if f.host.gpus.is_empty() {
                 o.warn(
                     "visible-devices",
                     msg,
@@ -26,7 +26,7 @@ pub(super) fn environment_findings(f: &Facts, o: &mut Out) {
                 );
             }
         } else {
-            let n = f.gpus.len();
+            let n = f.host.gpus.len();
             let bad: Vec<&str> = t
                 .split(',')
                 .map(str::trim)
@@ -46,19 +46,19 @@ pub(super) fn environment_findings(f: &Facts, o: &mut Out) {
             }
         }
     }
-    let has_driver = !f.driver_versions.is_empty();
+    let has_driver = !f.host.driver_versions.is_empty();
     // Windows has no device nodes: the driver is reached through its DLLs.
     if f.windows.is_some() {
         return;
     }
-    if f.platform.wsl {
+    if f.host.platform.wsl {
         match f.device_nodes.iter().find(|d| d.path == "/dev/dxg") {
             Some(d) if !(d.readable && d.writable) => o.error(
                 "device-nodes",
                 msg!("doctor-dxg-denied"),
                 msg!("doctor-dxg-denied-fix"),
             ),
-            None if f.platform.wsl_libcuda => o.error(
+            None if f.host.platform.wsl_libcuda => o.error(
                 "device-nodes",
                 msg!("doctor-dxg-missing"),
                 msg!("doctor-dxg-missing-fix"),

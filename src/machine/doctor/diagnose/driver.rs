@@ -13,7 +13,7 @@ use super::{Out, family_of};
 
 pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
     let driver = f.driver();
-    if f.platform.wsl {
+    if f.host.platform.wsl {
         wsl_findings(f, o);
     }
     if !driver_version_findings(f, driver.as_ref(), o) {
@@ -28,13 +28,14 @@ pub(super) fn driver_findings(f: &Facts, o: &mut Out) {
 /// WSL's libcuda is the Windows driver's, in /usr/lib/wsl/lib: a missing one,
 /// or another found first, is an error.
 fn wsl_findings(f: &Facts, o: &mut Out) {
-    if !f.platform.wsl_libcuda {
+    if !f.host.platform.wsl_libcuda {
         o.error(
             "wsl-libcuda",
             msg!("doctor-wsl-no-libcuda"),
             msg!("doctor-wsl-no-libcuda-fix"),
         );
     } else if let Some(p) = f
+        .host
         .libcuda
         .path
         .as_deref()
@@ -55,7 +56,7 @@ fn wsl_findings(f: &Facts, o: &mut Out) {
 fn driver_version_findings(f: &Facts, driver: Option<&DriverVersion>, o: &mut Out) -> bool {
     match driver {
         // On Windows, System32's nvcuda.dll is the driver even when nvidia-smi is not there.
-        None if !f.libcuda.loaded && f.windows.as_ref().is_none_or(|w| w.nvcuda.is_none()) => {
+        None if !f.host.libcuda.loaded && f.windows.as_ref().is_none_or(|w| w.nvcuda.is_none()) => {
             o.warn(
                 "no-driver",
                 if f.windows.is_some() {
@@ -73,8 +74,9 @@ fn driver_version_findings(f: &Facts, driver: Option<&DriverVersion>, o: &mut Ou
         }
         None => o.ok("driver", msg!("doctor-driver-version-unknown")),
         Some(d) => {
-            let src = &f.driver_versions[0].source;
+            let src = &f.host.driver_versions[0].source;
             let max = f
+                .host
                 .libcuda
                 .driver_api
                 .and_then(driver::cuda_from_api)
@@ -95,7 +97,7 @@ fn driver_version_findings(f: &Facts, driver: Option<&DriverVersion>, o: &mut Ou
 fn driver_mismatch_findings(f: &Facts, o: &mut Out) {
     let distinct: Vec<&str> = {
         let mut seen: Vec<&str> = Vec::new();
-        for s in &f.driver_versions {
+        for s in &f.host.driver_versions {
             if s.source != "nvidia-smi" && !seen.contains(&s.version.as_str()) {
                 seen.push(&s.version);
             }
@@ -104,6 +106,7 @@ fn driver_mismatch_findings(f: &Facts, o: &mut Out) {
     };
     if distinct.len() > 1 {
         let list = f
+            .host
             .driver_versions
             .iter()
             .map(|s| format!("{} = {}", s.source, s.version))
@@ -122,7 +125,7 @@ fn libcuda_findings(f: &Facts, has_driver: bool, o: &mut Out) {
     // Windows: the driver's CUDA DLL is System32's nvcuda.dll; its presence
     // is the fact (the probe's binding may look for the Linux name).
     if let Some(w) = &f.windows {
-        if has_driver && w.nvcuda.is_none() && !f.libcuda.loaded {
+        if has_driver && w.nvcuda.is_none() && !f.host.libcuda.loaded {
             o.error(
                 "nvcuda-missing",
                 msg!(
@@ -132,12 +135,12 @@ fn libcuda_findings(f: &Facts, has_driver: bool, o: &mut Out) {
                 msg!("doctor-win-nvcuda-missing-fix"),
             );
         }
-    } else if has_driver && !f.libcuda.loaded && f.libcuda.load_error.is_some() {
+    } else if has_driver && !f.host.libcuda.loaded && f.host.libcuda.load_error.is_some() {
         o.error(
             "libcuda-missing",
             msg!(
                 "doctor-libcuda-missing",
-                error = f.libcuda.load_error.as_deref().unwrap_or("")
+                error = f.host.libcuda.load_error.as_deref().unwrap_or("")
             ),
             msg!("doctor-libcuda-missing-fix"),
         );
@@ -146,7 +149,7 @@ fn libcuda_findings(f: &Facts, has_driver: bool, o: &mut Out) {
 
 /// `cuInit` failed: the fix depends on the error it returned.
 fn cuinit_findings(f: &Facts, o: &mut Out) {
-    if let Some(err) = &f.libcuda.init_error {
+    if let Some(err) = &f.host.libcuda.init_error {
         let fix = match err.as_str() {
             "CUDA_ERROR_NO_DEVICE" => msg!("doctor-cuinit-no-device-fix"),
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" => msg!("doctor-cuinit-driver-mismatch-fix"),
@@ -164,13 +167,14 @@ fn cuinit_findings(f: &Facts, o: &mut Out) {
 /// The GPUs the driver reports, with their architectures and memory; none
 /// although libcuda initialised is an error.
 fn gpu_findings(f: &Facts, o: &mut Out) {
-    if f.gpus.is_empty() {
-        if f.libcuda.init_error.is_none() && f.libcuda.loaded {
+    if f.host.gpus.is_empty() {
+        if f.host.libcuda.init_error.is_none() && f.host.libcuda.loaded {
             o.error("no-gpu", msg!("doctor-no-gpu"), msg!("doctor-no-gpu-fix"));
         }
         return;
     }
     let list = f
+        .host
         .gpus
         .iter()
         .map(|g| {

@@ -15,7 +15,7 @@ use super::{Out, v};
 
 pub(super) fn framework_findings(f: &Facts, o: &mut Out) {
     // The nvidia-smi header's "CUDA Version" is the driver's maximum.
-    if let Some(smi) = &f.nvidia_smi
+    if let Some(smi) = &f.host.nvidia_smi
         && let Some(cv) = &smi.cuda_version
     {
         let active = match f

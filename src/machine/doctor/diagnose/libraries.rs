@@ -46,6 +46,7 @@ fn ld_library_path_findings<'f>(
         .iter()
         .position(|d| is_active_dir(active, d));
     let driver_dir = f
+        .host
         .libcuda
         .path
         .as_deref()

@@ -138,11 +138,9 @@ fn list(v: &[&str]) -> Msg {
 mod tests {
     use super::*;
     use crate::machine::compat::Framework;
-    use crate::machine::doctor::facts::{
-        ActiveFacts, DeviceNode, EnvFacts, HostFacts, LibDir, NvidiaSmi, Sourced,
-    };
-    use crate::machine::doctor::libcuda::{Gpu, Probe};
+    use crate::machine::doctor::facts::{ActiveFacts, DeviceNode, EnvFacts, LibDir};
     use crate::machine::doctor::python::{InstalledFramework, Package, PythonEnv};
+    use crate::machine::facts::{Gpu, Host, HostFacts, NvidiaSmi, Probe, Sourced};
 
     const CUDA13: &str = "/usr/local/cuda-13.0/targets/x86_64-linux/lib";
 
@@ -153,36 +151,39 @@ mod tests {
     /// A healthy GPU machine: driver 580, one H200, CUDA 13.0 active and activated.
     fn healthy() -> Facts {
         Facts {
-            platform: HostFacts {
-                os: "linux".into(),
-                arch: "x86_64".into(),
-                wsl: false,
-                wsl_libcuda: false,
-            },
-            driver_versions: vec![
-                Sourced {
-                    source: "/proc/driver/nvidia/version".into(),
-                    version: "580.159.04".into(),
+            host: Host {
+                platform: HostFacts {
+                    os: "linux".into(),
+                    arch: "x86_64".into(),
+                    wsl: false,
+                    wsl_libcuda: false,
                 },
-                Sourced {
+                driver_versions: vec![
+                    Sourced {
+                        source: "/proc/driver/nvidia/version".into(),
+                        version: "580.159.04".into(),
+                    },
+                    Sourced {
+                        source: "libcuda".into(),
+                        version: "580.159.04".into(),
+                    },
+                ],
+                libcuda: Probe {
+                    loaded: true,
+                    path: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.1".into()),
+                    driver_api: Some(13000),
+                    ..Default::default()
+                },
+                gpus: vec![Gpu {
+                    index: 0,
+                    name: "NVIDIA H200".into(),
+                    compute_capability: Some("9.0".into()),
+                    memory_mib: Some(143771),
+                    multiprocessors: None,
                     source: "libcuda".into(),
-                    version: "580.159.04".into(),
-                },
-            ],
-            libcuda: Probe {
-                loaded: true,
-                path: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.1".into()),
-                driver_api: Some(13000),
-                ..Default::default()
+                }],
+                nvidia_smi: None,
             },
-            gpus: vec![Gpu {
-                index: 0,
-                name: "NVIDIA H200".into(),
-                compute_capability: Some("9.0".into()),
-                memory_mib: Some(143771),
-                source: "libcuda".into(),
-            }],
-            nvidia_smi: None,
             active: Some(ActiveFacts {
                 name: "13.0".into(),
                 spec: "13.0".into(),
@@ -360,7 +361,7 @@ mod tests {
         ];
         let with = |gpu: &str| {
             let mut f = healthy();
-            f.gpus[0].compute_capability = Some(gpu.into());
+            f.host.gpus[0].compute_capability = Some(gpu.into());
             f.python = python(vec![t.clone()], &[]);
             diagnose(&f)
                 .into_iter()
@@ -398,7 +399,7 @@ mod tests {
     fn a_frameworks_kernels_against_the_gpu_machine_code_jit_or_none() {
         let with = |t: InstalledFramework, gpu: &str| {
             let mut f = healthy();
-            f.gpus[0].compute_capability = Some(gpu.into());
+            f.host.gpus[0].compute_capability = Some(gpu.into());
             f.python = python(vec![t], &[]);
             diagnose(&f)
                 .into_iter()
@@ -467,7 +468,7 @@ mod tests {
         );
         // No GPU and no target: nothing to judge.
         let mut f = healthy();
-        f.gpus.clear();
+        f.host.gpus.clear();
         f.python = python(vec![torch_with_kernels(false, None)], &[]);
         assert!(
             diagnose(&f)
@@ -526,12 +527,12 @@ mod tests {
         (
             "no driver at all (CI)",
             |f| {
-                f.driver_versions.clear();
-                f.libcuda = Probe {
+                f.host.driver_versions.clear();
+                f.host.libcuda = Probe {
                     load_error: Some("libcuda.so.1: cannot open shared object file".into()),
                     ..Default::default()
                 };
-                f.gpus.clear();
+                f.host.gpus.clear();
                 f.device_nodes.clear();
             },
             "no-driver",
@@ -540,7 +541,7 @@ mod tests {
         ),
         (
             "kernel module and libcuda differ",
-            |f| f.driver_versions[1].version = "575.51.03".into(),
+            |f| f.host.driver_versions[1].version = "575.51.03".into(),
             "driver-mismatch",
             Level::Error,
             "reboot",
@@ -548,12 +549,12 @@ mod tests {
         (
             "kernel driver without libcuda",
             |f| {
-                f.libcuda = Probe {
+                f.host.libcuda = Probe {
                     load_error: Some("not found".into()),
                     ..Default::default()
                 };
-                f.driver_versions.truncate(1);
-                f.gpus.clear();
+                f.host.driver_versions.truncate(1);
+                f.host.gpus.clear();
             },
             "libcuda-missing",
             Level::Error,
@@ -562,8 +563,8 @@ mod tests {
         (
             "cuInit fails",
             |f| {
-                f.libcuda.init_error = Some("CUDA_ERROR_UNKNOWN".into());
-                f.gpus.clear();
+                f.host.libcuda.init_error = Some("CUDA_ERROR_UNKNOWN".into());
+                f.host.gpus.clear();
             },
             "cuinit-failed",
             Level::Error,
@@ -571,7 +572,7 @@ mod tests {
         ),
         (
             "driver without GPUs",
-            |f| f.gpus.clear(),
+            |f| f.host.gpus.clear(),
             "no-gpu",
             Level::Error,
             "reports no GPU",
@@ -596,10 +597,11 @@ mod tests {
         (
             "driver too old",
             |f| {
-                f.driver_versions
+                f.host
+                    .driver_versions
                     .iter_mut()
                     .for_each(|s| s.version = "570.26".into());
-                f.libcuda.driver_api = Some(12080);
+                f.host.libcuda.driver_api = Some(12080);
             },
             "driver-too-old",
             Level::Error,
@@ -616,7 +618,8 @@ mod tests {
                     "/c/12.4/lib64",
                     &["libcudart.so.12"],
                 );
-                f.driver_versions
+                f.host
+                    .driver_versions
                     .iter_mut()
                     .for_each(|s| s.version = "535.104.05".into());
             },
@@ -626,7 +629,7 @@ mod tests {
         ),
         (
             "GPU dropped by the toolkit",
-            |f| f.gpus[0].compute_capability = Some("6.1".into()),
+            |f| f.host.gpus[0].compute_capability = Some("6.1".into()),
             "arch-unsupported",
             Level::Error,
             "sm_61",
@@ -658,7 +661,7 @@ mod tests {
                     "/c/12.9/lib64",
                     &["libcudart.so.12"],
                 );
-                f.gpus[0].compute_capability = Some("7.0".into());
+                f.host.gpus[0].compute_capability = Some("7.0".into());
             },
             "arch-deprecated",
             Level::Warning,
@@ -895,8 +898,8 @@ mod tests {
             "CUDA_VISIBLE_DEVICES=-1 without GPUs",
             |f| {
                 f.env.cuda_visible_devices = Some("-1".into());
-                f.gpus.clear();
-                f.libcuda.init_error = Some("CUDA_ERROR_NO_DEVICE".into());
+                f.host.gpus.clear();
+                f.host.libcuda.init_error = Some("CUDA_ERROR_NO_DEVICE".into());
             },
             "visible-devices",
             Level::Warning,
@@ -933,15 +936,15 @@ mod tests {
         (
             "WSL2 healthy",
             |f| {
-                f.platform.wsl = true;
-                f.platform.wsl_libcuda = true;
-                f.libcuda.path = Some("/usr/lib/wsl/lib/libcuda.so.1".into());
+                f.host.platform.wsl = true;
+                f.host.platform.wsl_libcuda = true;
+                f.host.libcuda.path = Some("/usr/lib/wsl/lib/libcuda.so.1".into());
                 f.device_nodes = vec![DeviceNode {
                     path: "/dev/dxg".into(),
                     readable: true,
                     writable: true,
                 }];
-                f.driver_versions = vec![Sourced {
+                f.host.driver_versions = vec![Sourced {
                     source: "nvidia-smi".into(),
                     version: "581.42".into(),
                 }];
@@ -953,8 +956,8 @@ mod tests {
         (
             "WSL2 without the bridge",
             |f| {
-                f.platform.wsl = true;
-                f.platform.wsl_libcuda = false;
+                f.host.platform.wsl = true;
+                f.host.platform.wsl_libcuda = false;
             },
             "wsl-libcuda",
             Level::Error,
@@ -963,8 +966,8 @@ mod tests {
         (
             "WSL2 with a Linux libcuda",
             |f| {
-                f.platform.wsl = true;
-                f.platform.wsl_libcuda = true;
+                f.host.platform.wsl = true;
+                f.host.platform.wsl_libcuda = true;
             },
             "wsl-libcuda",
             Level::Error,
@@ -973,9 +976,9 @@ mod tests {
         (
             "WSL2 without /dev/dxg",
             |f| {
-                f.platform.wsl = true;
-                f.platform.wsl_libcuda = true;
-                f.libcuda.path = Some("/usr/lib/wsl/lib/libcuda.so.1".into());
+                f.host.platform.wsl = true;
+                f.host.platform.wsl_libcuda = true;
+                f.host.libcuda.path = Some("/usr/lib/wsl/lib/libcuda.so.1".into());
                 f.device_nodes.clear();
             },
             "device-nodes",
@@ -985,7 +988,7 @@ mod tests {
         (
             "nvidia-smi's CUDA Version",
             |f| {
-                f.nvidia_smi = Some(NvidiaSmi {
+                f.host.nvidia_smi = Some(NvidiaSmi {
                     path: "/usr/bin/nvidia-smi".into(),
                     cuda_version: Some("13.0".into()),
                     driver_version: Some("580.159.04".into()),
@@ -1098,7 +1101,7 @@ mod tests {
                     "/c/11.2/lib64",
                     &["libcudart.so.11.0", "libcudnn.so.8"],
                 );
-                f.gpus[0].compute_capability = Some("8.6".into());
+                f.host.gpus[0].compute_capability = Some("8.6".into());
                 f.python = python(
                     vec![fw(
                         Framework::Tensorflow,
@@ -1125,7 +1128,7 @@ mod tests {
                     "/c/11.2/lib64",
                     &["libcudart.so.11.0", "libcudnn.so.8"],
                 );
-                f.gpus[0].compute_capability = Some("8.6".into());
+                f.host.gpus[0].compute_capability = Some("8.6".into());
                 f.python = python(
                     vec![fw(
                         Framework::Tensorflow,
@@ -1350,7 +1353,7 @@ mod tests {
     #[test]
     fn the_drivers_own_libcuda_in_a_second_directory_is_fine() {
         let mut f = healthy();
-        f.libcuda.path = Some("/usr/local/nvidia/lib64/libcuda.so.580.159.04".into());
+        f.host.libcuda.path = Some("/usr/local/nvidia/lib64/libcuda.so.580.159.04".into());
         for dir in ["/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"] {
             f.library_dirs.push(LibDir {
                 dir: dir.into(),

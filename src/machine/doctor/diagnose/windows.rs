@@ -459,8 +459,8 @@ mod tests {
     #[test]
     fn no_driver_on_windows() {
         let mut f = facts();
-        f.driver_versions.clear();
-        f.nvidia_smi = None;
+        f.host.driver_versions.clear();
+        f.host.nvidia_smi = None;
         win(&mut f).nvcuda = None;
         let x = find(&f, "no-driver").unwrap();
         assert_eq!(x.level, Level::Warning);
@@ -482,7 +482,7 @@ mod tests {
         assert_eq!(find(&f, "nvcuda-missing").unwrap().level, Level::Error);
         let mut f = facts();
         f.windows = None;
-        f.platform.os = "linux".into();
+        f.host.platform.os = "linux".into();
         for code in ["path-shadow", "cuda-path-stale", "vc-runtime"] {
             assert!(find(&f, code).is_none(), "{code}");
         }

@@ -1,23 +1,10 @@
-//! The CUDA driver and runtime calls every check shares: their failures as
+//! The CUDA runtime calls every check shares: their failures as
 //! `ApiError`s, device memory and events that free themselves on drop.
 
 use std::ffi::{c_int, c_void};
 
 use crate::machine::verify::ApiError;
-use crate::machine::verify::ffi::{self, Driver, Runtime};
-
-pub(super) fn cu_error(d: &Driver, call: &str, code: c_int) -> ApiError {
-    let mut p = std::ptr::null();
-    // SAFETY: cuGetErrorName writes a pointer to a static string.
-    unsafe { (d.cuGetErrorName)(code, &mut p) };
-    ApiError {
-        call: call.into(),
-        code,
-        // SAFETY: NULL or a static string from cuGetErrorName.
-        name: unsafe { ffi::cstr(p) },
-        message: String::new(),
-    }
-}
+use crate::machine::verify::ffi::{self, Runtime};
 
 pub(super) fn cuda_error(rt: &Runtime, call: &str, code: c_int) -> ApiError {
     // SAFETY: both return static strings for any code.

@@ -6,10 +6,10 @@
 use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 
-use super::cuda::cu_error;
 use super::stage;
+use crate::machine::facts::driver::{self as host_driver, Gpu};
 use crate::machine::verify::ffi::{self, Driver, Nvml, Runtime};
-use crate::machine::verify::{DeviceFacts, DriverFacts, Expected, LibraryFacts, Origin};
+use crate::machine::verify::{ApiError, DeviceFacts, DriverFacts, Expected, LibraryFacts, Origin};
 use crate::spec::Version;
 
 /// `12040` → `12.4`, the encoding of every CUDA version query.
@@ -110,10 +110,8 @@ pub(super) fn library_facts(
 
 /// The driver's version string: the kernel module's, else NVML's.
 fn driver_version_string(nvml: Option<&Nvml>) -> Option<String> {
-    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
-        && let Some(v) = parse_proc_version(&text)
-    {
-        return Some(v);
+    if let Some(v) = crate::machine::facts::kernel_module().into_iter().next() {
+        return Some(v.version);
     }
     let nvml = nvml?;
     let mut buf = [0 as std::ffi::c_char; 96];
@@ -123,26 +121,15 @@ fn driver_version_string(nvml: Option<&Nvml>) -> Option<String> {
     (r == 0).then(|| unsafe { ffi::cstr(buf.as_ptr()) })
 }
 
-/// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu …` → `580.159.04`.
-pub fn parse_proc_version(text: &str) -> Option<String> {
-    let line = text.lines().find(|l| l.starts_with("NVRM version"))?;
-    let rest = line.split("Kernel Module").nth(1)?;
-    rest.split_whitespace()
-        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .map(str::to_owned)
-}
-
+/// The driver's versions and GPUs, asked as every driver probe asks
+/// (`machine::facts::driver::ask`); NVML (else the kernel module) for the
+/// GPUs `CUDA_VISIBLE_DEVICES` hides.
 pub(super) fn driver_facts(
     d: &Driver,
     nvml: Option<&Nvml>,
     mut facts: DriverFacts,
     devices: &mut Vec<DeviceFacts>,
 ) -> DriverFacts {
-    let mut v = 0;
-    // SAFETY: out-pointer to a local; valid before cuInit.
-    if unsafe { (d.cuDriverGetVersion)(&mut v) } == 0 {
-        facts.cuda = Some(api_version(v));
-    }
     facts.version = driver_version_string(nvml);
     facts.gpus_present = nvml
         .and_then(|n| {
@@ -150,54 +137,34 @@ pub(super) fn driver_facts(
             // SAFETY: NVML is initialised.
             (unsafe { (n.nvmlDeviceGetCount_v2)(&mut c) } == 0).then_some(c)
         })
-        .or_else(|| {
-            std::fs::read_dir("/proc/driver/nvidia/gpus")
-                .ok()
-                .map(|e| e.count() as u32)
-        });
+        .or_else(crate::machine::facts::gpus_present);
     stage("cuInit");
-    // SAFETY: flags must be 0.
-    let r = unsafe { (d.cuInit)(0) };
-    if r != 0 {
-        facts.init_error = Some(cu_error(d, "cuInit", r));
-        return facts;
-    }
-    let mut count = 0;
-    // SAFETY: out-pointer to a local, after a successful cuInit.
-    unsafe { (d.cuDeviceGetCount)(&mut count) };
-    for i in 0..count.max(0) {
-        let mut dev = 0;
-        // SAFETY: i < count; each call writes into locals of the right size.
-        unsafe {
-            if (d.cuDeviceGet)(&mut dev, i) != 0 {
-                continue;
-            }
-            let mut name = [0 as std::ffi::c_char; 256];
-            (d.cuDeviceGetName)(name.as_mut_ptr(), name.len() as c_int, dev);
-            let (mut major, mut minor, mut sms) = (0, 0, 0);
-            (d.cuDeviceGetAttribute)(
-                &mut major,
-                ffi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                dev,
-            );
-            (d.cuDeviceGetAttribute)(
-                &mut minor,
-                ffi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                dev,
-            );
-            (d.cuDeviceGetAttribute)(&mut sms, ffi::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-            let mut mem = 0usize;
-            (d.cuDeviceTotalMem_v2)(&mut mem, dev);
-            devices.push(DeviceFacts {
-                index: i as u32,
-                name: ffi::cstr(name.as_ptr()),
-                cc: (major.max(0) * 10 + minor.max(0)) as u32,
-                memory_bytes: mem as u64,
-                multiprocessors: sms.max(0) as u32,
-            });
-        }
-    }
+    let asked = host_driver::ask(d);
+    facts.cuda = asked.driver_api.map(api_version);
+    facts.init_error = asked.failed.map(|f| ApiError {
+        call: f.call.into(),
+        code: f.code,
+        name: f.name,
+        message: String::new(),
+    });
+    devices.extend(asked.gpus.iter().map(device_facts));
     facts
+}
+
+/// A GPU the driver listed, as verify reports it.
+fn device_facts(g: &Gpu) -> DeviceFacts {
+    let cc = g
+        .compute_capability
+        .as_deref()
+        .and_then(|c| c.parse::<crate::machine::compat::ComputeCapability>().ok())
+        .map_or(0, |c| c.major * 10 + c.minor);
+    DeviceFacts {
+        index: g.index,
+        name: g.name.clone(),
+        cc,
+        memory_bytes: g.memory_mib.unwrap_or(0) << 20,
+        multiprocessors: g.multiprocessors.unwrap_or(0),
+    }
 }
 
 /// Compute capability through the runtime, when the driver API gave none.
@@ -226,16 +193,6 @@ mod tests {
         assert_eq!(cublaslt_version(130100), "13.1.0");
         // cuBLAS 11.4.1 from Debian bullseye's libcublaslt11 reports 11401.
         assert_eq!(cublaslt_version(11401), "11.4.1");
-    }
-
-    #[test]
-    fn parses_the_kernel_module_version() {
-        let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 30 2025\nGCC version:  gcc 12\n";
-        assert_eq!(parse_proc_version(text).as_deref(), Some("580.159.04"));
-        let open =
-            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build\n";
-        assert_eq!(parse_proc_version(open).as_deref(), Some("550.54.14"));
-        assert_eq!(parse_proc_version("garbage"), None);
     }
 
     #[test]

@@ -41,6 +41,7 @@ use super::libraries::{Nccl, Tensorrt};
 use super::{Devices, Dtype, Expected, LibraryFacts, Outcome, Probe, Request};
 use crate::context::Context;
 use crate::context::env_vars;
+use crate::machine::facts::driver::LoadError;
 use crate::spec::Library;
 
 pub const STAGE_PREFIX: &str = "cudaenv-verify-stage: ";
@@ -197,19 +198,18 @@ impl<'a> Child<'a> {
             "loading {}",
             crate::machine::libcuda::file_name()
         ));
-        let driver = match crate::machine::libcuda::open() {
+        let driver = match crate::machine::facts::driver::load() {
             Ok(l) => {
-                probe.driver.library = l.path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
-                match Driver::bind(l) {
-                    Ok(d) => Some(d),
-                    Err(e) => {
-                        probe.driver.load_error = Some(e);
-                        None
-                    }
-                }
+                probe.driver.library = l.file;
+                Some(l.driver)
             }
-            Err(e) => {
+            Err(LoadError::NotLoaded(e)) => {
                 probe.driver.load_error = Some(e);
+                None
+            }
+            Err(LoadError::Incomplete { file, error }) => {
+                probe.driver.library = file;
+                probe.driver.load_error = Some(error);
                 None
             }
         };

@@ -1,5 +1,6 @@
-//! Running the small external programs doctor asks (python, ldconfig,
-//! nvidia-smi) with a deadline: a hung driver tool must not hang doctor.
+//! Running the small external programs the facts come from (nvidia-smi,
+//! ldconfig, python) with a deadline: a hung driver tool must not hang the
+//! command that asked.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,7 +24,7 @@ impl Output {
     }
 }
 
-/// Runs `cmd` through the one runner (`sys::process`), killing it and
+/// Runs `cmd` through the one runner (`os::process`), killing it and
 /// whatever it started after `timeout`; `Err` says why there is no output.
 pub fn run(cmd: Command, timeout: Duration) -> Result<Output, String> {
     let o = crate::os::process::run(cmd, timeout).map_err(|e| e.to_string())?;
