@@ -1,14 +1,13 @@
 //! `cudaenv doctor [--json]`: what is wrong with this machine's CUDA setup, and the fix.
 
-use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 use super::Env;
 use crate::error::{ExitCode, Result};
 use crate::i18n::Lang;
 use crate::machine::doctor::{self, Finding, Level};
+use crate::machine::finding::{self, Layout, Shaped};
 use crate::msg;
-use unicode_width::UnicodeWidthStr;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,7 +31,7 @@ pub struct Args {
 #[derive(Serialize)]
 struct Report<'a> {
     summary: Summary,
-    findings: &'a [Finding],
+    findings: Vec<Shaped<'a>>,
     facts: &'a doctor::Facts,
 }
 
@@ -82,7 +81,10 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     if args.json {
         env.out_json(&Report {
             summary: Summary { ..summary },
-            findings: &findings,
+            findings: findings
+                .iter()
+                .map(|f| f.shaped(&doctor::diagnose::JSON))
+                .collect(),
             facts: &facts,
         })?;
     } else {
@@ -114,46 +116,11 @@ fn read_facts(path: &std::path::Path) -> Result<doctor::Facts> {
     serde_json::from_value(value).map_err(|e| bad(e.to_string()))
 }
 
-/// One line per finding (its level, code and message) with its fix below,
-/// then the counts; the words in `lang`, the codes as they are.
+/// One line per finding (its level, code and message) with its fix below
+/// (`machine::finding`'s table), then the counts; the words in `lang`, the
+/// codes as they are.
 fn render(findings: &[Finding], quiet: bool, s: &Summary, lang: Lang) -> String {
-    const OK: Style = AnsiColor::Green.on_default().bold();
-    const WARN: Style = AnsiColor::Yellow.on_default().bold();
-    const ERR: Style = AnsiColor::Red.on_default().bold();
-    const DIM: Style = Style::new().dimmed();
-    let words = [
-        msg!("doctor-level-ok"),
-        msg!("doctor-level-warning"),
-        msg!("doctor-level-error"),
-    ]
-    .map(|m| m.render(lang));
-    let level_width = words.iter().map(|w| w.width()).max().unwrap_or(0).max(7);
-    let mut fix_label = msg!("doctor-label-fix").render(lang);
-    // `fix: …`, but `解决办法：…`: a full-width colon carries its own space.
-    if !fix_label.ends_with('：') {
-        fix_label.push(' ');
-    }
-    let indent = " ".repeat(level_width + 22);
-    let mut out = String::new();
-    for f in findings {
-        if quiet && f.level == Level::Ok {
-            continue;
-        }
-        let (style, word) = match f.level {
-            Level::Ok => (OK, &words[0]),
-            Level::Warning => (WARN, &words[1]),
-            Level::Error => (ERR, &words[2]),
-        };
-        let pad = " ".repeat(level_width - word.width());
-        out.push_str(&format!(
-            "{style}{word}{style:#}{pad}  {DIM}{:<18}{DIM:#} {}\n",
-            f.code,
-            f.message.render(lang)
-        ));
-        if let Some(fix) = &f.fix {
-            out.push_str(&format!("{indent}{fix_label}{}\n", fix.render(lang)));
-        }
-    }
+    let mut out = finding::render(findings, &Layout::Table { quiet }, lang);
     out.push_str(&msg!("doctor-summary", errors = s.errors, warnings = s.warnings).render(lang));
     out.push('\n');
     out

@@ -5,11 +5,10 @@
 use std::io::Read;
 
 use super::Env;
-use unicode_width::UnicodeWidthStr;
 
 use crate::error::{Error, ExitCode, MachineError, Result};
-use crate::i18n::Lang;
-use crate::machine::explain::{self, Explanation, Input};
+use crate::machine::explain::{self, Input};
+use crate::machine::finding::{self, Finding};
 use crate::msg;
 use crate::{activation::select, machine::doctor};
 
@@ -61,11 +60,16 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .map(|p| p.frameworks)
             .unwrap_or_default(),
     };
-    let found = explain::explain(&input);
+    let found: Vec<Finding> = explain::explain(&input)
+        .into_iter()
+        .map(Finding::from)
+        .collect();
     if args.json {
-        env.out_json(&found)?;
+        let shaped: Vec<_> = found.iter().map(|f| f.shaped(&explain::JSON)).collect();
+        env.out_json(&shaped)?;
     } else {
-        env.out(render(&found, env.printer.lang()).as_bytes())?;
+        let text = finding::render(&found, &explain::layout(), env.printer.lang());
+        env.out(text.as_bytes())?;
     }
     if found.is_empty() {
         env.printer.warn_msg(&msg!("explain-not-recognised"));
@@ -73,40 +77,4 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::Failure);
     }
     Ok(ExitCode::Success)
-}
-
-/// The report in `lang`: each explanation's id and matched text, then its
-/// labelled lines, the labels padded to one column (by display width, so
-/// that Chinese labels line up too).
-fn render(found: &[Explanation], lang: Lang) -> String {
-    let labels = [
-        msg!("explain-label-meaning"),
-        msg!("explain-label-provided-by"),
-        msg!("explain-label-installed"),
-        msg!("explain-label-fix"),
-    ]
-    .map(|m| m.render(lang));
-    let column = labels.iter().map(|l| l.width()).max().unwrap_or(0) + 1;
-    let pad = |label: &str| format!("{label}{}", " ".repeat(column - label.width()));
-    let [meaning, provided_by, installed, fix] = labels.each_ref().map(|l| pad(l));
-    let blank = " ".repeat(column);
-    let mut t = String::new();
-    for (i, e) in found.iter().enumerate() {
-        if i > 0 {
-            t.push('\n');
-        }
-        t.push_str(&format!("[{}] {}\n", e.id, e.matched));
-        t.push_str(&format!("  {meaning}{}\n", e.meaning.render(lang)));
-        if let Some(p) = &e.provided_by {
-            t.push_str(&format!("  {provided_by}{}\n", p.render(lang)));
-        }
-        if let Some(p) = &e.installed {
-            t.push_str(&format!("  {installed}{}\n", p.render(lang)));
-        }
-        for (j, f) in e.fix.iter().enumerate() {
-            let label = if j == 0 { &fix } else { &blank };
-            t.push_str(&format!("  {label}{}\n", f.render(lang)));
-        }
-    }
-    t
 }

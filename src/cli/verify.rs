@@ -12,7 +12,7 @@ use crate::activation;
 use crate::activation::select::{self, Active};
 use crate::error::{Error, ExitCode, MachineError, Result};
 use crate::machine::verify::{
-    self, Devices, Dtype, Expected, Probe, ProblemJson, Request, Verification, diagnose, render,
+    self, Devices, Dtype, Expected, Probe, Request, Verification, diagnose, render,
 };
 use crate::msg;
 use crate::spec::Spec;
@@ -167,7 +167,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         cudnn: expected.cudnn.clone(),
         size: args.size,
         probe,
-        problems: problems.iter().map(ProblemJson::from).collect(),
+        problems: problems.iter().map(verify::finding).collect(),
         warnings: warnings.clone(),
         passed: problems.is_empty(),
         exit_code: exit.code(),

@@ -15,6 +15,8 @@
 //! - `trace`: which CUDA libraries a real command loaded, and from where;
 //! - `fatbin`: the GPU architectures a CUDA library has kernels for, read
 //!   from its `.nv_fatbin` section (headers only);
+//! - `finding`: the one finding type of doctor, verify, trace and explain,
+//!   with its text renderer and its `--json` writer;
 //! - `explain`: an error message from a CUDA program turned into its cause
 //!   and the command that fixes it.
 
@@ -24,6 +26,7 @@ pub(crate) mod error;
 pub(crate) mod explain;
 pub(crate) mod facts;
 pub(crate) mod fatbin;
+pub(crate) mod finding;
 pub(crate) mod libcuda;
 pub(crate) mod trace;
 pub(crate) mod verify;

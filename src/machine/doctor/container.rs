@@ -83,9 +83,10 @@ pub fn gather(ctx: &Context, root: &Path) -> ContainerFacts {
 fn finding(level: Level, code: &str, message: Msg, fix: Option<Msg>) -> Finding {
     Finding {
         level,
-        code: code.into(),
+        code: code.to_string().into(),
         message,
-        fix,
+        fix: fix.into_iter().collect(),
+        details: Vec::new(),
     }
 }
 
@@ -248,7 +249,10 @@ mod tests {
     }
 
     fn codes(f: &Facts) -> Vec<(Level, String)> {
-        findings(f).into_iter().map(|x| (x.level, x.code)).collect()
+        findings(f)
+            .into_iter()
+            .map(|x| (x.level, x.code.into_owned()))
+            .collect()
     }
 
     #[test]

@@ -17,11 +17,10 @@
 //! `gpu` (the driver, the GPU's architecture), `nvcc` (the host compiler,
 //! `-arch`) and `fixed` (answers of fixed text).
 
-use serde::Serialize;
-
 use crate::i18n::Msg;
 use crate::machine::compat::{self, ComputeCapability, Framework, FrameworkReq, Machine};
 use crate::machine::doctor::python::InstalledFramework;
+use crate::machine::finding::{Field, Finding, Layout, Level, Shape, Value};
 use crate::msg;
 use crate::spec::{Libraries, Version};
 
@@ -58,7 +57,9 @@ pub struct Input {
     pub frameworks: Vec<InstalledFramework>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// An answer as the rules build it, field by field; it is shown and written
+/// as a `Finding` (`From`), the type every rule set over the machine ends in.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explanation {
     /// Stable identifier of the rule (`missing-library`, `driver-insufficient`, …).
     pub id: &'static str,
@@ -66,12 +67,59 @@ pub struct Explanation {
     pub matched: String,
     pub meaning: Msg,
     /// Which CUDA / cuDNN / driver provides what is missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub provided_by: Option<Msg>,
     /// Whether an installed version provides it (names), and which one is active.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub installed: Option<Msg>,
     pub fix: Vec<Msg>,
+}
+
+/// How `explain --json` writes an answer (docs: `id`, `matched`, `meaning`,
+/// `provided_by`, `installed`, `fix`).
+pub const JSON: Shape = Shape(&[
+    Field::Code("id"),
+    Field::Detail("matched"),
+    Field::Message("meaning"),
+    Field::Detail("provided_by"),
+    Field::Detail("installed"),
+    Field::Fixes("fix"),
+]);
+
+/// How the text shows an answer: `[id] matched`, then the labelled lines.
+pub fn layout() -> Layout {
+    Layout::Labelled {
+        heading: "matched",
+        message: msg!("explain-label-meaning"),
+        labels: vec![
+            msg!("explain-label-provided-by"),
+            msg!("explain-label-installed"),
+        ],
+    }
+}
+
+impl From<Explanation> for Finding {
+    fn from(e: Explanation) -> Finding {
+        let mut f = Finding::new(Level::Error, e.id, e.meaning).detail(
+            "matched",
+            None,
+            Value::Text(Msg::verbatim(e.matched)),
+        );
+        if let Some(p) = e.provided_by {
+            f = f.detail(
+                "provided_by",
+                Some(msg!("explain-label-provided-by")),
+                Value::Text(p),
+            );
+        }
+        if let Some(i) = e.installed {
+            f = f.detail(
+                "installed",
+                Some(msg!("explain-label-installed")),
+                Value::Text(i),
+            );
+        }
+        f.fix = e.fix;
+        f
+    }
 }
 
 fn has(text: &str, needles: &[&str]) -> Option<String> {

@@ -45,6 +45,8 @@ use crate::activation::select::Active;
 use crate::context::Context;
 use crate::context::env_vars;
 use crate::error::{ActivationError, Error, MachineError, Result};
+use crate::i18n::{Lang, Msg};
+use crate::machine::finding::{Field, Finding, Layout, Level, Shape, Value};
 
 mod classify;
 mod parse;
@@ -110,8 +112,7 @@ pub struct Process {
     pub libraries: Vec<Library>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProblemKind {
     /// Two files of one library in one process.
     Duplicate,
@@ -125,12 +126,60 @@ pub enum ProblemKind {
     NotFound,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+impl ProblemKind {
+    /// Its name in `--json` and the report.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProblemKind::Duplicate => "duplicate",
+            ProblemKind::MajorMismatch => "major-mismatch",
+            ProblemKind::OutsideVersion => "outside-version",
+            ProblemKind::MixedCudnn => "mixed-cudnn",
+            ProblemKind::NotFound => "not-found",
+        }
+    }
+}
+
+/// A problem as `classify` finds it; the report carries it as a `Finding`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub kind: ProblemKind,
     pub pid: u32,
     pub library: String,
     pub message: String,
+}
+
+impl Problem {
+    /// The finding, in a report of a command that `succeeded` or not: a
+    /// name the program probed and did without is a note when it succeeded.
+    pub fn finding(self, succeeded: bool) -> Finding {
+        let level = if self.kind == ProblemKind::NotFound && succeeded {
+            Level::Note
+        } else {
+            Level::Warning
+        };
+        Finding::new(level, self.kind.code(), Msg::verbatim(self.message))
+            .detail(
+                "pid",
+                Some(Msg::verbatim("pid")),
+                Value::Number(self.pid.into()),
+            )
+            .detail("library", None, Value::Text(Msg::verbatim(self.library)))
+    }
+}
+
+/// How `trace --json` writes a problem: `kind`, `pid`, `library`, `message`.
+const PROBLEM_JSON: Shape = Shape(&[
+    Field::Code("kind"),
+    Field::Detail("pid"),
+    Field::Detail("library"),
+    Field::Message("message"),
+]);
+
+fn problems_json<S: serde::Serializer>(
+    p: &[Finding],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    crate::machine::finding::serialize_all(p, &PROBLEM_JSON, s)
 }
 
 /// What `trace` found.
@@ -147,7 +196,8 @@ pub struct Report {
     pub processes: Vec<Process>,
     /// Processes the loader logged in all (with or without CUDA).
     pub processes_seen: usize,
-    pub problems: Vec<Problem>,
+    #[serde(serialize_with = "problems_json")]
+    pub problems: Vec<Finding>,
     /// What activation said (a Python environment with CUDA wheels next to the version).
     pub notes: Vec<String>,
 }
@@ -224,7 +274,10 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
         active_cudnn: active.cudnn.as_ref().map(|v| v.to_string()),
         processes,
         processes_seen: images.len(),
-        problems,
+        problems: problems
+            .into_iter()
+            .map(|p| p.finding(exit_code == 0))
+            .collect(),
         notes: Vec::new(),
     }
 }
@@ -371,15 +424,12 @@ pub fn render(r: &Report) -> String {
             ));
         }
     }
-    for p in &r.problems {
-        // A name the program probed and did without is not a problem when it succeeded.
-        let level = if p.kind == ProblemKind::NotFound && r.exit_code == 0 {
-            "note"
-        } else {
-            "warning"
-        };
-        s.push_str(&format!("{level}: pid {}: {}\n", p.pid, p.message));
-    }
+    // The report is English, like the loader's words it quotes.
+    s.push_str(&crate::machine::finding::render(
+        &r.problems,
+        &Layout::Lines,
+        Lang::En,
+    ));
     for n in &r.notes {
         s.push_str(&format!("note: {n}\n"));
     }

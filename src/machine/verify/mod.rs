@@ -40,6 +40,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::i18n::Msg;
+use crate::machine::finding::{Field, Finding, Level, Shape, Value};
 use crate::spec::Version;
 
 /// The name of the hidden subcommand that runs the checks.
@@ -370,28 +372,37 @@ impl Probe {
     }
 }
 
-/// One problem, as `--json` carries it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProblemJson {
-    pub kind: String,
-    pub exit_code: u8,
-    pub message: String,
-    pub hint: Option<String>,
-}
+/// How `verify --json` writes a problem: `kind`, `exit_code`, `message`, `hint`.
+const PROBLEM_JSON: Shape = Shape(&[
+    Field::Code("kind"),
+    Field::Detail("exit_code"),
+    Field::Message("message"),
+    Field::FirstFixOrNull("hint"),
+]);
 
-impl From<&Error> for ProblemJson {
-    fn from(e: &Error) -> Self {
-        ProblemJson {
-            kind: e.kind().into(),
-            exit_code: e.exit_code().code(),
-            message: e.to_string(),
-            hint: e.hint(),
-        }
+/// A problem verify found (or the stop of its child) as a finding: its
+/// kind, exit code, message and hint.
+pub fn finding(e: &Error) -> Finding {
+    let f = Finding::new(Level::Error, e.kind(), Msg::verbatim(e.to_string())).detail(
+        "exit_code",
+        None,
+        Value::Number(e.exit_code().code().into()),
+    );
+    match e.hint() {
+        Some(h) => f.fix(Msg::verbatim(h)),
+        None => f,
     }
 }
 
+fn problems_json<S: serde::Serializer>(
+    p: &[Finding],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    crate::machine::finding::serialize_all(p, &PROBLEM_JSON, s)
+}
+
 /// The whole result: what `--json` prints.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Verification {
     pub version: String,
     /// What selected it (`the command line`, a `.cuda-version` path, …).
@@ -401,7 +412,8 @@ pub struct Verification {
     pub size: usize,
     #[serde(flatten)]
     pub probe: Probe,
-    pub problems: Vec<ProblemJson>,
+    #[serde(serialize_with = "problems_json")]
+    pub problems: Vec<Finding>,
     pub warnings: Vec<String>,
     pub passed: bool,
     pub exit_code: u8,

@@ -1,5 +1,5 @@
 # cudaenv's English words around messages: the printer's prefixes and the
-# labels of `explain`'s and `doctor`'s reports (the source).
+# labels of `explain`'s and `doctor`'s reports, and the words of every finding (the source).
 
 ui-error = error
 ui-warning = warning
@@ -9,14 +9,14 @@ ui-caused-by = caused by
 explain-label-meaning = meaning:
 explain-label-provided-by = provided by:
 explain-label-installed = installed:
-explain-label-fix = fix:
 explain-not-recognised = cudaenv does not recognise this message
 explain-not-recognised-hint = `cudaenv doctor` checks the whole setup; paste the first error line, not the traceback's last one
 
-doctor-level-ok = ok
-doctor-level-warning = warning
-doctor-level-error = error
-doctor-label-fix = fix:
+finding-level-ok = ok
+finding-level-note = note
+finding-level-warning = warning
+finding-level-error = error
+finding-label-fix = fix:
 doctor-summary = { $errors ->
         [one] 1 error
        *[other] { $errors } errors

@@ -1,4 +1,4 @@
-# cudaenv 的中文界面用语：输出前缀，以及 `explain`、`doctor` 报告里的标签。
+# cudaenv 的中文界面用语：输出前缀，`explain`、`doctor` 报告里的标签，以及各条检查结果（finding）的用语。
 
 ui-error = 错误
 ui-warning = 警告
@@ -8,14 +8,14 @@ ui-caused-by = 原因
 explain-label-meaning = 含义：
 explain-label-provided-by = 由谁提供：
 explain-label-installed = 是否已安装：
-explain-label-fix = 解决办法：
 explain-not-recognised = cudaenv 不认识这条消息
 explain-not-recognised-hint = `cudaenv doctor` 会检查整套环境；请粘贴第一行错误，而不是 traceback 的最后一行
 
-doctor-level-ok = 正常
-doctor-level-warning = 警告
-doctor-level-error = 错误
-doctor-label-fix = 解决办法：
+finding-level-ok = 正常
+finding-level-note = 注意
+finding-level-warning = 警告
+finding-level-error = 错误
+finding-label-fix = 解决办法：
 doctor-summary = { $errors } 个错误，{ $warnings } 个警告
 
 # 几个报告（explain、doctor、安装说明）共用的名称。

@@ -342,13 +342,13 @@ mod tests {
             &mut o,
         );
         let f = &o.0[0];
-        assert_eq!((f.level, f.code.as_str()), (Level::Error, "arch-too-new"));
+        assert_eq!((f.level, &*f.code), (Level::Error, "arch-too-new"));
         assert!(
             f.message.en().contains("sm_90 needs CUDA ≥ 11.8"),
             "{}",
             f.message
         );
-        let fix = f.fix.as_ref().unwrap().en();
+        let fix = f.fix.first().unwrap().en();
         assert!(
             fix.starts_with("use CUDA ≥ 11.8 (`cudaenv install 11.8`"),
             "{fix}"

@@ -13,10 +13,10 @@
 //! environment against the active version) and `kernels` (a framework's own
 //! GPU code against the GPUs).
 
-use serde::{Deserialize, Serialize};
-
 use crate::i18n::Msg;
 use crate::machine::compat::ComputeCapability;
+use crate::machine::finding::{Field, Shape};
+pub use crate::machine::finding::{Finding, Level};
 use crate::msg;
 use crate::spec::Version;
 
@@ -37,23 +37,13 @@ use frameworks::framework_findings;
 use libraries::library_findings;
 use windows::windows_findings;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Ok,
-    Warning,
-    Error,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
-    pub level: Level,
-    pub code: String,
-    /// What was found, in the user's language when shown (English in `--json`).
-    pub message: Msg,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<Msg>,
-}
+/// How doctor's `--json` writes a finding (docs/doctor.md).
+pub const JSON: Shape = Shape(&[
+    Field::Level("level"),
+    Field::Code("code"),
+    Field::Message("message"),
+    Field::FirstFix("fix"),
+]);
 
 struct Out(Vec<Finding>);
 
@@ -61,9 +51,10 @@ impl Out {
     fn push(&mut self, level: Level, code: &str, message: Msg, fix: Option<Msg>) {
         self.0.push(Finding {
             level,
-            code: code.into(),
+            code: code.to_string().into(),
             message,
-            fix,
+            fix: fix.into_iter().collect(),
+            details: Vec::new(),
         });
     }
     fn ok(&mut self, code: &str, message: Msg) {
@@ -426,7 +417,7 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("PTX for none"), "{msg}");
-        let fix = found[0].fix.as_ref().unwrap().en();
+        let fix = found[0].fix.first().unwrap().en();
         assert!(
             fix.contains("torch 2.8 built for CUDA 12.8: the first release after yours"),
             "{fix}"
@@ -448,7 +439,7 @@ mod tests {
             .retain(|c| c.sm() != "sm_50" && c.sm() != "sm_60" && c.sm() != "sm_70");
         let found = with(t, "7.0");
         assert_eq!(found[0].level, Level::Error);
-        let fix = found[0].fix.as_ref().unwrap().en();
+        let fix = found[0].fix.first().unwrap().en();
         assert!(
             fix.contains("the build of torch 2.11 for CUDA 12.6: that release also has"),
             "{fix}"
@@ -1339,11 +1330,11 @@ mod tests {
             let text = format!(
                 "{} {}",
                 hit.message,
-                hit.fix.as_ref().map(Msg::en).unwrap_or_default()
+                hit.fix.first().map(Msg::en).unwrap_or_default()
             );
             assert!(text.contains(needle), "{name}: {text:?} lacks {needle:?}");
             if *level != Level::Ok {
-                assert!(hit.fix.is_some(), "{name}: a problem needs a fix");
+                assert!(!hit.fix.is_empty(), "{name}: a problem needs a fix");
             }
         }
     }
@@ -1387,7 +1378,9 @@ mod tests {
         let json = serde_json::to_string(&f).unwrap();
         let back: Facts = serde_json::from_str(&json).unwrap();
         assert_eq!(back, f);
-        let j = serde_json::to_value(diagnose(&f)).unwrap();
+        let found = diagnose(&f);
+        let shaped: Vec<_> = found.iter().map(|x| x.shaped(&JSON)).collect();
+        let j = serde_json::to_value(shaped).unwrap();
         assert_eq!(j[0]["level"], "ok");
     }
 }

@@ -268,7 +268,10 @@ mod tests {
     }
 
     fn codes(f: &Facts) -> Vec<(Level, String)> {
-        diagnose(f).into_iter().map(|x| (x.level, x.code)).collect()
+        diagnose(f)
+            .into_iter()
+            .map(|x| (x.level, x.code.into_owned()))
+            .collect()
     }
 
     fn find(f: &Facts, code: &str) -> Option<Finding> {
@@ -316,18 +319,16 @@ mod tests {
             "{stale:?}"
         );
         assert!(
-            stale
-                .fix
-                .unwrap()
+            stale.fix[0]
                 .en()
                 .contains("SetEnvironmentVariable('CUDA_PATH_V11_2', $null, 'User')")
         );
         let vc = find(&f, "vc-runtime").unwrap();
         assert!(vc.message.en().contains("msvcp140_1.dll"), "{vc:?}");
         assert!(vc.message.en().contains("not about CUDA"), "{vc:?}");
-        assert!(vc.fix.unwrap().en().contains("vc_redist.x64.exe"));
+        assert!(vc.fix[0].en().contains("vc_redist.x64.exe"));
         // The fixes speak Windows.
-        let not_activated = find(&f, "not-activated").unwrap().fix.unwrap().en();
+        let not_activated = find(&f, "not-activated").unwrap().fix[0].en();
         assert!(
             not_activated.contains("cudaenv init pwsh"),
             "{not_activated}"
@@ -403,7 +404,7 @@ mod tests {
                 .contains("the active version of that release is 11.2.2+cudnn8.1.1.33"),
             "{x:?}"
         );
-        assert!(x.fix.unwrap().en().contains("cudaenv exec"));
+        assert!(x.fix[0].en().contains("cudaenv exec"));
         // Pointing at the active version (activation set it): fine.
         let home = f.active.as_ref().unwrap().cuda_home.clone().unwrap();
         win(&mut f).cuda_path_versions = vec![tree(
@@ -446,7 +447,7 @@ mod tests {
         let x = find(&f, "tensorflow-windows").unwrap();
         assert_eq!(x.level, Level::Warning);
         assert!(x.message.en().contains("tensorflow 2.15.1"), "{x:?}");
-        let fix = x.fix.unwrap().en();
+        let fix = x.fix[0].en();
         assert!(
             fix.contains("WSL2") && fix.contains("cudaenv install 11.2+cudnn8.1"),
             "{fix}"
@@ -466,7 +467,7 @@ mod tests {
         assert_eq!(x.level, Level::Warning);
         assert!(x.message.en().contains("nvcuda.dll"), "{x:?}");
         assert!(!x.message.en().contains("/proc"), "{x:?}");
-        assert!(!x.fix.unwrap().en().contains("--gpus"));
+        assert!(!x.fix[0].en().contains("--gpus"));
         // nvcuda.dll without nvidia-smi: a driver of unknown version, not none.
         win(&mut f).nvcuda = Some(r"C:\Windows\System32\nvcuda.dll".into());
         assert!(find(&f, "no-driver").is_none());
