@@ -451,3 +451,25 @@ pub fn text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// Reads an HTTP request of a loopback test server: its path and headers
+/// (lower-cased names).
+pub fn request(s: &std::net::TcpStream) -> std::io::Result<(String, Vec<(String, String)>)> {
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::new(s.try_clone()?);
+    let mut line = String::new();
+    r.read_line(&mut line)?;
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h)?;
+        if h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    Ok((path, headers))
+}

@@ -4,12 +4,12 @@
 //! end the command in bounded time). Loopback servers (127.0.0.1) serve the
 //! same wheel as the PyPI tests.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{TestEnv, text};
+use crate::common::{TestEnv, request, text};
 use crate::pypi::{ONLY_CUDART, good_wheel, sha256, wheel_name};
 
 const USER: &str = "ci-reader";
@@ -31,26 +31,6 @@ fn base64(data: &[u8]) -> String {
         }
     }
     out
-}
-
-/// Reads a request: its path and headers (lower-cased names).
-fn request(s: &TcpStream) -> std::io::Result<(String, Vec<(String, String)>)> {
-    let mut r = BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h)?;
-        if h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
-    Ok((path, headers))
 }
 
 fn respond(s: &mut TcpStream, status: &str, ctype: &str, body: &[u8]) -> std::io::Result<()> {

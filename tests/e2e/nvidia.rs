@@ -193,17 +193,7 @@ fn serve(
     dir: &Path,
     requests: &Mutex<Vec<String>>,
 ) -> std::io::Result<()> {
-    use std::io::BufRead;
-    let mut r = std::io::BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let url = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
-            break;
-        }
-    }
+    let (url, _) = request(&s)?;
     requests.lock().unwrap().push(url.clone());
     let rel = url.trim_start_matches('/');
     let path = dir.join(rel);

@@ -3,7 +3,7 @@
 //! corrupt and truncated downloads, flaky servers, servers that ignore Range,
 //! hostile wheels, concurrent installs and an install killed mid-download.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -233,21 +233,11 @@ fn handle(
     ranges: &Mutex<Vec<String>>,
     served: &AtomicUsize,
 ) -> std::io::Result<()> {
-    let mut r = BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut range = None;
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h)?;
-        if h.trim().is_empty() {
-            break;
-        }
-        if let Some(v) = h.to_ascii_lowercase().strip_prefix("range:") {
-            range = Some(v.trim().to_string());
-        }
-    }
+    let (path, headers) = crate::common::request(&s)?;
+    let range = headers
+        .into_iter()
+        .find(|(k, _)| k == "range")
+        .map(|(_, v)| v.to_ascii_lowercase());
     // A project's page lists the wheels whose names start with its
     // normalized name (`nvidia_cudnn_cu12-…` for `nvidia-cudnn-cu12`).
     if let Some(project) = path

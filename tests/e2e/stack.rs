@@ -17,7 +17,7 @@
 //! holding a `libnvinfer.so.10` compiled here that exports
 //! `getInferLibVersion`) from a loopback index.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
@@ -232,17 +232,7 @@ fn serve(
     port: u16,
     files: &[(String, String, Vec<u8>)],
 ) -> std::io::Result<()> {
-    let mut r = BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h)?;
-        if h.trim().is_empty() {
-            break;
-        }
-    }
+    let (path, _) = crate::common::request(&s)?;
     if let Some(project) = path
         .strip_prefix("/simple/")
         .and_then(|p| p.strip_suffix('/'))

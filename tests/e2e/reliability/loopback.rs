@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
@@ -91,17 +91,7 @@ fn serve(
     wheels: &Mutex<Vec<Wheel>>,
     hits: &Mutex<Vec<String>>,
 ) -> std::io::Result<()> {
-    let mut r = BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h)?;
-        if h.trim().is_empty() {
-            break;
-        }
-    }
+    let (path, _) = crate::common::request(&s)?;
     hits.lock().unwrap().push(path.clone());
     let wheels = wheels.lock().unwrap().clone();
     if let Some(project) = path

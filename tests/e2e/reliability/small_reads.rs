@@ -6,7 +6,7 @@
 //! like a server. A loopback server that misbehaves on purpose stands in for
 //! NVIDIA's.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -58,16 +58,7 @@ fn reply(
     answer: fn(&str, usize) -> Reply,
     log: &Mutex<Vec<String>>,
 ) -> std::io::Result<()> {
-    let mut r = BufReader::new(s.try_clone()?);
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h)? == 0 || h.trim().is_empty() {
-            break;
-        }
-    }
+    let (path, _) = crate::common::request(&s)?;
     let before = {
         let mut log = log.lock().unwrap();
         let n = log.iter().filter(|p| **p == path).count();
