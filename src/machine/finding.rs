@@ -1,6 +1,7 @@
 //! One finding type for every rule set over the machine's facts — doctor's
 //! findings, `explain`'s answers, `trace`'s problems, `verify`'s
-//! diagnoses — with one text renderer and one JSON writer.
+//! diagnoses — with one text renderer and one JSON writer. Each rule set
+//! builds its findings itself; none has a type of its own to convert.
 //!
 //! A finding has a level, a stable code for scripts (doctor's `code`,
 //! explain's rule `id`, trace's and verify's `kind`), a message that states
@@ -120,6 +121,15 @@ impl Finding {
     pub fn detail(mut self, key: &'static str, label: Option<Msg>, value: Value) -> Finding {
         self.details.push(Detail { key, label, value });
         self
+    }
+
+    /// Sets the detail `key`: in its place when the finding has it, else
+    /// after the others (the text shows details in their order).
+    pub fn set(&mut self, key: &'static str, label: Option<Msg>, value: Value) {
+        match self.details.iter_mut().find(|d| d.key == key) {
+            Some(d) => (d.label, d.value) = (label, value),
+            None => self.details.push(Detail { key, label, value }),
+        }
     }
 
     /// The detail written as `key`.
