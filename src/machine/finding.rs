@@ -233,6 +233,9 @@ pub enum Layout {
     /// trace's problems: `level: prefix: message` a line, `prefix` the
     /// details' labels and values (`pid 4711`).
     Lines,
+    /// verify's problems, as the printer writes errors: `level: message`,
+    /// then `hint: fix`, leaving out a hint an earlier finding showed.
+    Hints,
 }
 
 /// The findings as text in `lang`, laid out by `layout`. Styles are ANSI
@@ -246,6 +249,7 @@ pub fn render(findings: &[Finding], layout: &Layout, lang: Lang) -> String {
             labels,
         } => labelled(findings, heading, message, labels, lang),
         Layout::Lines => lines(findings, lang),
+        Layout::Hints => hints(findings, lang),
     }
 }
 
@@ -350,6 +354,29 @@ fn lines(findings: &[Finding], lang: Lang) -> String {
     t
 }
 
+fn hints(findings: &[Finding], lang: Lang) -> String {
+    const HINT: Style = AnsiColor::Cyan.on_default().bold();
+    let word = msg!("ui-hint").render(lang);
+    let mut shown: Vec<String> = Vec::new();
+    let mut t = String::new();
+    for f in findings {
+        let style = f.level.style();
+        t.push_str(&format!(
+            "{style}{}{style:#}: {}\n",
+            f.level.word(lang),
+            f.message.render(lang)
+        ));
+        for fix in &f.fix {
+            let hint = fix.render(lang);
+            if !shown.contains(&hint) {
+                t.push_str(&format!("{HINT}{word}{HINT:#}: {hint}\n"));
+                shown.push(hint);
+            }
+        }
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +423,13 @@ mod tests {
         assert_eq!(
             lines,
             "warning: pid 7: no NVIDIA driver found\n  fix: install the NVIDIA driver\n"
+        );
+        let hints = render(&[sample(), sample()], &Layout::Hints, Lang::En);
+        assert_eq!(
+            anstream::adapter::strip_str(&hints).to_string(),
+            "warning: no NVIDIA driver found\nhint: install the NVIDIA driver\n\
+             warning: no NVIDIA driver found\n",
+            "a hint shown once"
         );
         let labelled = render(
             &f,
