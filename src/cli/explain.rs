@@ -60,10 +60,7 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
             .map(|p| p.frameworks)
             .unwrap_or_default(),
     };
-    let found: Vec<Finding> = explain::explain(&input)
-        .into_iter()
-        .map(Finding::from)
-        .collect();
+    let found: Vec<Finding> = explain::explain(&input);
     if args.json {
         let shaped: Vec<_> = found.iter().map(|f| f.shaped(&explain::JSON)).collect();
         env.out_json(&shaped)?;

@@ -11,6 +11,7 @@ use super::Env;
 use crate::activation;
 use crate::activation::select::{self, Active};
 use crate::error::{Error, ExitCode, MachineError, Result};
+use crate::machine::finding;
 use crate::machine::verify::{
     self, Devices, Dtype, Expected, Probe, Request, Verification, diagnose, render,
 };
@@ -153,13 +154,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     // report; the stop itself comes after what explains it.
     let d = diagnose::diagnose(&expected, &report.probe);
     let (probe, warnings) = (report.probe, d.warnings);
-    let problems: Vec<Error> = d
-        .problems
-        .into_iter()
-        .chain(report.stopped)
-        .map(Error::from)
-        .collect();
-    let exit = problems.first().map_or(ExitCode::Success, Error::exit_code);
+    let mut problems = d.problems;
+    problems.extend(report.stopped.as_ref().map(verify::finding));
+    let exit = verify::exit_code(&problems);
     let report = Verification {
         version: expected.name.clone(),
         selected_by: selection.origin.to_string(),
@@ -167,9 +164,9 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
         cudnn: expected.cudnn.clone(),
         size: args.size,
         probe,
-        problems: problems.iter().map(verify::finding).collect(),
-        warnings: warnings.clone(),
         passed: problems.is_empty(),
+        problems,
+        warnings: warnings.clone(),
         exit_code: exit.code(),
         wall_seconds: started.elapsed().as_secs_f64(),
     };
@@ -181,7 +178,11 @@ pub fn run(env: &Env, args: Args) -> Result<ExitCode> {
     for w in &warnings {
         env.printer.warn(w);
     }
-    env.printer.errors(&problems);
+    env.printer.report(&finding::render(
+        &report.problems,
+        &verify::LAYOUT,
+        env.printer.lang(),
+    ));
     if exit == ExitCode::Success {
         env.printer.success(env.printer.text(&msg!(
             "verify-works",

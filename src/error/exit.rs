@@ -99,6 +99,11 @@ impl ExitCode {
     pub fn code(self) -> u8 {
         self as u8
     }
+
+    /// The exit code whose number is `code`, as a report carries it.
+    pub fn from_code(code: u8) -> Option<ExitCode> {
+        ExitCode::ALL.into_iter().find(|c| c.code() == code)
+    }
 }
 
 /// What every capability's error says about itself beyond its message.

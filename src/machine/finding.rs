@@ -1,6 +1,7 @@
 //! One finding type for every rule set over the machine's facts — doctor's
 //! findings, `explain`'s answers, `trace`'s problems, `verify`'s
-//! diagnoses — with one text renderer and one JSON writer.
+//! diagnoses — with one text renderer and one JSON writer. Each rule set
+//! builds its findings itself; none has a type of its own to convert.
 //!
 //! A finding has a level, a stable code for scripts (doctor's `code`,
 //! explain's rule `id`, trace's and verify's `kind`), a message that states
@@ -122,6 +123,15 @@ impl Finding {
         self
     }
 
+    /// Sets the detail `key`: in its place when the finding has it, else
+    /// after the others (the text shows details in their order).
+    pub fn set(&mut self, key: &'static str, label: Option<Msg>, value: Value) {
+        match self.details.iter_mut().find(|d| d.key == key) {
+            Some(d) => (d.label, d.value) = (label, value),
+            None => self.details.push(Detail { key, label, value }),
+        }
+    }
+
     /// The detail written as `key`.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.details.iter().find(|d| d.key == key).map(|d| &d.value)
@@ -223,6 +233,9 @@ pub enum Layout {
     /// trace's problems: `level: prefix: message` a line, `prefix` the
     /// details' labels and values (`pid 4711`).
     Lines,
+    /// verify's problems, as the printer writes errors: `level: message`,
+    /// then `hint: fix`, leaving out a hint an earlier finding showed.
+    Hints,
 }
 
 /// The findings as text in `lang`, laid out by `layout`. Styles are ANSI
@@ -236,6 +249,7 @@ pub fn render(findings: &[Finding], layout: &Layout, lang: Lang) -> String {
             labels,
         } => labelled(findings, heading, message, labels, lang),
         Layout::Lines => lines(findings, lang),
+        Layout::Hints => hints(findings, lang),
     }
 }
 
@@ -340,6 +354,29 @@ fn lines(findings: &[Finding], lang: Lang) -> String {
     t
 }
 
+fn hints(findings: &[Finding], lang: Lang) -> String {
+    const HINT: Style = AnsiColor::Cyan.on_default().bold();
+    let word = msg!("ui-hint").render(lang);
+    let mut shown: Vec<String> = Vec::new();
+    let mut t = String::new();
+    for f in findings {
+        let style = f.level.style();
+        t.push_str(&format!(
+            "{style}{}{style:#}: {}\n",
+            f.level.word(lang),
+            f.message.render(lang)
+        ));
+        for fix in &f.fix {
+            let hint = fix.render(lang);
+            if !shown.contains(&hint) {
+                t.push_str(&format!("{HINT}{word}{HINT:#}: {hint}\n"));
+                shown.push(hint);
+            }
+        }
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,6 +423,13 @@ mod tests {
         assert_eq!(
             lines,
             "warning: pid 7: no NVIDIA driver found\n  fix: install the NVIDIA driver\n"
+        );
+        let hints = render(&[sample(), sample()], &Layout::Hints, Lang::En);
+        assert_eq!(
+            anstream::adapter::strip_str(&hints).to_string(),
+            "warning: no NVIDIA driver found\nhint: install the NVIDIA driver\n\
+             warning: no NVIDIA driver found\n",
+            "a hint shown once"
         );
         let labelled = render(
             &f,

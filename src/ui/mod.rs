@@ -32,8 +32,8 @@ pub fn report_error(err: &Error) {
     report_errors_to(&Stdio::default(), Lang::En, [err]);
 }
 
-/// Prints several errors (`verify` reports every problem it found); a hint
-/// that an earlier error already printed is not repeated.
+/// Prints several errors; a hint that an earlier error already printed is
+/// not repeated.
 fn report_errors_to<'a>(stdio: &Stdio, lang: Lang, errs: impl IntoIterator<Item = &'a Error>) {
     let mut e = String::new();
     let mut hints = Vec::new();
@@ -160,13 +160,14 @@ impl Printer {
         self.hint(self.text(m));
     }
 
-    /// A report that is the point of its command (`trace`): not silenced.
+    /// A report that is the point of its command (`trace`'s, `verify`'s
+    /// problems): not silenced.
     pub fn report(&self, text: &str) {
         self.stdio.err(&masked(text));
     }
 
-    /// Errors that do not end the command (`verify`'s problems, a broken pin
-    /// the hook falls back from), each with its causes and hint.
+    /// Errors that do not end the command (a broken pin the hook falls back
+    /// from), each with its causes and hint.
     pub fn errors<'a>(&self, errs: impl IntoIterator<Item = &'a Error>) {
         report_errors_to(&self.stdio, self.lang(), errs);
     }

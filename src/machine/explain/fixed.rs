@@ -4,7 +4,8 @@
 
 use crate::i18n::Msg;
 
-use super::{Explanation, Input, has};
+use super::{Answer, Input, answer, has};
+use crate::machine::finding::Finding;
 
 /// A rule whose answer is fixed text: its meaning and fixes are catalogue keys.
 struct Rule {
@@ -211,21 +212,15 @@ const RULES: &[Rule] = &[
     },
 ];
 
-pub(super) fn simple_rules(_input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn simple_rules(_input: &Input, t: &str, out: &mut Vec<Finding>) {
     for r in RULES {
-        if out.iter().any(|e| e.id == r.id) {
+        if out.iter().any(|e| e.code == r.id) {
             continue;
         }
         if let Some(m) = has(t, r.needles) {
             // "not found" rules above already cover library names; the generic ones add context.
-            out.push(Explanation {
-                id: r.id,
-                matched: m,
-                meaning: Msg::key(r.meaning),
-                provided_by: None,
-                installed: None,
-                fix: r.fix.iter().map(|k| Msg::key(k)).collect(),
-            });
+            let fix = r.fix.iter().map(|k| Msg::key(k)).collect();
+            out.push(answer(r.id, m, Msg::key(r.meaning)).fixes(fix));
         }
     }
 }

@@ -7,7 +7,8 @@ use crate::machine::compat::{self, Framework};
 use crate::msg;
 use crate::spec::Version;
 
-use super::{Explanation, Input, has, version_after};
+use super::{Answer, Input, answer, has, version_after};
+use crate::machine::finding::Finding;
 
 /// TensorFlow's CUDA stub says "Could not find cuda drivers on your machine"
 /// (and "Failed call to cudaGetRuntimeVersion: Error loading CUDA libraries")
@@ -15,7 +16,7 @@ use super::{Explanation, Input, has, version_after};
 /// is there or not; from 2.14 on TensorFlow names the libraries it could not
 /// load only at `TF_CPP_VMODULE=dso_loader=1` (both seen with TensorFlow 2.21
 /// on a machine with driver 580: docs/frameworks.md).
-pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(
         t,
         &[
@@ -32,14 +33,7 @@ pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Expl
         ),
         None => msg!("explain-tensorflow-cudart-stub"),
     };
-    let mut e = Explanation {
-        id: "tensorflow-cuda-runtime",
-        matched,
-        meaning,
-        provided_by: None,
-        installed: None,
-        fix: Vec::new(),
-    };
+    let mut e = answer("tensorflow-cuda-runtime", matched, meaning);
     let tested = input
         .frameworks
         .iter()
@@ -54,7 +48,7 @@ pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Expl
         Some((arg, c)) => {
             // What was tested is CUDA + cuDNN; the NCCL a wheel asks for is not.
             let tested = crate::spec::StackSpec::new(c.spec.cuda.clone(), c.spec.cudnn.clone());
-            e.provided_by = Some(msg!(
+            e.set_provided_by(msg!(
                 "explain-tensorflow-cudart-stub-tested",
                 framework = arg.as_str(),
                 stack = tested.to_string()
@@ -67,7 +61,7 @@ pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Expl
                         == c.spec.cudnn.as_ref().map(|d| d.major())
             });
             let (text, switch) = input.installed_text(&found);
-            e.installed = Some(text);
+            e.set_installed(text);
             e.fix.push(Msg::verbatim(match switch {
                 Some(name) => format!("cudaenv local {name}"),
                 None if found.is_empty() => {
@@ -82,7 +76,7 @@ pub(super) fn tensorflow_runtime_stub(input: &Input, t: &str, out: &mut Vec<Expl
     out.push(e);
 }
 
-pub(super) fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let (loaded, compiled, matched) = if let (Some(l), Some(c)) = (
         version_after(t, "Loaded runtime CuDNN library:"),
         version_after(t, "compiled with:"),
@@ -138,22 +132,19 @@ pub(super) fn cudnn_version_mismatch(input: &Input, t: &str, out: &mut Vec<Expla
         None => {}
     }
     fix.push(msg!("explain-doctor-finds-older-cudnn"));
-    out.push(Explanation {
-        id: "cudnn-version-mismatch",
-        matched: matched.into(),
-        meaning: msg!(
-            "explain-cudnn-version-mismatch",
-            compiled = compiled,
-            loaded = loaded,
-            floor = format!("{}.{}", compiled.major(), compiled.minor().unwrap_or(0))
-        ),
-        provided_by: Some(Msg::verbatim(format!(
-            "cuDNN ≥ {need}, < {}",
-            compiled.major() + 1
-        ))),
-        installed: Some(text),
-        fix,
-    });
+    let meaning = msg!(
+        "explain-cudnn-version-mismatch",
+        compiled = compiled,
+        loaded = loaded,
+        floor = format!("{}.{}", compiled.major(), compiled.minor().unwrap_or(0))
+    );
+    let provided_by = format!("cuDNN ≥ {need}, < {}", compiled.major() + 1);
+    out.push(
+        answer("cudnn-version-mismatch", matched, meaning)
+            .provided_by(Some(Msg::verbatim(provided_by)))
+            .installed(Some(text))
+            .fixes(fix),
+    );
 }
 
 /// The newest CUDA (as a spec prefix) the tables pair with this cuDNN, and
@@ -164,7 +155,7 @@ fn newest_cuda_for_cudnn(cudnn: &Version) -> Option<(Version, Option<Msg>)> {
     Some((cuda, s.rule_note()))
 }
 
-pub(super) fn torch_extension_mismatch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn torch_extension_mismatch(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(
         t,
         &["mismatches the version that was used to compile PyTorch"],
@@ -189,18 +180,20 @@ pub(super) fn torch_extension_mismatch(input: &Input, t: &str, out: &mut Vec<Exp
         ))),
         None => {}
     }
-    out.push(Explanation {
-        id: "torch-extension-cuda",
-        matched,
-        meaning: msg!(
-            "explain-torch-extension-cuda",
-            detected = detected
-                .map(|d| d.to_string())
-                .unwrap_or_else(|| "?".into()),
-            torch = torch
-        ),
-        provided_by: Some(msg!("explain-torch-extension-provided-by", torch = torch)),
-        installed: Some(text),
-        fix,
-    });
+    let meaning = msg!(
+        "explain-torch-extension-cuda",
+        detected = detected
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "?".into()),
+        torch = torch
+    );
+    out.push(
+        answer("torch-extension-cuda", matched, meaning)
+            .provided_by(Some(msg!(
+                "explain-torch-extension-provided-by",
+                torch = torch
+            )))
+            .installed(Some(text))
+            .fixes(fix),
+    );
 }

@@ -6,9 +6,10 @@ use crate::machine::compat::{self, driver};
 use crate::msg;
 use crate::spec::Version;
 
-use super::{Explanation, Input, Stack, has, sm_words, version_after};
+use super::{Answer, Input, Stack, answer, has, sm_words, version_after};
+use crate::machine::finding::Finding;
 
-pub(super) fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(
         t,
         &[
@@ -52,17 +53,15 @@ pub(super) fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanat
             compat::DriverFit::Full | compat::DriverFit::MinorCompat { .. }
         )
     {
-        out.push(Explanation {
-            id: "driver-insufficient",
-            matched,
-            meaning: msg!("explain-driver-runs-active-cuda", driver = d, cuda = c),
-            provided_by,
-            installed: None,
-            fix: vec![
-                msg!("explain-doctor-finds-stray-cudart"),
-                msg!("explain-run-with-active-environment"),
-            ],
-        });
+        let meaning = msg!("explain-driver-runs-active-cuda", driver = d, cuda = c);
+        out.push(
+            answer("driver-insufficient", matched, meaning)
+                .provided_by(provided_by)
+                .fixes(vec![
+                    msg!("explain-doctor-finds-stray-cudart"),
+                    msg!("explain-run-with-active-environment"),
+                ]),
+        );
         return;
     }
     let installed_text = match &max {
@@ -99,17 +98,19 @@ pub(super) fn driver_insufficient(input: &Input, t: &str, out: &mut Vec<Explanat
         None => None,
     };
     fix.push(msg!("explain-check-stub-libcuda"));
-    out.push(Explanation {
-        id: "driver-insufficient",
-        matched,
-        meaning: msg!("explain-driver-insufficient"),
-        provided_by,
-        installed: installed_text,
-        fix,
-    });
+    out.push(
+        answer(
+            "driver-insufficient",
+            matched,
+            msg!("explain-driver-insufficient"),
+        )
+        .provided_by(provided_by)
+        .installed(installed_text)
+        .fixes(fix),
+    );
 }
 
-pub(super) fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(
         t,
         &[
@@ -183,12 +184,9 @@ pub(super) fn no_kernel_image(input: &Input, t: &str, out: &mut Vec<Explanation>
     if gpus.is_empty() {
         fix.push(msg!("explain-doctor-shows-architecture"));
     }
-    out.push(Explanation {
-        id: "no-kernel-image",
-        matched,
-        meaning: msg!("explain-no-kernel-image"),
-        provided_by: (!provided.is_empty()).then_some(Msg::Clauses(provided)),
-        installed: None,
-        fix,
-    });
+    out.push(
+        answer("no-kernel-image", matched, msg!("explain-no-kernel-image"))
+            .provided_by((!provided.is_empty()).then_some(Msg::Clauses(provided)))
+            .fixes(fix),
+    );
 }

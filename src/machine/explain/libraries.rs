@@ -9,9 +9,10 @@ use crate::msg;
 use crate::spec::{Library, Version};
 
 use super::windows::{is_dll, visual_cpp_runtime, windows_hook, windows_library};
-use super::{Explanation, Input, has, words};
+use super::{Answer, Input, answer, has, words};
+use crate::machine::finding::Finding;
 
-pub(super) fn missing_library(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn missing_library(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(
         t,
         &[
@@ -73,7 +74,7 @@ fn cudnn_stack_for(input: &Input, major: u32) -> String {
     format!("{cuda}+cudnn{cudnn}")
 }
 
-pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
+pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> Finding {
     let windows = is_dll(&lib.file);
     let m = Missing {
         input,
@@ -92,7 +93,7 @@ pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> 
     let mut e = missing_library_answer(lib, matched);
     match &lib.provider {
         Provider::Driver => {
-            e.meaning =
+            e.message =
                 msg!("explain-missing-driver-library", file = lib.file, windows => m.win_note);
             e.fix.push(msg!("explain-missing-driver-library-fix"));
             e.fix.push(Msg::verbatim("cudaenv doctor"));
@@ -101,8 +102,8 @@ pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> 
             library: Library::Tensorrt,
             major,
         } if *major < 10 => {
-            e.meaning = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
-            e.provided_by = Some(msg!("explain-lib-tensorrt-old-provided-by", major = major));
+            e.message = msg!("explain-lib-tensorrt-old", file = lib.file, major = major);
+            e.set_provided_by(msg!("explain-lib-tensorrt-old-provided-by", major = major));
             e.fix.push(msg!("explain-lib-tensorrt-old-fix-1"));
             e.fix.push(if *major == 8 {
                 // pypi.org's `tensorrt` 8.5/8.6 wheels carry libnvinfer.so.8
@@ -119,7 +120,7 @@ pub(super) fn explain_library(input: &Input, lib: &LibraryId, matched: &str) -> 
             return visual_cpp_runtime(std::slice::from_ref(&lib.file), matched);
         }
         Provider::Unknown => {
-            e.meaning = msg!("explain-missing-unknown-library", file = lib.file);
+            e.message = msg!("explain-missing-unknown-library", file = lib.file);
             e.fix.push(Msg::verbatim("cudaenv doctor"));
         }
     }
@@ -139,7 +140,7 @@ struct Missing<'a> {
 impl Missing<'_> {
     /// NCCL, TensorRT ≥ 10, cuSPARSELt or cuTENSOR: a stack that carries
     /// that major, or one to install with the active CUDA.
-    fn beside_the_toolkit(&self, e: &mut Explanation, library: Library, major: u32) {
+    fn beside_the_toolkit(&self, e: &mut Finding, library: Library, major: u32) {
         let (input, lib) = (self.input, self.lib);
         let role = match library {
             Library::Nccl => msg!("explain-lib-role-nccl"),
@@ -147,7 +148,7 @@ impl Missing<'_> {
             Library::Cusparselt => msg!("explain-lib-role-cusparselt"),
             Library::Cutensor => msg!("explain-lib-role-cutensor"),
         };
-        e.meaning = msg!(
+        e.message = msg!(
             "explain-lib-missing",
             file = lib.file,
             title = library.title(),
@@ -157,7 +158,7 @@ impl Missing<'_> {
         );
         let found = input.providers(|s| s.libs.get(library).is_some_and(|v| v.major() == major));
         let (text, switch) = input.installed_text(&found);
-        e.installed = Some(text);
+        e.set_installed(text);
         match switch {
             Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
             None if found.is_empty() => {
@@ -179,9 +180,9 @@ impl Missing<'_> {
     /// A CUDA toolkit library, shipped by the releases `cuda`: a stack of
     /// one of them, else the one a framework here was built with, else the
     /// newest of them.
-    fn of_cuda(&self, e: &mut Explanation, cuda: &[Version]) {
+    fn of_cuda(&self, e: &mut Finding, cuda: &[Version]) {
         let (input, lib) = (self.input, self.lib);
-        e.meaning = msg!(
+        e.message = msg!(
             "explain-missing-cuda-library",
             file = lib.file,
             provider => lib.describe_provider(),
@@ -193,7 +194,7 @@ impl Missing<'_> {
                 .is_some_and(|c| cuda.iter().any(|p| c.truncate(2) == *p || c.matches(p)))
         });
         let (text, switch) = input.installed_text(&found);
-        e.installed = Some(text);
+        e.set_installed(text);
         match switch {
             Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
             None if found.is_empty() => {
@@ -224,17 +225,17 @@ impl Missing<'_> {
     /// A cuDNN library of `major` (its core or a sub-library): a stack with
     /// that major, else the one a framework here was built with, else one
     /// paired with a CUDA it supports.
-    fn of_cudnn(&self, e: &mut Explanation, major: u32) {
+    fn of_cudnn(&self, e: &mut Finding, major: u32) {
         let (input, lib) = (self.input, self.lib);
         let sub = lib.component != "cudnn";
-        e.meaning = if sub {
+        e.message = if sub {
             msg!("explain-missing-cudnn-sub-library", file = lib.file, major = major, windows => self.win_note.clone())
         } else {
             msg!("explain-missing-cudnn", file = lib.file, major = major, windows => self.win_note.clone())
         };
         let found = input.providers(|s| s.cudnn.as_ref().is_some_and(|c| c.major() == major));
         let (text, switch) = input.installed_text(&found);
-        e.installed = Some(text);
+        e.set_installed(text);
         match switch {
             Some(name) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
             None if found.is_empty() => {
@@ -255,17 +256,11 @@ impl Missing<'_> {
 
 /// The frame of a missing library's answer: what matched and who provides
 /// the file; each provider's meaning and fixes fill it in.
-pub(super) fn missing_library_answer(lib: &LibraryId, matched: &str) -> Explanation {
-    Explanation {
-        id: "missing-library",
-        matched: format!("{matched} … {}", lib.file),
-        meaning: Msg::verbatim(""),
-        provided_by: Some(msg!(
-            "ui-provider-file",
-            provider => lib.describe_provider(),
-            file = lib.file
-        )),
-        installed: None,
-        fix: Vec::new(),
-    }
+pub(super) fn missing_library_answer(lib: &LibraryId, matched: &str) -> Finding {
+    let matched = format!("{matched} … {}", lib.file);
+    answer("missing-library", matched, Msg::verbatim("")).provided_by(Some(msg!(
+        "ui-provider-file",
+        provider => lib.describe_provider(),
+        file = lib.file
+    )))
 }

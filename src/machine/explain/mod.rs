@@ -11,6 +11,11 @@
 //! environment — all handed in as plain data (`Input`), so `explain` is a pure
 //! function and tested as one.
 //!
+//! Each answer is a `Finding` (`machine::finding`), built by the rule itself:
+//! its code is the rule's id, its message what the text means, its details
+//! what matched, what provides the missing piece and whether an installed
+//! version has it (`answer` and `Answer`), its fix lines the commands.
+//!
 //! The rules stand in modules by what the message is about: `libraries`
 //! (a library not found), `windows` (DLLs, Python's and ctypes' searches),
 //! `frameworks` (TensorFlow's, PyTorch's and cuDNN's version complaints),
@@ -57,22 +62,6 @@ pub struct Input {
     pub frameworks: Vec<InstalledFramework>,
 }
 
-/// An answer as the rules build it, field by field; it is shown and written
-/// as a `Finding` (`From`), the type every rule set over the machine ends in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Explanation {
-    /// Stable identifier of the rule (`missing-library`, `driver-insufficient`, …).
-    pub id: &'static str,
-    /// The part of the text that matched.
-    pub matched: String,
-    pub meaning: Msg,
-    /// Which CUDA / cuDNN / driver provides what is missing.
-    pub provided_by: Option<Msg>,
-    /// Whether an installed version provides it (names), and which one is active.
-    pub installed: Option<Msg>,
-    pub fix: Vec<Msg>,
-}
-
 /// How `explain --json` writes an answer (docs: `id`, `matched`, `meaning`,
 /// `provided_by`, `installed`, `fix`).
 pub const JSON: Shape = Shape(&[
@@ -96,29 +85,57 @@ pub fn layout() -> Layout {
     }
 }
 
-impl From<Explanation> for Finding {
-    fn from(e: Explanation) -> Finding {
-        let mut f = Finding::new(Level::Error, e.id, e.meaning).detail(
-            "matched",
-            None,
-            Value::Text(Msg::verbatim(e.matched)),
-        );
-        if let Some(p) = e.provided_by {
-            f = f.detail(
-                "provided_by",
-                Some(msg!("explain-label-provided-by")),
-                Value::Text(p),
-            );
+/// An answer of the rule `id` (`missing-library`, `driver-insufficient`, …)
+/// to the part of the text that `matched`: what it means; the rule adds
+/// what provides the missing piece, whether an installed version has it,
+/// and the fix (`Answer`).
+fn answer(id: &'static str, matched: impl Into<String>, meaning: Msg) -> Finding {
+    Finding::new(Level::Error, id, meaning).detail(
+        "matched",
+        None,
+        Value::Text(Msg::verbatim(matched.into())),
+    )
+}
+
+/// What an answer says beside its meaning, in the order the text shows it:
+/// which CUDA / cuDNN / driver provides what is missing, then whether an
+/// installed version provides it (and which one is active).
+trait Answer {
+    fn set_provided_by(&mut self, m: Msg);
+    fn set_installed(&mut self, m: Msg);
+    fn provided_by(self, m: Option<Msg>) -> Self;
+    fn installed(self, m: Option<Msg>) -> Self;
+    fn fixes(self, fix: Vec<Msg>) -> Self;
+}
+
+impl Answer for Finding {
+    fn set_provided_by(&mut self, m: Msg) {
+        let label = Some(msg!("explain-label-provided-by"));
+        self.set("provided_by", label, Value::Text(m));
+    }
+
+    fn set_installed(&mut self, m: Msg) {
+        let label = Some(msg!("explain-label-installed"));
+        self.set("installed", label, Value::Text(m));
+    }
+
+    fn provided_by(mut self, m: Option<Msg>) -> Finding {
+        if let Some(m) = m {
+            self.set_provided_by(m);
         }
-        if let Some(i) = e.installed {
-            f = f.detail(
-                "installed",
-                Some(msg!("explain-label-installed")),
-                Value::Text(i),
-            );
+        self
+    }
+
+    fn installed(mut self, m: Option<Msg>) -> Finding {
+        if let Some(m) = m {
+            self.set_installed(m);
         }
-        f.fix = e.fix;
-        f
+        self
+    }
+
+    fn fixes(mut self, fix: Vec<Msg>) -> Finding {
+        self.fix = fix;
+        self
     }
 }
 
@@ -221,12 +238,12 @@ impl Input {
     }
 }
 
-/// Every explanation that applies to the text (most specific first).
-pub fn explain(input: &Input) -> Vec<Explanation> {
+/// Every answer that applies to the text (most specific first).
+pub fn explain(input: &Input) -> Vec<Finding> {
     // Logs wrap and pad messages; match on single-spaced text.
     let normalized = input.text.split_whitespace().collect::<Vec<_>>().join(" ");
     let t = normalized.as_str();
-    let mut out: Vec<Explanation> = Vec::new();
+    let mut out: Vec<Finding> = Vec::new();
     cudnn_version_mismatch(input, t, &mut out);
     driver_insufficient(input, t, &mut out);
     no_kernel_image(input, t, &mut out);
@@ -286,19 +303,26 @@ mod tests {
             frameworks: vec![],
         }
     }
-    fn one(i: &Input, id: &str) -> Explanation {
+    fn one(i: &Input, id: &str) -> Finding {
         let all = explain(i);
         all.iter()
-            .find(|e| e.id == id)
+            .find(|e| e.code == id)
             .cloned()
             .unwrap_or_else(|| panic!("no {id} for {:?}: {all:#?}", i.text))
     }
-    fn text(e: &Explanation) -> String {
+    /// An answer's detail `key`, in English.
+    fn detail(e: &Finding, key: &str) -> Option<String> {
+        match e.get(key)? {
+            Value::Text(m) => Some(m.en()),
+            Value::Number(n) => Some(n.to_string()),
+        }
+    }
+    fn text(e: &Finding) -> String {
         format!(
             "{} | {} | {} | {}",
-            e.meaning,
-            e.provided_by.as_ref().map(Msg::en).unwrap_or_default(),
-            e.installed.as_ref().map(Msg::en).unwrap_or_default(),
+            e.message,
+            detail(e, "provided_by").unwrap_or_default(),
+            detail(e, "installed").unwrap_or_default(),
             e.fix.iter().map(Msg::en).collect::<Vec<_>>().join(" ; ")
         )
     }
@@ -660,14 +684,16 @@ mod tests {
         ));
         assert_eq!(all.len(), 1, "{all:#?}");
         assert!(
-            all[0].matched.ends_with("msvcp140.dll, msvcp140_1.dll"),
+            detail(&all[0], "matched")
+                .unwrap()
+                .ends_with("msvcp140.dll, msvcp140_1.dll"),
             "{all:#?}"
         );
         // ctypes' message also says which stack has the DLL.
         let all = explain(&input(
             "FileNotFoundError: Could not find module 'cudart64_12.dll' (or one of its dependencies).",
         ));
-        let ids: Vec<&str> = all.iter().map(|e| e.id).collect();
+        let ids: Vec<&str> = all.iter().map(|e| e.code.as_ref()).collect();
         assert_eq!(ids, ["ctypes-dll-search", "missing-library"]);
     }
 
@@ -683,7 +709,7 @@ mod tests {
         // The active stack has it: only the environment is missing.
         i.active = i.installed.last().cloned();
         let e = one(&i, "missing-library");
-        assert!(e.installed.as_ref().unwrap().en().contains("is active"));
+        assert!(detail(&e, "installed").unwrap().contains("is active"));
         assert_eq!(e.fix.len(), 1, "{e:?}");
         assert!(e.fix[0].en().contains("cudaenv init pwsh"), "{e:?}");
         // CUDA 12's DLLs: no TensorFlow Windows build; the same choice as the soname's.
@@ -700,10 +726,7 @@ mod tests {
             .push(stack("11.2.2+cudnn8.1.1.33", "11.2.2", Some("8.1.1.33")));
         let e = one(&i, "missing-library");
         assert!(
-            e.installed
-                .as_ref()
-                .map(Msg::en)
-                .as_deref()
+            detail(&e, "installed")
                 .unwrap()
                 .starts_with("yes: 11.2.2+cudnn8.1.1.33"),
             "{e:?}"
@@ -755,7 +778,7 @@ mod tests {
             i.machine.driver = DriverVersion::parse("580.159.04");
             let e = one(&i, "tensorflow-cuda-runtime");
             assert_eq!(
-                e.provided_by.as_ref().map(Msg::en).as_deref(),
+                detail(&e, "provided_by").as_deref(),
                 Some("tensorflow==2.21 was tested with 12.5+cudnn9.3")
             );
             assert_eq!(
@@ -803,7 +826,7 @@ mod tests {
         i.machine.driver = DriverVersion::parse("580.65.06");
         let e = one(&i, "driver-insufficient");
         assert!(
-            e.meaning.en().contains("does run the active CUDA 12.4.1"),
+            e.message.en().contains("does run the active CUDA 12.4.1"),
             "{e:?}"
         );
         assert!(e.fix[0].en().contains("doctor"));

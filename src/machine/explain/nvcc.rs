@@ -5,13 +5,14 @@ use crate::i18n::Msg;
 use crate::machine::compat;
 use crate::msg;
 
-use super::{Explanation, Input, has, sm_words};
+use super::{Answer, Input, answer, has, sm_words};
+use crate::machine::finding::Finding;
 
 /// nvcc's "unsupported GNU version! gcc versions later than N are not
 /// supported!" (or clang's): which CUDA releases have that limit, the setting
 /// that points nvcc at an older compiler, and the releases that accept newer
 /// ones (`registry/compat/host_compiler.toml`).
-pub(super) fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn host_compiler(input: &Input, t: &str, out: &mut Vec<Finding>) {
     use crate::activation::host_compiler as hc;
     let (family, marker) = if let Some(m) = has(t, &["gcc versions later than"]) {
         ("GCC", m)
@@ -102,23 +103,17 @@ pub(super) fn host_compiler(input: &Input, t: &str, out: &mut Vec<Explanation>) 
     } else {
         format!(" (CUDA {})", releases.join(", "))
     };
-    out.push(Explanation {
-        id: "gcc-unsupported",
-        matched: marker,
-        meaning: msg!(
-            "explain-gcc-refused",
-            family = family,
-            max = max,
-            releases = releases,
-            active => active
-        ),
-        provided_by: None,
-        installed: None,
-        fix,
-    });
+    let meaning = msg!(
+        "explain-gcc-refused",
+        family = family,
+        max = max,
+        releases = releases,
+        active => active
+    );
+    out.push(answer("gcc-unsupported", marker, meaning).fixes(fix));
 }
 
-pub(super) fn nvcc_arch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn nvcc_arch(input: &Input, t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(t, &["Unsupported gpu architecture", "nvcc fatal"]) else {
         return;
     };
@@ -147,20 +142,20 @@ pub(super) fn nvcc_arch(input: &Input, t: &str, out: &mut Vec<Explanation>) {
         _ => {}
     }
     fix.push(msg!("explain-stop-building-for", sm = g.sm()));
-    out.push(Explanation {
-        id: "nvcc-arch",
-        matched,
-        meaning: match g.family() {
-            Some(family) => msg!("explain-nvcc-arch", sm = g.sm(), family = family),
-            None => msg!("explain-nvcc-arch-unknown-family", sm = g.sm()),
-        },
-        provided_by: Some(match (first, removed) {
-            (Some(f), Some(r)) => msg!("explain-cuda-range", first = f, removed = r),
-            (Some(f), None) => Msg::verbatim(format!("CUDA ≥ {f}")),
-            (None, Some(r)) => msg!("explain-cuda-before", removed = r),
-            _ => msg!("explain-unknown"),
-        }),
-        installed: Some(text),
-        fix,
-    });
+    let meaning = match g.family() {
+        Some(family) => msg!("explain-nvcc-arch", sm = g.sm(), family = family),
+        None => msg!("explain-nvcc-arch-unknown-family", sm = g.sm()),
+    };
+    let provided_by = match (first, removed) {
+        (Some(f), Some(r)) => msg!("explain-cuda-range", first = f, removed = r),
+        (Some(f), None) => Msg::verbatim(format!("CUDA ≥ {f}")),
+        (None, Some(r)) => msg!("explain-cuda-before", removed = r),
+        _ => msg!("explain-unknown"),
+    };
+    out.push(
+        answer("nvcc-arch", matched, meaning)
+            .provided_by(Some(provided_by))
+            .installed(Some(text))
+            .fixes(fix),
+    );
 }

@@ -9,7 +9,8 @@ use crate::msg;
 use crate::spec::Version;
 
 use super::libraries::{explain_library, missing_library_answer};
-use super::{Explanation, Input, has, words};
+use super::{Answer, Input, answer, has, words};
+use crate::machine::finding::Finding;
 
 pub(super) fn is_dll(file: &str) -> bool {
     file.len() > 4
@@ -57,18 +58,18 @@ fn windows_tested(fits: impl Fn(&compat::data::TfBuild) -> bool) -> Option<(Stri
 /// TensorFlow's Windows builds were tested with, when it provides the DLL:
 /// the guides' `cudart64_110.dll` → `11.2+cudnn8.1`), and how a program gets
 /// the stack's environment (`cudaenv exec`, the PowerShell hook).
-pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Explanation {
+pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> Finding {
     let note = msg!("explain-windows-dll-note");
     let mut e = missing_library_answer(lib, matched);
     let (found, tested, sub) = match &lib.provider {
         Provider::Driver => {
-            e.meaning = msg!("explain-win-missing-driver", file = lib.file);
+            e.message = msg!("explain-win-missing-driver", file = lib.file);
             e.fix.push(msg!("explain-win-missing-driver-fix"));
             e.fix.push(Msg::verbatim("cudaenv doctor"));
             return e;
         }
         Provider::Cuda { cuda } => {
-            e.meaning = msg!(
+            e.message = msg!(
                 "explain-win-missing-cuda-dll",
                 file = lib.file,
                 provider => lib.describe_provider(),
@@ -84,7 +85,7 @@ pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> 
         }
         Provider::Cudnn { major } => {
             let sub = lib.component != "cudnn";
-            e.meaning = if sub {
+            e.message = if sub {
                 msg!("explain-win-missing-cudnn-sub-dll", file = lib.file, major = major, windows => note)
             } else {
                 msg!("explain-win-missing-cudnn-dll", file = lib.file, major = major, windows => note)
@@ -95,7 +96,7 @@ pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> 
         _ => return explain_library(input, lib, matched),
     };
     let (text, switch) = input.installed_text(&found);
-    e.installed = Some(text);
+    e.set_installed(text);
     match (switch, tested) {
         (Some(name), _) => e.fix.push(Msg::verbatim(format!("cudaenv local {name}"))),
         (None, Some((spec, releases))) if found.is_empty() => {
@@ -132,18 +133,19 @@ pub(super) fn windows_library(input: &Input, lib: &LibraryId, matched: &str) -> 
 
 /// `msvcp140_1.dll`, `VCRUNTIME140.dll` …: Microsoft's runtime, not CUDA's;
 /// one explanation for all of them, as one redistributable provides them.
-pub(super) fn visual_cpp_runtime(files: &[String], matched: &str) -> Explanation {
-    Explanation {
-        id: "vc-runtime-missing",
-        matched: format!("{matched} … {}", files.join(", ")),
-        meaning: msg!("explain-vc-runtime", files = files.join(", ")),
-        provided_by: Some(msg!("explain-vc-runtime-provided-by")),
-        installed: None,
-        fix: vec![
-            msg!("explain-win-vc-redist"),
-            msg!("explain-vc-runtime-fix-doctor"),
-        ],
-    }
+pub(super) fn visual_cpp_runtime(files: &[String], matched: &str) -> Finding {
+    let files = files.join(", ");
+    let meaning = msg!("explain-vc-runtime", files = files);
+    answer(
+        "vc-runtime-missing",
+        format!("{matched} … {files}"),
+        meaning,
+    )
+    .provided_by(Some(msg!("explain-vc-runtime-provided-by")))
+    .fixes(vec![
+        msg!("explain-win-vc-redist"),
+        msg!("explain-vc-runtime-fix-doctor"),
+    ])
 }
 
 /// The word after `marker` in `t`, without quotes and a trailing colon.
@@ -163,7 +165,7 @@ fn base_name(path: &str) -> &str {
 /// is not CUDA (TensorFlow ≥ 2.1 loads CUDA at run time and only warns);
 /// for other extensions, Python ≥ 3.8 no longer searching PATH is the usual
 /// reason, and `os.add_dll_directory` the fix.
-pub(super) fn dll_load_failed(t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn dll_load_failed(t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(t, &["DLL load failed", "WinError 126"]) else {
         return;
     };
@@ -204,35 +206,22 @@ pub(super) fn dll_load_failed(t: &str, out: &mut Vec<Explanation>) {
             msg!("explain-vc-runtime-fix-doctor"),
         ]
     };
-    out.push(Explanation {
-        id,
-        matched,
-        meaning,
-        provided_by: None,
-        installed: None,
-        fix,
-    });
+    out.push(answer(id, matched, meaning).fixes(fix));
 }
 
 /// ctypes on Python ≥ 3.8: `Could not find module 'X.dll' (or one of its
 /// dependencies). Try using the full path with constructor syntax.` — PATH
 /// is not searched (`winmode` defaults to the safe search).
-pub(super) fn ctypes_dll_search(t: &str, out: &mut Vec<Explanation>) {
+pub(super) fn ctypes_dll_search(t: &str, out: &mut Vec<Finding>) {
     let Some(matched) = has(t, &["(or one of its dependencies)"]) else {
         return;
     };
     let Some(file) = words(t).filter(|w| is_dll(w)).map(base_name).next() else {
         return;
     };
-    out.push(Explanation {
-        id: "ctypes-dll-search",
-        matched,
-        meaning: msg!("explain-win-ctypes-dll-search", file = file),
-        provided_by: None,
-        installed: None,
-        fix: vec![
-            msg!("explain-win-ctypes-full-path", file = file),
-            msg!("explain-win-ctypes-winmode", file = file),
-        ],
-    });
+    let meaning = msg!("explain-win-ctypes-dll-search", file = file);
+    out.push(answer("ctypes-dll-search", matched, meaning).fixes(vec![
+        msg!("explain-win-ctypes-full-path", file = file),
+        msg!("explain-win-ctypes-winmode", file = file),
+    ]));
 }

@@ -12,7 +12,8 @@ use crate::machine::compat::libraries::{self, Provider};
 use crate::spec::{Libraries, Version};
 
 use super::parse::{RawImage, RawLoad};
-use super::{Library, Location, Problem, ProblemKind, Process};
+use super::{Library, Location, ProblemKind, Process, problem};
+use crate::machine::finding::{Finding, Level};
 
 /// Library names this report is about: CUDA toolkit, cuDNN, NCCL, the driver.
 fn is_cuda_family(component: &str) -> bool {
@@ -216,8 +217,14 @@ fn version_from_file(real: &Path, soname_version: &str) -> Option<String> {
     }
 }
 
-/// Classifies the CUDA-family libraries of parsed images and finds the problems.
-pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<Problem>) {
+/// Classifies the CUDA-family libraries of parsed images and finds the
+/// problems, in a report of a command that `succeeded` or not (a name it
+/// probed and did without is then a note).
+pub fn classify(
+    images: &[RawImage],
+    active: &ActiveDirs,
+    succeeded: bool,
+) -> (Vec<Process>, Vec<Finding>) {
     let mut records = Records::default();
     let mut processes = Vec::new();
     let mut problems = Vec::new();
@@ -230,15 +237,21 @@ pub fn classify(images: &[RawImage], active: &ActiveDirs) -> (Vec<Process>, Vec<
         // sonames, cuDNN its versioned file names): one line per process.
         if let Some(first) = missing.first() {
             let names: Vec<&str> = missing.iter().map(|n| n.as_str()).collect();
-            problems.push(Problem {
-                kind: ProblemKind::NotFound,
-                pid: img.pid,
-                library: first.to_string(),
-                message: format!(
+            let level = if succeeded {
+                Level::Note
+            } else {
+                Level::Warning
+            };
+            problems.push(problem(
+                level,
+                ProblemKind::NotFound,
+                img.pid,
+                first.to_string(),
+                format!(
                     "searched for and found nowhere (RPATH/RUNPATH, LD_LIBRARY_PATH, ld.so.cache, system directories): {}",
                     names.join(", ")
                 ),
-            });
+            ));
         }
         if !libs.is_empty() || !missing.is_empty() {
             processes.push(Process {
@@ -259,7 +272,7 @@ fn loaded_libraries(
     img: &RawImage,
     active: &ActiveDirs,
     records: &mut Records,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<Finding>,
 ) -> Vec<Library> {
     let mut libs = Vec::new();
     let mut outside: Vec<String> = Vec::new();
@@ -269,12 +282,13 @@ fn loaded_libraries(
         };
         let lib = located(l, &id, active, records);
         if let Some(m) = major_mismatch(&id, active) {
-            problems.push(Problem {
-                kind: ProblemKind::MajorMismatch,
-                pid: img.pid,
-                library: lib.name.clone(),
-                message: format!("{} ({}) is {m}", lib.name, lib.path),
-            });
+            problems.push(problem(
+                Level::Warning,
+                ProblemKind::MajorMismatch,
+                img.pid,
+                lib.name.clone(),
+                format!("{} ({}) is {m}", lib.name, lib.path),
+            ));
         }
         if !matches!(lib.location, Location::Active { .. } | Location::Driver)
             && !active.dirs.is_empty()
@@ -287,11 +301,12 @@ fn loaded_libraries(
     }
     // One line per process: a framework with its own wheels bypasses many.
     if let Some(first) = outside.first() {
-        problems.push(Problem {
-            kind: ProblemKind::OutsideVersion,
-            pid: img.pid,
-            library: first.split(' ').next().unwrap_or("").to_string(),
-            message: format!(
+        problems.push(problem(
+            Level::Warning,
+            ProblemKind::OutsideVersion,
+            img.pid,
+            first.split(' ').next().unwrap_or("").to_string(),
+            format!(
                 "{} librar{} came from outside the active {}, which has {}: {}",
                 outside.len(),
                 if outside.len() == 1 { "y" } else { "ies" },
@@ -299,7 +314,7 @@ fn loaded_libraries(
                 if outside.len() == 1 { "it" } else { "them" },
                 outside.join(", ")
             ),
-        });
+        ));
     }
     libs
 }
@@ -356,7 +371,7 @@ fn located(
 }
 
 /// Two files of one component in one process.
-fn duplicate_problems(pid: u32, libs: &[Library], problems: &mut Vec<Problem>) {
+fn duplicate_problems(pid: u32, libs: &[Library], problems: &mut Vec<Finding>) {
     let mut by_component: BTreeMap<&str, Vec<&Library>> = BTreeMap::new();
     for l in libs {
         by_component.entry(&l.component).or_default().push(l);
@@ -367,22 +382,23 @@ fn duplicate_problems(pid: u32, libs: &[Library], problems: &mut Vec<Problem>) {
                 .iter()
                 .map(|c| format!("{} ({})", c.path, c.location))
                 .collect();
-            problems.push(Problem {
-                kind: ProblemKind::Duplicate,
+            problems.push(problem(
+                Level::Warning,
+                ProblemKind::Duplicate,
                 pid,
-                library: copies[0].name.clone(),
-                message: format!(
+                copies[0].name.clone(),
+                format!(
                     "{} copies of lib{component} in one process: {}",
                     copies.len(),
                     list.join(", ")
                 ),
-            });
+            ));
         }
     }
 }
 
 /// cuDNN ≥ 8 is split into sub-libraries that check each other's version.
-fn mixed_cudnn_problem(pid: u32, libs: &[Library], problems: &mut Vec<Problem>) {
+fn mixed_cudnn_problem(pid: u32, libs: &[Library], problems: &mut Vec<Finding>) {
     let mut cudnn: Vec<&Library> = libs
         .iter()
         .filter(|l| l.component.starts_with("cudnn") && l.version.is_some())
@@ -402,15 +418,16 @@ fn mixed_cudnn_problem(pid: u32, libs: &[Library], problems: &mut Vec<Problem>) 
                 )
             })
             .collect();
-        problems.push(Problem {
-            kind: ProblemKind::MixedCudnn,
+        problems.push(problem(
+            Level::Warning,
+            ProblemKind::MixedCudnn,
             pid,
-            library: first.name.clone(),
-            message: format!(
+            first.name.clone(),
+            format!(
                 "cuDNN libraries of different versions in one process (\"cuDNN version incompatibility\"): {}",
                 list.join(", ")
             ),
-        });
+        ));
     }
 }
 
@@ -511,6 +528,8 @@ fn major_mismatch(id: &libraries::LibraryId, active: &ActiveDirs) -> Option<Stri
 mod tests {
     use super::super::parse::Rule;
     use super::*;
+    use crate::i18n::Msg;
+    use crate::machine::finding::Value;
 
     #[test]
     fn auditwheel_copies_are_known_by_their_library() {
@@ -574,7 +593,7 @@ mod tests {
             kept_off: false,
             components: Vec::new(),
         };
-        let (procs, problems) = classify(&images, &active);
+        let (procs, problems) = classify(&images, &active, false);
         assert_eq!(procs[0].libraries.len(), 3, "libc is not a CUDA library");
         assert!(matches!(
             procs[0].libraries[0].location,
@@ -585,23 +604,25 @@ mod tests {
             Location::PythonWheel { .. }
         ));
         assert_eq!(procs[0].libraries[2].location, Location::System);
-        let kinds: Vec<&ProblemKind> = problems.iter().map(|p| &p.kind).collect();
+        let kinds: Vec<&str> = problems.iter().map(|p| p.code.as_ref()).collect();
         assert_eq!(
             kinds,
             [
-                &ProblemKind::MajorMismatch,
-                &ProblemKind::Duplicate,
-                &ProblemKind::NotFound
+                ProblemKind::MajorMismatch.code(),
+                ProblemKind::Duplicate.code(),
+                ProblemKind::NotFound.code()
             ],
             "{problems:#?}"
         );
         assert_eq!(
-            problems[2].library, "libcudnn_cnn.so.9",
+            problems[2].get("library"),
+            Some(&Value::Text(Msg::verbatim("libcudnn_cnn.so.9"))),
             "libcublasLt was found"
         );
         assert!(
             problems[2]
                 .message
+                .en()
                 .ends_with(": libcudnn_cnn.so.9, libcudart.so.125"),
             "longer names of a loaded soname are probes that succeeded: {}",
             problems[2].message

@@ -139,32 +139,19 @@ impl ProblemKind {
     }
 }
 
-/// A problem as `classify` finds it; the report carries it as a `Finding`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub kind: ProblemKind,
-    pub pid: u32,
-    pub library: String,
-    pub message: String,
-}
-
-impl Problem {
-    /// The finding, in a report of a command that `succeeded` or not: a
-    /// name the program probed and did without is a note when it succeeded.
-    pub fn finding(self, succeeded: bool) -> Finding {
-        let level = if self.kind == ProblemKind::NotFound && succeeded {
-            Level::Note
-        } else {
-            Level::Warning
-        };
-        Finding::new(level, self.kind.code(), Msg::verbatim(self.message))
-            .detail(
-                "pid",
-                Some(Msg::verbatim("pid")),
-                Value::Number(self.pid.into()),
-            )
-            .detail("library", None, Value::Text(Msg::verbatim(self.library)))
-    }
+/// A problem `classify` found in process `pid` about `library`: a warning,
+/// or a note (`level`) for a name a program that succeeded probed and did
+/// without.
+pub fn problem(
+    level: Level,
+    kind: ProblemKind,
+    pid: u32,
+    library: String,
+    message: String,
+) -> Finding {
+    Finding::new(level, kind.code(), Msg::verbatim(message))
+        .detail("pid", Some(Msg::verbatim("pid")), Value::Number(pid.into()))
+        .detail("library", None, Value::Text(Msg::verbatim(library)))
 }
 
 /// How `trace --json` writes a problem: `kind`, `pid`, `library`, `message`.
@@ -262,7 +249,7 @@ const LOG_MAX: u64 = crate::os::fs::LARGE;
 /// Builds the report from the loader's logs.
 pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_text: &str) -> Report {
     let images = parse(log_text);
-    let (processes, problems) = classify(&images, active);
+    let (processes, problems) = classify(&images, active, exit_code == 0);
     Report {
         command: command
             .iter()
@@ -274,10 +261,7 @@ pub fn report(command: &[OsString], exit_code: i32, active: &ActiveDirs, log_tex
         active_cudnn: active.cudnn.as_ref().map(|v| v.to_string()),
         processes,
         processes_seen: images.len(),
-        problems: problems
-            .into_iter()
-            .map(|p| p.finding(exit_code == 0))
-            .collect(),
+        problems,
         notes: Vec::new(),
     }
 }

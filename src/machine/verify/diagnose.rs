@@ -3,9 +3,10 @@
 //! Live results decide (a status code, a wrong number, a library from the
 //! wrong directory); the compatibility tables (`crate::machine::compat`, the same data
 //! `doctor` and the install guard use) explain and name the fix.
-//! Problems are `Error`s, so each has its message, hint and exit code in one
-//! place; they are sorted so that the most fundamental one comes first and
-//! gives the exit code (no driver explains everything after it).
+//! Each rule states a problem as a `MachineError`, so each has its message,
+//! hint and exit code in one place; the diagnosis is the findings made of
+//! them (`super::finding`), sorted so that the most fundamental one comes
+//! first and gives the exit code (no driver explains everything after it).
 
 use super::ffi;
 use super::{ApiError, Expected, LibraryFacts, Origin, Outcome, Probe};
@@ -14,16 +15,26 @@ use crate::i18n::Msg;
 use crate::machine::compat::{
     self, Alternative, ComputeCapability, DriverOs, DriverVersion, GpuFit,
 };
+use crate::machine::finding::Finding;
 use crate::msg;
 use crate::spec::Version;
 
+/// What the facts show: the problems, most fundamental first, and what is
+/// only worth a warning.
 #[derive(Debug, Default)]
 pub struct Diagnosis {
-    pub problems: Vec<MachineError>,
+    pub problems: Vec<Finding>,
     pub warnings: Vec<String>,
 }
 
-impl Diagnosis {
+/// The problems as the rules state them, while they are being found.
+#[derive(Debug, Default)]
+struct Found {
+    problems: Vec<MachineError>,
+    warnings: Vec<String>,
+}
+
+impl Found {
     fn has(&self, kind: &str) -> bool {
         self.problems.iter().any(|p| p.kind() == kind)
     }
@@ -44,7 +55,7 @@ fn rank(e: &MachineError) -> u8 {
 }
 
 pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
-    let mut d = Diagnosis::default();
+    let mut d = Found::default();
     driver_problems(&mut d, probe);
     if probe.driver.load_error.is_none() {
         runtime_problems(&mut d, probe);
@@ -65,11 +76,14 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
         .extend(super::libraries::warnings(probe.tensorrt.as_ref()));
 
     d.problems.sort_by_key(rank);
-    d
+    Diagnosis {
+        problems: d.problems.iter().map(super::finding).collect(),
+        warnings: d.warnings,
+    }
 }
 
 /// No driver, or one that does not initialise.
-fn driver_problems(d: &mut Diagnosis, probe: &Probe) {
+fn driver_problems(d: &mut Found, probe: &Probe) {
     let driver = &probe.driver;
     if let Some(err) = &driver.load_error {
         d.problems.push(MachineError::NoDriver {
@@ -92,7 +106,7 @@ fn driver_problems(d: &mut Diagnosis, probe: &Probe) {
 
 /// The runtime against the driver that loaded: too old a driver, a runtime
 /// that failed, no GPU visible.
-fn runtime_problems(d: &mut Diagnosis, probe: &Probe) {
+fn runtime_problems(d: &mut Found, probe: &Probe) {
     let driver = &probe.driver;
     let runtime = probe.runtime.version.as_ref();
     // The Linux column: WSL2 drivers report Windows numbering, which runs
@@ -167,7 +181,7 @@ fn missing_device(probe: &Probe, k: u32) -> MachineError {
 
 /// One library: missing, unusable, loaded from outside the version, or of
 /// another version than the one recorded.
-fn library_problems(d: &mut Diagnosis, expected: &Expected, lib: &LibraryFacts) {
+fn library_problems(d: &mut Found, expected: &Expected, lib: &LibraryFacts) {
     let part_of_version = lib.name != "cudnn" || expected.cudnn.is_some();
     let Some(soname) = &lib.soname else {
         if part_of_version {
@@ -232,7 +246,7 @@ fn library_problems(d: &mut Diagnosis, expected: &Expected, lib: &LibraryFacts) 
 }
 
 /// The GEMMs and convolutions that computed a wrong result or failed.
-fn check_problems(d: &mut Diagnosis, probe: &Probe) {
+fn check_problems(d: &mut Found, probe: &Probe) {
     for g in &probe.gemm {
         let check = format!(
             "GEMM {} {n}x{n}x{n} on GPU {}",
@@ -443,7 +457,7 @@ fn no_device(probe: &Probe, detail: String) -> MachineError {
 
 /// A failed call: an architecture problem when the status says so (and no
 /// table-based diagnosis already covers it), a plain failure otherwise.
-fn push_call_failure(d: &mut Diagnosis, probe: &Probe, check: String, e: &ApiError) {
+fn push_call_failure(d: &mut Found, probe: &Probe, check: String, e: &ApiError) {
     let arch = (e.call.starts_with("cublas") && e.code == ffi::CUBLAS_STATUS_ARCH_MISMATCH)
         || (!e.call.starts_with("cublas")
             && !e.call.starts_with("cudnn")
@@ -580,9 +594,16 @@ mod tests {
     }
 
     fn exit(d: &Diagnosis) -> ExitCode {
-        d.problems
-            .first()
-            .map_or(ExitCode::Success, Diagnostic::exit_code)
+        super::super::exit_code(&d.problems)
+    }
+
+    fn has(d: &Diagnosis, kind: &str) -> bool {
+        d.problems.iter().any(|p| p.code == kind)
+    }
+
+    /// A problem's hint, in English.
+    fn hint(p: &Finding) -> Option<String> {
+        p.fix.first().map(Msg::en)
     }
 
     #[test]
@@ -624,9 +645,9 @@ mod tests {
         };
         let d = diagnose(&e, &p);
         assert_eq!(exit(&d), ExitCode::NoDriver);
-        assert!(!d.has("driver_too_old"), "{:?}", d.problems);
+        assert!(!has(&d, "driver_too_old"), "{:?}", d.problems);
         // The missing cuBLAS is still reported; cuDNN is not part of this version.
-        assert!(d.has("library_missing"));
+        assert!(has(&d, "library_missing"));
         assert_eq!(d.problems.len(), 3, "{:?}", d.problems);
     }
 
@@ -651,15 +672,14 @@ mod tests {
         p.libraries.pop();
         let d = diagnose(&e, &p);
         assert_eq!(exit(&d), ExitCode::DriverTooOld);
-        let msg = d.problems[0].to_string();
+        let msg = d.problems[0].message.to_string();
         assert!(
             msg.contains("470.82.01") && msg.contains("11.4") && msg.contains("12.4"),
             "{msg}"
         );
         assert!(msg.contains("525.60.13"), "{msg}");
         assert!(
-            d.problems[0]
-                .hint()
+            hint(&d.problems[0])
                 .unwrap()
                 .contains("cudaenv install 11.4")
         );
@@ -701,10 +721,11 @@ mod tests {
         assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
         assert!(
             d.problems[0]
+                .message
                 .to_string()
                 .contains("CUDA_VISIBLE_DEVICES=\"-1\"")
         );
-        assert!(d.problems[0].hint().unwrap().contains("only GPU"));
+        assert!(hint(&d.problems[0]).unwrap().contains("only GPU"));
     }
 
     #[test]
@@ -727,7 +748,7 @@ mod tests {
         assert_eq!(exit(&d), ExitCode::PtxJitOnly);
         // One problem: the failing GEMM is explained by the table's diagnosis.
         assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
-        let hint = d.problems[0].hint().unwrap();
+        let hint = hint(&d.problems[0]).unwrap();
         assert!(hint.contains("use CUDA 11.8 or newer"), "{hint}");
         assert!(hint.contains("TensorFlow 2.12 (CUDA 11.8)"), "{hint}");
 
@@ -738,7 +759,7 @@ mod tests {
         let d = diagnose(&expected(), &p);
         assert_eq!(exit(&d), ExitCode::ArchUnsupported, "{:?}", d.problems);
         // Its hint, what to use instead included, in each language.
-        let hint = d.problems[0].hint_msg().unwrap();
+        let hint = d.problems[0].fix.first().cloned().unwrap();
         assert!(
             hint.en()
                 .starts_with("select a CUDA that supports this GPU: "),
@@ -818,7 +839,7 @@ mod tests {
         e.cudnn = None;
         p.libraries.pop();
         let mut problems = diagnose(&e, &p).problems;
-        problems.push(MachineError::VerifyTimedOut {
+        problems.push(super::super::finding(&MachineError::VerifyTimedOut {
             seconds: 120,
             stage: "cublasCreate on GPU 0".into(),
             output: String::new(),
@@ -831,10 +852,16 @@ mod tests {
                     Some((19_000_000, 232_000_000)),
                 ),
             ),
-        });
+        }));
         let text: String = problems
             .iter()
-            .map(|e| format!("error: {e}\nhint: {}\n", e.hint().unwrap_or_default()))
+            .map(|e| {
+                format!(
+                    "error: {}\nhint: {}\n",
+                    e.message,
+                    hint(e).unwrap_or_default()
+                )
+            })
             .collect();
         insta::assert_snapshot!(text);
     }
@@ -896,8 +923,8 @@ mod tests {
         p.libraries[3].version = Some("9.1.0".into());
         let d = diagnose(&expected(), &p);
         assert_eq!(exit(&d), ExitCode::LibraryMissing);
-        assert!(d.has("library_shadowed") && d.has("library_mismatch"));
-        assert!(d.problems[0].hint().unwrap().contains("/home/u/stale"));
+        assert!(has(&d, "library_shadowed") && has(&d, "library_mismatch"));
+        assert!(hint(&d.problems[0]).unwrap().contains("/home/u/stale"));
     }
 
     #[test]
@@ -919,14 +946,14 @@ mod tests {
         p.gemm[0].max_error = None;
         let d = diagnose(&expected(), &p);
         assert_eq!(exit(&d), ExitCode::WrongResult);
-        assert!(d.problems[0].to_string().contains("NaN"));
+        assert!(d.problems[0].message.to_string().contains("NaN"));
         p.gemm[0].non_finite = false;
         p.gemm[0].max_error = Some(0.7);
         let d = diagnose(&expected(), &p);
         assert!(
-            d.problems[0].to_string().contains("7.00e-1"),
+            d.problems[0].message.to_string().contains("7.00e-1"),
             "{}",
-            d.problems[0]
+            d.problems[0].message
         );
     }
 
@@ -937,6 +964,6 @@ mod tests {
         p.missing_device = Some(3);
         let d = diagnose(&expected(), &p);
         assert_eq!(exit(&d), ExitCode::NoDevice);
-        assert!(d.problems[0].to_string().contains("GPU 3"));
+        assert!(d.problems[0].message.to_string().contains("GPU 3"));
     }
 }

@@ -11,11 +11,14 @@
 //! and a library that crashes (it happens, with mismatched drivers) takes down
 //! only the child, which the parent then reports with the stage it died in.
 //!
-//! The parent turns the facts into problems (`diagnose`): each is a `MachineError`
-//! with the values a user needs, a hint and a distinct exit code, decided
-//! from the live results first and explained with the compatibility tables
-//! (`crate::machine::compat`, shared with `doctor` and the install guard). `render` prints the human report; `--json` prints
-//! `Verification`, which carries the same facts.
+//! The parent turns the facts into problems (`diagnose`): each is stated as
+//! a `MachineError` with the values a user needs, a hint and a distinct exit
+//! code, decided from the live results first and explained with the
+//! compatibility tables (`crate::machine::compat`, shared with `doctor` and
+//! the install guard), and reported as a `Finding` (`finding`); the first
+//! one's exit code is the verdict (`exit_code`). `render` prints the human
+//! report and `machine::finding::render` the problems after it (`LAYOUT`);
+//! `--json` prints `Verification`, which carries the same facts and findings.
 //!
 //! Modules: `ffi` (dlopen'd tables of entry points), `probe` (the child),
 //! `libraries` (the NCCL and TensorRT checks), `tensorrt` (TensorRT's
@@ -33,7 +36,7 @@ pub(crate) mod tensorrt;
 
 mod conv;
 
-use crate::error::{Error, MachineError, Result};
+use crate::error::{Diagnostic, Error, ExitCode, MachineError, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -41,7 +44,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Msg;
-use crate::machine::finding::{Field, Finding, Level, Shape, Value};
+use crate::machine::finding::{Field, Finding, Layout, Level, Shape, Value};
 use crate::spec::Version;
 
 /// The name of the hidden subcommand that runs the checks.
@@ -381,18 +384,36 @@ const PROBLEM_JSON: Shape = Shape(&[
 ]);
 
 /// A problem verify found (or the stop of its child) as a finding: its
-/// kind, exit code, message and hint.
-pub fn finding(e: &Error) -> Finding {
+/// kind, exit code, message and hint (in the user's language when shown).
+pub fn finding(e: &MachineError) -> Finding {
     let f = Finding::new(Level::Error, e.kind(), Msg::verbatim(e.to_string())).detail(
         "exit_code",
         None,
         Value::Number(e.exit_code().code().into()),
     );
-    match e.hint() {
-        Some(h) => f.fix(Msg::verbatim(h)),
+    match e.hint_msg() {
+        Some(h) => f.fix(h),
         None => f,
     }
 }
+
+/// The verdict on the problems, most fundamental first: the first one's
+/// exit code, success without any.
+pub fn exit_code(problems: &[Finding]) -> ExitCode {
+    let Some(first) = problems.first() else {
+        return ExitCode::Success;
+    };
+    match first.get("exit_code") {
+        Some(&Value::Number(n)) => u8::try_from(n)
+            .ok()
+            .and_then(ExitCode::from_code)
+            .unwrap_or(ExitCode::Failure),
+        _ => ExitCode::Failure,
+    }
+}
+
+/// How the text shows the problems (on stderr, after the report).
+pub const LAYOUT: Layout = Layout::Hints;
 
 fn problems_json<S: serde::Serializer>(
     p: &[Finding],
