@@ -40,6 +40,27 @@ impl SourceKind {
             SourceKind::Debian => "debian",
         }
     }
+
+    /// The source as a message names it ("not available from PyPI").
+    pub fn title(self) -> &'static str {
+        match self {
+            SourceKind::Pypi => "PyPI",
+            SourceKind::Nvidia => "NVIDIA's redist manifests",
+            SourceKind::Legacy => "the legacy source (runfiles, old cuDNN archives)",
+            SourceKind::Debian => "the Debian archive",
+        }
+    }
+
+    /// Where a library it serves comes from, as a note says it ("comes from
+    /// NVIDIA's redist server").
+    pub fn server(self) -> &'static str {
+        match self {
+            SourceKind::Pypi => "PyPI",
+            SourceKind::Nvidia => "NVIDIA's redist server",
+            SourceKind::Legacy => "NVIDIA's legacy downloads",
+            SourceKind::Debian => "the Debian archive",
+        }
+    }
 }
 
 /// What part of a toolkit to install.
@@ -88,6 +109,38 @@ pub enum SourceChoice {
     Debian,
 }
 
+impl SourceChoice {
+    /// The one source `--source X` restricts every component to; `None`
+    /// for `auto`.
+    pub fn only(self) -> Option<SourceKind> {
+        match self {
+            SourceChoice::Auto => None,
+            SourceChoice::Pypi => Some(SourceKind::Pypi),
+            SourceChoice::Nvidia => Some(SourceKind::Nvidia),
+            SourceChoice::Legacy => Some(SourceKind::Legacy),
+            SourceChoice::Debian => Some(SourceKind::Debian),
+        }
+    }
+
+    /// The sources it allows, as a message names them ("not available from
+    /// any configured source").
+    pub fn title(self) -> &'static str {
+        self.only()
+            .map_or("any configured source", SourceKind::title)
+    }
+
+    /// What keeps a library out under this choice: `--source X`, or for
+    /// `auto` the configured order, which lacks `pypi` (the one source
+    /// of some library) or both sources that carry libraries.
+    pub fn restriction(self, only_pypi_carries: bool) -> String {
+        match self.only() {
+            Some(kind) => format!("--source {}", kind.name()),
+            None if only_pypi_carries => "the configured source order (it has no `pypi`)".into(),
+            None => "the configured source order (it has neither `pypi` nor `nvidia`)".into(),
+        }
+    }
+}
+
 /// The per-component source order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceOrder {
@@ -125,10 +178,8 @@ impl SourceOrder {
                 .get(name)
                 .unwrap_or(&self.default)
                 .clone(),
-            SourceChoice::Pypi => vec![SourceKind::Pypi],
-            SourceChoice::Nvidia => vec![SourceKind::Nvidia],
-            SourceChoice::Legacy => vec![SourceKind::Legacy],
-            SourceChoice::Debian => vec![SourceKind::Debian],
+            // `--source X` restricts every component to X.
+            other => other.only().into_iter().collect(),
         }
     }
 

@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::resolve::Offerer;
+use super::resolve::{Served, Source};
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
 use crate::error::Result;
 use crate::spec::Version;
@@ -155,7 +155,7 @@ impl DebianSource {
     }
 }
 
-impl Offerer for DebianSource {
+impl Source for DebianSource {
     fn kind(&self) -> SourceKind {
         SourceKind::Debian
     }
@@ -168,12 +168,8 @@ impl Offerer for DebianSource {
             .collect())
     }
 
-    fn component(&self, release: &Version, name: &str, _: Profile) -> Result<Option<Artifact>> {
-        Ok(self.component_artifacts(release, name).into_iter().next())
-    }
-
-    fn artifacts(&self, release: &Version, name: &str, _: Profile) -> Result<Vec<Artifact>> {
-        Ok(self.component_artifacts(release, name))
+    fn serve(&self, release: &Version, name: &str, _: Profile) -> Result<Served> {
+        Ok(Served::Artifacts(self.component_artifacts(release, name)))
     }
 
     /// Debian packages no cuDNN.

@@ -29,9 +29,11 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use super::resolve::{Served, Source};
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
 use crate::error::{ContextError, Error, InstallError, Result};
 use crate::spec::Version;
+use std::collections::BTreeSet;
 
 const RUNFILES: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -489,6 +491,120 @@ impl LegacySource {
             })),
         }
     }
+}
+
+impl Source for LegacySource {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Legacy
+    }
+
+    fn cuda_releases(&self) -> Result<Vec<Version>> {
+        Ok(self
+            .registry
+            .cuda_releases(self.platform)
+            .into_iter()
+            .map(|r| r.cuda.clone())
+            .collect())
+    }
+
+    fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
+        Ok(LegacySource::find_cuda(self, spec).map(|r| r.cuda))
+    }
+
+    /// From CUDA 10 on: older runfiles are kept for locks, not offered.
+    fn listed_releases(&self) -> Vec<Version> {
+        self.registry
+            .cuda_releases(self.platform)
+            .into_iter()
+            .filter(|r| r.cuda >= Version::from_parts(&[10]))
+            .map(|r| r.cuda.clone())
+            .collect()
+    }
+
+    fn profile_components(&self, release: &Version, profile: Profile) -> Option<Vec<String>> {
+        self.runfile(release)
+            .map(|_| LegacySource::members(release, profile).2)
+    }
+
+    /// A component of the runfile is claimed: the one runfile serves them all.
+    fn serve(&self, release: &Version, name: &str, _: Profile) -> Result<Served> {
+        let has = self.runfile(release).is_some()
+            && LegacySource::members(release, Profile::Full)
+                .2
+                .iter()
+                .any(|n| n == name);
+        Ok(if has { Served::Claimed } else { Served::No })
+    }
+
+    /// The runfile's artifact, unpacking only the members that serve the
+    /// claimed components.
+    fn claimed_artifacts(
+        &self,
+        release: &Version,
+        profile: Profile,
+        claimed: &[String],
+    ) -> Result<Vec<Artifact>> {
+        let Some(r) = self.runfile(release).filter(|_| !claimed.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        let mut a = self.cuda_artifact(&r, profile)?;
+        let (_, _, all_names) = LegacySource::members(release, Profile::Full);
+        let keep: BTreeSet<String> = claimed.iter().filter_map(|n| legacy_dir(n)).collect();
+        match &mut a.layout {
+            // 10.x runfiles have one directory for everything: keep it whole.
+            Layout::Runfile { members, optional } if all_names != ["toolkit"] => {
+                members.retain(|m| keep.contains(m));
+                optional.retain(|m| keep.contains(m));
+            }
+            Layout::WindowsInstaller { members, optional } => {
+                let keep: BTreeSet<String> = keep.iter().map(|m| windows_dir(m)).collect();
+                members.retain(|m| keep.contains(m));
+                optional.retain(|m| keep.contains(m));
+            }
+            _ => {}
+        }
+        Ok(vec![a])
+    }
+
+    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>> {
+        self.cudnn_artifact(spec, cuda)
+    }
+
+    fn cudnn_builds(&self) -> Vec<(Version, String)> {
+        self.registry
+            .cudnn_releases(self.platform)
+            .into_iter()
+            .map(|a| (a.version.clone(), legacy_range(&a.cuda_min, &a.cuda_max)))
+            .collect()
+    }
+}
+
+impl LegacySource {
+    /// The runfile of exactly `release`, if there is one.
+    fn runfile(&self, release: &Version) -> Option<Runfile> {
+        LegacySource::find_cuda(self, release).filter(|r| r.cuda == *release)
+    }
+}
+
+/// `cuda11.0-11.2`, `cuda10.2`, `cuda11.x` (a maximum minor of 99 means "any").
+fn legacy_range(min: &Version, max: &Version) -> String {
+    if min == max {
+        format!("cuda{min}")
+    } else if max.minor() == Some(99) && min.minor() == Some(0) && min.major() == max.major() {
+        format!("cuda{}.x", min.major())
+    } else {
+        format!("cuda{min}-{max}")
+    }
+}
+
+/// The runfile directory that serves component `name`.
+fn legacy_dir(name: &str) -> Option<String> {
+    let (req, opt, names) = LegacySource::members(&Version::from_parts(&[11]), Profile::Full);
+    let dirs: Vec<String> = req.into_iter().chain(opt).collect();
+    names
+        .iter()
+        .position(|n| n == name)
+        .map(|i| dirs[i].clone())
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
 //! Sources of CUDA bits, and the plan they hand to the install engine.
 //!
-//! A source (PyPI wheels, NVIDIA's redist manifests, NVIDIA's legacy runfiles
-//! and cuDNN archives) turns a `StackSpec` + profile into a `Plan`: the exact
-//! artifacts to fetch, each with its URL, expected sha256 and size, archive
-//! format and the layout to map into the version's tree. The engine
-//! (`install`) fetches, verifies, unpacks and commits a plan without knowing
-//! which source produced it. Sources never touch the store.
+//! The sources (PyPI wheels, NVIDIA's redist manifests, NVIDIA's legacy
+//! runfiles and cuDNN archives, Debian's packages) each implement one trait,
+//! `resolve::Source`, and the resolver walks them per component to turn a
+//! `StackSpec` + profile into a `Plan`: the exact artifacts to fetch, each
+//! with its URL, expected sha256 and size, archive format and the layout to
+//! map into the version's tree. `remote` opens them and is what commands
+//! call. The engine (`install`) fetches, verifies, unpacks and commits a
+//! plan without knowing which source produced it. Sources never touch the
+//! store.
 
 pub(crate) mod pypi;
 

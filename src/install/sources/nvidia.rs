@@ -31,6 +31,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use super::resolve::{Served, Source};
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
 use crate::spec::{Library, Version};
 
@@ -758,6 +759,84 @@ impl NvidiaSource<'_> {
         };
         let art = artifact(&self.base, product, lib.component(), &v.to_string(), a)?;
         Ok(Some((v, art)))
+    }
+}
+
+impl NvidiaSource<'_> {
+    /// The manifest of exactly `release`, if there is one.
+    fn release(&self, release: &Version) -> Option<&Release> {
+        self.manifests
+            .cuda_releases(self.platform)
+            .into_iter()
+            .find(|(v, _)| v == release)
+            .map(|(_, r)| r)
+    }
+}
+
+impl Source for NvidiaSource<'_> {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Nvidia
+    }
+
+    fn cuda_releases(&self) -> Result<Vec<Version>> {
+        Ok(self
+            .manifests
+            .cuda_releases(self.platform)
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect())
+    }
+
+    fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
+        Ok(self
+            .manifests
+            .find_cuda(spec, self.platform)
+            .map(|(v, _)| v))
+    }
+
+    fn profile_components(&self, release: &Version, profile: Profile) -> Option<Vec<String>> {
+        self.release(release)
+            .map(|r| profile_components(r, profile, self.platform))
+    }
+
+    fn serve(&self, release: &Version, name: &str, _: Profile) -> Result<Served> {
+        let Some(r) = self.release(release) else {
+            return Ok(Served::No);
+        };
+        let mut a = self.cuda_artifacts(r, &[name.to_string()])?;
+        Ok(match a.remove(name) {
+            Some(a) => Served::Artifacts(vec![a]),
+            None => Served::No,
+        })
+    }
+
+    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>> {
+        self.cudnn_artifact(spec, cuda)
+    }
+
+    fn cudnn_builds(&self) -> Vec<(Version, String)> {
+        (10..=13)
+            .flat_map(|major| {
+                self.manifests
+                    .cudnn_builds(major, self.platform)
+                    .into_iter()
+                    .map(move |(v, _, _)| (v, format!("cuda{major}")))
+            })
+            .collect()
+    }
+
+    /// cuSPARSELt and cuTENSOR.
+    fn carries(&self, lib: Library) -> bool {
+        Product::of_library(lib).is_some()
+    }
+
+    fn library(
+        &self,
+        lib: Library,
+        want: Option<&Version>,
+        cuda: &Version,
+    ) -> Result<Option<(Version, Artifact)>> {
+        self.library_artifact(lib, want, cuda)
     }
 }
 

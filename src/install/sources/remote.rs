@@ -6,11 +6,15 @@
 //!
 //! Sources plug in per component: the resolver (`resolve`) walks the
 //! configured order for each component and takes the first source that has
-//! it. NVIDIA's redist manifests and the legacy runfiles are built into the
-//! resolver; PyPI's answer is computed first (its index is asynchronous) and
-//! handed to the resolver as an `Offerer`, and so is the Debian archive
-//! (`debian`). A further source is one more `SourceKind`, one more
-//! `Offerer`, and one more entry in `Remote::resolver`.
+//! it, every source behind the one trait `resolve::Source`; `--source X` is
+//! only a restriction of that order. `Remote::resolve` builds NVIDIA's and
+//! the legacy source, Debian's where the platform has it, and PyPI's answer
+//! (`pypi::PypiAnswer`): PyPI's index is asynchronous, so its plan for the
+//! release is read first (strictly under `--source pypi`, where its error
+//! is the answer) and handed in, and so are its answers for the libraries
+//! whose walk reached it, between the two halves of the libraries' walk. A
+//! further source is one more `SourceKind`, one more `impl Source`, and one
+//! more entry in `Remote::resolve`.
 //!
 //! The live catalogue (`catalogue`) decides which CUDA releases PyPI has:
 //! a stored one younger than `catalogue-max-age` (a day) is used as is; an
@@ -23,10 +27,10 @@
 
 use super::catalogue::{self, Catalogue};
 use super::debian::DebianSource;
-use super::legacy::LegacyRegistry;
+use super::legacy::{LegacyRegistry, LegacySource};
 use super::nvidia::{self, Manifests, NvidiaSource};
-use super::pypi::{Index, Known, PypiSource, Request};
-use super::resolve::{PlanOfferer, Resolver, SourceChoice};
+use super::pypi::{Index, Known, PypiAnswer, PypiSource, Request};
+use super::resolve::{Resolver, Source, SourceChoice};
 use super::{Plan, Platform, SourceKind};
 use crate::context::Context;
 use crate::error::{Error, ExitCode, InstallError, Result};
@@ -34,6 +38,7 @@ use crate::install::fetch::{self, Cache};
 use crate::install::settings::Settings;
 use crate::registry;
 use crate::spec::{Library, StackSpec, Version, VersionName};
+use std::cell::RefCell;
 
 /// When to read the catalogue from the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -184,33 +189,45 @@ impl Remote {
         self.pypi.set_platform(platform);
     }
 
-    fn offer(&self) -> PlanOfferer {
-        PlanOfferer {
-            kind: SourceKind::Pypi,
-            releases: self
-                .pypi
-                .releases()
-                .into_iter()
-                .map(|(r, _)| r.version)
-                .collect(),
-            plan: None,
-        }
-    }
-
-    fn resolver<'a>(&'a self, platform: Platform, offer: &'a PlanOfferer) -> Result<Resolver<'a>> {
-        Ok(Resolver {
+    /// Resolves with every source: NVIDIA's, the legacy one, PyPI's
+    /// answer as read so far, and Debian's where this platform has it.
+    fn resolve<T>(
+        &self,
+        platform: Platform,
+        pypi: &PypiAnswer<'_>,
+        f: impl FnOnce(&Resolver<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let nvidia = NvidiaSource {
             manifests: &self.manifests,
-            legacy: self.legacy.clone(),
             base: self.nvidia_base.clone(),
+            platform,
+        };
+        let legacy = LegacySource {
+            registry: self.legacy.clone(),
+            base: self.nvidia_base.clone(),
+            platform,
+            allow_unverified: self.opts.allow_unverified,
+        };
+        let mut sources: Vec<&dyn Source> = vec![&nvidia, &legacy, pypi];
+        if let Some(d) = &self.debian {
+            sources.push(d);
+        }
+        f(&Resolver {
+            sources,
             platform,
             order: self.settings.source_order(),
             choice: self.opts.choice,
-            allow_unverified: self.opts.allow_unverified,
-            others: match &self.debian {
-                Some(d) => vec![offer, d],
-                None => vec![offer],
-            },
         })
+    }
+
+    /// The platform to plan for: this machine's. Where NVIDIA ships no CUDA
+    /// for it, `--source pypi` still plans Linux x86_64's wheels, as
+    /// `PypiSource` picks them; every other choice needs the platform.
+    fn plan_platform(&self) -> Result<Platform> {
+        match self.platform {
+            None if self.opts.choice.only() == Some(SourceKind::Pypi) => Ok(Platform::host()),
+            _ => self.platform(),
+        }
     }
 
     fn platform(&self) -> Result<Platform> {
@@ -229,19 +246,18 @@ impl Remote {
 
     /// The exact CUDA release a spec means (no network).
     pub fn release_for(&self, stack: &StackSpec) -> Result<Version> {
-        if self.opts.choice == SourceChoice::Pypi {
-            return Ok(self.pypi.release(stack)?.version);
-        }
-        let offer = self.offer();
-        self.resolver(self.platform()?, &offer)?
-            .find_cuda(&stack.cuda)?
-            .ok_or_else(|| {
-                Error::Install(InstallError::NotAvailable {
-                    what: format!("CUDA {}", stack.cuda),
-                    source_name: None,
-                    hint: Some(crate::msg!("hint-ls-remote")),
+        let pypi = PypiAnswer::new(&self.pypi);
+        self.resolve(self.plan_platform()?, &pypi, |r| {
+            r.find_cuda(&stack.cuda)?.ok_or_else(|| {
+                r.no_release(&stack.cuda).unwrap_or_else(|| {
+                    Error::Install(InstallError::NotAvailable {
+                        what: format!("CUDA {}", stack.cuda),
+                        source_name: None,
+                        hint: Some(crate::msg!("hint-ls-remote")),
+                    })
                 })
             })
+        })
     }
 
     /// Everything installing `req` takes, per component from the first
@@ -307,191 +323,66 @@ impl Remote {
     /// The libraries beside the toolkit (NCCL, TensorRT, …), whatever served
     /// the toolkit: their builds are per CUDA major, so a CUDA 11.2 stack from
     /// the legacy runfiles takes NCCL's cu11 wheel. Each comes from the first
-    /// source in its order that carries it: PyPI carries all four, NVIDIA's
-    /// redist server cuSPARSELt and cuTENSOR. A library no allowed source
-    /// carries is refused before anything is looked up.
+    /// source in its order that carries it (`Resolver::start_libraries`):
+    /// PyPI carries all four, NVIDIA's redist server cuSPARSELt and cuTENSOR.
     ///
-    /// PyPI is asked once for every library whose walk reaches it. What it
-    /// lacks (no project for the CUDA major, no matching build: `NotAvailable`)
-    /// goes on to the sources after it, as a toolkit component does, with a
-    /// note; when none of them has it either, PyPI's error stands, since it
-    /// names the builds there are. PyPI's other errors (the index
-    /// unreachable, say) end the plan: a network failure is not an absence.
+    /// PyPI is asked once, between the two halves of the walk, for every
+    /// library whose walk reaches it. What it lacks (no project for the
+    /// CUDA major, no matching build: `NotAvailable`) goes on to the sources
+    /// after it, as a toolkit component does, with a note; when none of
+    /// them has it either, PyPI's error stands, since it names the builds
+    /// there are. PyPI's other errors (the index unreachable, say) end the
+    /// plan: a network failure is not an absence.
     async fn add_libraries(&self, plan: &mut Plan, req: &Request) -> Result<()> {
         let wanted = req.libraries();
         if wanted.is_empty() {
             return Ok(());
         }
-        let order = self.settings.source_order();
-        let carriers = |lib: Library| -> Vec<SourceKind> {
-            order
-                .for_component(lib.component(), self.opts.choice)
-                .into_iter()
-                .filter(|k| match k {
-                    SourceKind::Pypi => true,
-                    SourceKind::Nvidia => nvidia::Product::of_library(lib).is_some(),
-                    SourceKind::Legacy | SourceKind::Debian => false,
-                })
-                .collect()
-        };
-        let refused: Vec<Library> = wanted
-            .iter()
-            .map(|(l, _)| *l)
-            .filter(|l| carriers(*l).is_empty())
-            .collect();
-        if !refused.is_empty() {
-            return Err(self.libraries_refused(&refused));
-        }
-        // Per library, the sources after PyPI in its order, for those whose
-        // walk reached PyPI before any source served them.
-        let mut at_pypi: Vec<(Library, Option<Version>, Vec<SourceKind>)> = Vec::new();
-        for (lib, want) in &wanted {
-            let kinds = carriers(*lib);
-            let before = kinds.iter().take_while(|k| **k != SourceKind::Pypi).count();
-            if self
-                .serve_from_nvidia(plan, *lib, want.as_ref(), &kinds[..before])?
-                .is_some()
-            {
-                continue;
-            }
-            match kinds.get(before) {
-                Some(_) => at_pypi.push((*lib, want.clone(), kinds[before + 1..].to_vec())),
-                None => return Err(self.nvidia_lacks(*lib, want.as_ref(), &plan.cuda)?),
-            }
-        }
-        if !at_pypi.is_empty() {
+        let platform = self.plan_platform()?;
+        let mut pypi = PypiAnswer::new(&self.pypi);
+        let awaiting = self.resolve(platform, &pypi, |r| r.start_libraries(plan, &wanted))?;
+        if !awaiting.is_empty() {
             let asked: Vec<(Library, Option<Version>)> =
-                at_pypi.iter().map(|(l, w, _)| (*l, w.clone())).collect();
+                awaiting.iter().map(|a| (a.lib, a.want.clone())).collect();
             let answers = self.pypi.libraries(&plan.cuda, &asked).await;
-            for ((lib, want, after), (_, answer)) in at_pypi.into_iter().zip(answers) {
-                match answer {
-                    Ok((version, artifact)) => {
-                        plan.libs.insert(lib, version);
-                        plan.artifacts.push(artifact);
-                    }
-                    Err(e @ Error::Install(InstallError::NotAvailable { .. })) => {
-                        let Some(v) = self.serve_from_nvidia(plan, lib, want.as_ref(), &after)?
-                        else {
-                            return Err(e);
-                        };
-                        plan.notes.push(format!(
-                            "PyPI: {e}; {} {v} comes from NVIDIA's redist server",
-                            lib.title()
-                        ));
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
+            pypi.libraries = Some(RefCell::new(answers));
+            self.resolve(platform, &pypi, |r| r.finish_libraries(plan, awaiting))?;
         }
         plan.name = VersionName::for_stack_with(&plan.cuda, plan.cudnn.as_ref(), &plan.libs);
         Ok(())
     }
 
-    /// Serves `lib` from NVIDIA's redist server if `kinds` (the sources left
-    /// to try, PyPI not among them) has it and its manifests hold a build
-    /// for the stack's CUDA major; the version it took, if it did.
-    fn serve_from_nvidia(
-        &self,
-        plan: &mut Plan,
-        lib: Library,
-        want: Option<&Version>,
-        kinds: &[SourceKind],
-    ) -> Result<Option<Version>> {
-        if !kinds.contains(&SourceKind::Nvidia) {
-            return Ok(None);
-        }
-        let nv = NvidiaSource {
-            manifests: &self.manifests,
-            base: self.nvidia_base.clone(),
-            platform: self.platform()?,
-        };
-        let Some((version, artifact)) = nv.library_artifact(lib, want, &plan.cuda)? else {
-            return Ok(None);
-        };
-        plan.libs.insert(lib, version.clone());
-        plan.artifacts.push(artifact);
-        Ok(Some(version))
-    }
-
-    /// The error for a library that only NVIDIA's redist server may serve
-    /// and whose manifests have no build of it for this CUDA major.
-    fn nvidia_lacks(&self, lib: Library, want: Option<&Version>, cuda: &Version) -> Result<Error> {
-        Ok(Error::Install(InstallError::NotAvailable {
-            what: format!(
-                "{}{} for CUDA {} on {}",
-                lib.title(),
-                want.map(|v| format!(" {v}")).unwrap_or_default(),
-                cuda.major(),
-                self.platform()?.manifest_key()
-            ),
-            source_name: Some("NVIDIA's redist manifests".into()),
-            hint: Some(crate::msg!("hint-ls-remote")),
-        }))
-    }
-
-    /// The error for libraries none of the allowed sources carries.
-    fn libraries_refused(&self, refused: &[Library]) -> Error {
-        let names: Vec<&str> = refused.iter().map(|l| l.title()).collect();
-        let only_pypi = refused
-            .iter()
-            .any(|l| nvidia::Product::of_library(*l).is_none());
-        Error::Install(InstallError::NotAvailable {
-            what: names.join(", "),
-            source_name: Some(match self.opts.choice {
-                SourceChoice::Auto if only_pypi => {
-                    "the configured source order (it has no `pypi`)".into()
-                }
-                SourceChoice::Auto => {
-                    "the configured source order (it has neither `pypi` nor `nvidia`)".into()
-                }
-                other => format!(
-                    "--source {}",
-                    <SourceChoice as clap::ValueEnum>::to_possible_value(&other)
-                        .map(|v| v.get_name().to_string())
-                        .unwrap_or_default()
-                ),
-            }),
-            hint: Some(if only_pypi {
-                crate::msg!("hint-libraries-need-pypi")
-            } else {
-                crate::msg!("hint-libraries-need-pypi-or-nvidia")
-            }),
-        })
-    }
-
     async fn plan_sources(&self, req: &Request) -> Result<Plan> {
-        if self.opts.choice == SourceChoice::Pypi {
-            return self.pypi.plan(req).await;
-        }
-        let platform = self.platform()?;
+        let platform = self.plan_platform()?;
         let release = self.release_for(&req.spec)?;
         // The toolkit and cuDNN; the other libraries are `add_libraries`'.
         let exact = StackSpec::new(release.clone(), req.spec.cudnn.clone());
-        let mut offer = self.offer();
+        let mut offer = PypiAnswer::new(&self.pypi);
         let mut notes = Vec::new();
         // PyPI's plan needs its index (network or cache): only asked for when
         // PyPI may serve something of this release.
-        if self.resolver(platform, &offer)?.allows(SourceKind::Pypi)
-            && offer.releases.contains(&release)
-        {
+        if self.allows(SourceKind::Pypi) && offer.releases.contains(&release) {
             let pypi_req = Request {
                 spec: exact.clone(),
                 ..req.clone()
             };
-            // Per component: what PyPI lacks comes from the next source, the
-            // rest stays on PyPI.
-            let answer = self.pypi.offer(&pypi_req).await;
-            match answer {
-                Ok(p) => offer.plan = Some(p),
-                Err(e) => notes.push(format!("PyPI: {e}; using the other sources")),
+            if self.opts.choice.only() == Some(SourceKind::Pypi) {
+                // PyPI alone serves the stack: its plan is asked strictly,
+                // and where it fails, its error (which names the builds
+                // there are) is the answer.
+                offer.plan = Some(self.pypi.plan(&pypi_req).await?);
+            } else {
+                // Per component: what PyPI lacks comes from the next
+                // source, the rest stays on PyPI.
+                match self.pypi.offer(&pypi_req).await {
+                    Ok(p) => offer.plan = Some(p),
+                    Err(e) => notes.push(format!("PyPI: {e}; using the other sources")),
+                }
             }
         }
-        let mut plan = self.resolver(platform, &offer)?.plan_with(
-            &exact,
-            req.profile,
-            &req.with,
-            &req.without,
-        )?;
+        let mut plan = self.resolve(platform, &offer, |r| {
+            r.plan_with(&exact, req.profile, &req.with, &req.without)
+        })?;
         // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
         // limitation is moot when nvcc came from NVIDIA.
         if let Some(p) = &offer.plan
@@ -527,7 +418,7 @@ impl Remote {
         let Some(platform) = self.platform else {
             return Ok(Vec::new());
         };
-        let offer = self.offer();
+        let offer = PypiAnswer::new(&self.pypi);
         let pypi: std::collections::BTreeMap<Version, Known> = self
             .pypi
             .releases()
@@ -536,8 +427,7 @@ impl Remote {
             .collect();
         let cat = self.pypi.catalogue();
         Ok(self
-            .resolver(platform, &offer)?
-            .remote_cuda()
+            .resolve(platform, &offer, |r| Ok(r.remote_cuda()))?
             .into_iter()
             .map(|(version, sources)| {
                 let on_pypi = sources.contains(&SourceKind::Pypi);
@@ -561,9 +451,8 @@ impl Remote {
         let Some(platform) = self.platform else {
             return Vec::new();
         };
-        let offer = self.offer();
-        self.resolver(platform, &offer)
-            .map(|r| r.remote_cudnn())
+        let offer = PypiAnswer::new(&self.pypi);
+        self.resolve(platform, &offer, |r| Ok(r.remote_cudnn()))
             .unwrap_or_default()
     }
 

@@ -2,8 +2,9 @@
 //!
 //! `--source auto` (the default) walks an order of sources for each component
 //! and takes the first that has it for the chosen CUDA release; `--source X`
-//! uses X alone. The order is configurable (`[sources]` in
-//! `$CUDAENV_ROOT/config.toml`, see `config`), globally and per component:
+//! is the same walk over an order of X alone. The order is configurable
+//! (`[sources]` in `$CUDAENV_ROOT/config.toml`, see `config`), globally and
+//! per component:
 //!
 //! ```toml
 //! [sources]
@@ -12,21 +13,25 @@
 //! cudnn = ["nvidia", "legacy", "pypi"]
 //! ```
 //!
-//! The CUDA release is the newest one matching the spec that any allowed
-//! source has. Components that resolve to the same runfile share one artifact
-//! (its `members` are merged), so a runfile is fetched and parsed once.
+//! Every source answers the same questions through one trait, `Source`:
+//! which CUDA releases it has, what it serves of a component, which cuDNN
+//! and which libraries beside the toolkit. The resolver holds them as trait
+//! objects, finds each by its `SourceKind`, and knows none of them by kind.
+//! A source may claim components instead of answering with artifacts at
+//! once (a legacy runfile serves many components with one file): the
+//! resolver collects what each source claimed and asks it for the
+//! artifacts once every component is placed, so a runfile is fetched and
+//! parsed once.
 //!
-//! The PyPI source plugs in through `Offerer`; this module knows only the
-//! NVIDIA redist and legacy sources directly.
+//! The CUDA release is the newest one matching the spec that any allowed
+//! source has.
 
 use crate::error::{Error, InstallError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::legacy::{LegacyRegistry, LegacySource, Runfile};
-use super::nvidia::{self, Manifests, NvidiaSource};
-use super::{Artifact, Layout, Plan, Platform, Profile, SourceKind};
+use super::{Artifact, Plan, Platform, Profile, SourceKind};
 pub use crate::spec::source::{SourceChoice, SourceOrder};
-use crate::spec::{StackSpec, Version, VersionName};
+use crate::spec::{Library, StackSpec, Version, VersionName};
 
 /// The components without which a profile's stack does not work: the
 /// runtime always; for `devel`/`full` the compiler too (from CUDA 13 its
@@ -40,152 +45,135 @@ pub fn required_for(profile: Profile, cuda: &Version) -> &'static [&'static str]
     }
 }
 
-/// A source that is not built into this module (PyPI) offers what it has.
-pub trait Offerer {
+/// What a source does with one component of a release.
+pub enum Served {
+    /// Serves it with these artifacts (one or more: Debian's cuBLAS is
+    /// `libcublas` + `libcublasLt`).
+    Artifacts(Vec<Artifact>),
+    /// Serves it, with an artifact shared by every component it claims:
+    /// `Source::claimed_artifacts` gives it once all are placed.
+    Claimed,
+    /// Does not have it.
+    No,
+}
+
+/// One place stacks come from: PyPI's wheels, NVIDIA's redist manifests,
+/// the legacy runfiles and cuDNN archives, Debian's packages.
+pub trait Source {
     fn kind(&self) -> SourceKind;
     /// CUDA releases it can install (full versions).
     fn cuda_releases(&self) -> Result<Vec<Version>>;
-    /// The artifact for one component of a release, if it has it.
-    fn component(
-        &self,
-        release: &Version,
-        name: &str,
-        profile: Profile,
-    ) -> Result<Option<Artifact>>;
-    /// Every artifact of one component (a component may be several packages,
-    /// as Debian's cuBLAS is `libcublas` + `libcublasLt`).
-    fn artifacts(&self, release: &Version, name: &str, profile: Profile) -> Result<Vec<Artifact>> {
+    /// The newest release matching `spec` it can install.
+    fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
         Ok(self
-            .component(release, name, profile)?
+            .cuda_releases()?
             .into_iter()
-            .collect())
+            .filter(|v| v.matches(spec))
+            .max())
+    }
+    /// The releases `ls-remote` lists for it.
+    fn listed_releases(&self) -> Vec<Version> {
+        self.cuda_releases().unwrap_or_default()
+    }
+    /// The components a profile of `release` has, where this source
+    /// describes the release itself (a manifest, a runfile's payload).
+    fn profile_components(&self, _release: &Version, _profile: Profile) -> Option<Vec<String>> {
+        None
+    }
+    /// The components it already planned for `release`, if it planned it
+    /// (PyPI, whose index is read before resolution).
+    fn planned(&self, _release: &Version) -> Option<Vec<String>> {
+        None
+    }
+    /// What it does with component `name` of `release`.
+    fn serve(&self, release: &Version, name: &str, profile: Profile) -> Result<Served>;
+    /// The artifacts for the components of `release` it claimed
+    /// (`Served::Claimed`), asked once when every component is placed.
+    fn claimed_artifacts(
+        &self,
+        _release: &Version,
+        _profile: Profile,
+        _claimed: &[String],
+    ) -> Result<Vec<Artifact>> {
+        Ok(Vec::new())
     }
     /// The newest cuDNN matching `spec` for `cuda`.
     fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>>;
-    /// The components it already planned for `release`, if it planned it
-    /// (what `full` means for a release no manifest describes).
-    fn planned(&self, _release: &Version) -> Option<Vec<String>> {
+    /// Every cuDNN build it lists without the network: version and a
+    /// compatibility label (`label_covers` reads it), one pair per label.
+    fn cudnn_builds(&self) -> Vec<(Version, String)> {
+        Vec::new()
+    }
+    /// Whether it carries `lib` at all (a library beside the toolkit).
+    fn carries(&self, _lib: Library) -> bool {
+        false
+    }
+    /// Whether its answer for `lib` is still to be asked (asynchronously,
+    /// between the two halves of the library walk).
+    fn awaits(&self, _lib: Library) -> bool {
+        false
+    }
+    /// The newest build of `lib` matching `want` (any, without one) for
+    /// `cuda`'s major. `Ok(None)`: it has none. A `NotAvailable` error: it
+    /// has none and says what it has instead; the walk goes on and, when no
+    /// later source has the library, that error stands.
+    fn library(
+        &self,
+        _lib: Library,
+        _want: Option<&Version>,
+        _cuda: &Version,
+    ) -> Result<Option<(Version, Artifact)>> {
+        Ok(None)
+    }
+    /// Its own explanation for having no release matching `spec`, where it
+    /// has a better one than "not available" (the releases there are).
+    fn no_release(&self, _spec: &Version) -> Option<Error> {
         None
     }
 }
 
-/// A source whose answer for one release is already known as a plan (PyPI's
-/// plans are built asynchronously from its index before resolution).
-pub struct PlanOfferer {
-    pub kind: SourceKind,
-    /// Every release the source serves (no network needed to know them).
-    pub releases: Vec<Version>,
-    /// Its plan for the release being resolved, if it has one.
-    pub plan: Option<Plan>,
-}
-
-impl Offerer for PlanOfferer {
-    fn kind(&self) -> SourceKind {
-        self.kind
-    }
-
-    fn planned(&self, release: &Version) -> Option<Vec<String>> {
-        let p = self.plan.as_ref().filter(|p| p.cuda == *release)?;
-        Some(p.artifacts.iter().map(|a| a.component.clone()).collect())
-    }
-
-    fn cuda_releases(&self) -> Result<Vec<Version>> {
-        Ok(self.releases.clone())
-    }
-
-    fn component(&self, release: &Version, name: &str, _: Profile) -> Result<Option<Artifact>> {
-        Ok(self
-            .plan
-            .as_ref()
-            .filter(|p| p.cuda == *release)
-            .and_then(|p| p.artifacts.iter().find(|a| a.component == name).cloned()))
-    }
-
-    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>> {
-        Ok(self.plan.as_ref().and_then(|p| {
-            let v = p
-                .cudnn
-                .as_ref()
-                .filter(|v| v.matches(spec) && p.cuda == *cuda)?;
-            let a = p.artifacts.iter().find(|a| a.component == "cudnn")?;
-            Some((v.clone(), a.clone()))
-        }))
-    }
-}
-
-/// One release's components on their way into its plan: where each can
-/// come from, and what was found so far.
+/// One release's components on their way into its plan.
 struct Serving<'r> {
     cuda: &'r Version,
     profile: Profile,
-    /// The release's NVIDIA manifest, if there is one.
-    nv_release: Option<&'r nvidia::Release>,
-    /// The release's legacy runfile, if there is one.
-    runfile: Option<Runfile>,
     artifacts: Vec<Artifact>,
-    /// The components the runfile serves (one artifact for all of them).
-    legacy_names: Vec<String>,
+    /// Per source, the components it claimed (one artifact for all).
+    claimed: BTreeMap<SourceKind, Vec<String>>,
     /// The components no source has.
     missing: Vec<String>,
 }
 
+/// A library whose walk stopped at a source that answers later: the walk
+/// goes on from there (`Resolver::finish_libraries`) once it has answered.
+pub struct Awaiting {
+    pub lib: Library,
+    pub want: Option<Version>,
+    /// The rest of its walk, the awaited source first.
+    walk: Vec<SourceKind>,
+}
+
 /// Everything resolution needs.
 pub struct Resolver<'a> {
-    pub manifests: &'a Manifests,
-    pub legacy: LegacyRegistry,
-    pub base: String,
+    /// Every source, in the order that describes a release's components:
+    /// the first whose `profile_components` knows the release names them.
+    pub sources: Vec<&'a dyn Source>,
     pub platform: Platform,
     pub order: SourceOrder,
     pub choice: SourceChoice,
-    pub allow_unverified: bool,
-    pub others: Vec<&'a dyn Offerer>,
 }
 
 impl Resolver<'_> {
-    fn nvidia(&self) -> NvidiaSource<'_> {
-        NvidiaSource {
-            manifests: self.manifests,
-            base: self.base.clone(),
-            platform: self.platform,
-        }
-    }
-
-    fn legacy(&self) -> LegacySource {
-        LegacySource {
-            registry: self.legacy.clone(),
-            base: self.base.clone(),
-            platform: self.platform,
-            allow_unverified: self.allow_unverified,
-        }
-    }
-
-    /// May any component come from `kind` under this choice and order?
-    pub fn allows(&self, kind: SourceKind) -> bool {
-        self.order.all(self.choice).contains(&kind)
-    }
-
-    fn other(&self, kind: SourceKind) -> Option<&dyn Offerer> {
-        self.others.iter().copied().find(|o| o.kind() == kind)
+    fn source(&self, kind: SourceKind) -> Option<&dyn Source> {
+        self.sources.iter().copied().find(|s| s.kind() == kind)
     }
 
     /// The newest CUDA release matching `spec` that an allowed source has.
     pub fn find_cuda(&self, spec: &Version) -> Result<Option<Version>> {
         let mut best: Option<Version> = None;
         for kind in self.order.all(self.choice) {
-            let found = match kind {
-                SourceKind::Nvidia => self
-                    .manifests
-                    .find_cuda(spec, self.platform)
-                    .map(|(v, _)| v),
-                SourceKind::Legacy => self.legacy().find_cuda(spec).map(|r| r.cuda.clone()),
-                SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
-                    Some(o) => o
-                        .cuda_releases()?
-                        .into_iter()
-                        .filter(|v| v.matches(spec))
-                        .max(),
-                    None => None,
-                },
+            let found = match self.source(kind) {
+                Some(s) => s.find_cuda(spec)?,
+                None => None,
             };
             if let Some(v) = found
                 && best.as_ref().is_none_or(|b| v > *b)
@@ -196,23 +184,34 @@ impl Resolver<'_> {
         Ok(best)
     }
 
-    /// The components a profile wants for `release`: from its NVIDIA manifest
-    /// when there is one, else the legacy runfile's list.
+    /// The chosen source's own explanation for having no release matching
+    /// `spec`, under `--source X`.
+    pub fn no_release(&self, spec: &Version) -> Option<Error> {
+        self.source(self.choice.only()?)?.no_release(spec)
+    }
+
+    /// The components a profile wants for `release`: under `--source X`,
+    /// what X planned for it if it planned it (PyPI's own plan); else from
+    /// the first source that describes the release (its NVIDIA manifest,
+    /// else its legacy runfile).
     fn wanted(&self, release: &Version, profile: Profile) -> Vec<String> {
-        if let Some((_, r)) = self
-            .manifests
-            .cuda_releases(self.platform)
-            .into_iter()
-            .find(|(v, _)| v == release)
+        if let Some(planned) = self
+            .choice
+            .only()
+            .and_then(|k| self.source(k))
+            .and_then(|s| s.planned(release))
         {
-            return nvidia::profile_components(r, profile, self.platform);
+            return planned
+                .into_iter()
+                .filter(|c| super::pypi::is_toolkit_component(c))
+                .collect();
         }
-        if self
-            .legacy()
-            .find_cuda(release)
-            .is_some_and(|r| r.cuda == *release)
+        if let Some(names) = self
+            .sources
+            .iter()
+            .find_map(|s| s.profile_components(release, profile))
         {
-            return LegacySource::members(release, profile).2;
+            return names;
         }
         // A release only PyPI has (newer than every manifest cudaenv holds):
         // the registry's profile, as PyPI's plan names it.
@@ -224,8 +223,8 @@ impl Resolver<'_> {
                 components: Default::default(),
             },
         );
-        for o in &self.others {
-            if let Some(p) = o.planned(release) {
+        for s in &self.sources {
+            if let Some(p) = s.planned(release) {
                 for c in p {
                     if super::pypi::is_toolkit_component(&c) && !names.contains(&c) {
                         names.push(c);
@@ -252,10 +251,12 @@ impl Resolver<'_> {
         without: &[String],
     ) -> Result<Plan> {
         let cuda = self.find_cuda(&spec.cuda)?.ok_or_else(|| {
-            Error::Install(InstallError::NotAvailable {
-                what: format!("CUDA {} for {}", spec.cuda, self.platform.manifest_key()),
-                source_name: Some(self.choice_name().into()),
-                hint: Some(crate::msg!("hint-ls-remote")),
+            self.no_release(&spec.cuda).unwrap_or_else(|| {
+                Error::Install(InstallError::NotAvailable {
+                    what: format!("CUDA {} for {}", spec.cuda, self.platform.manifest_key()),
+                    source_name: Some(self.choice.title().into()),
+                    hint: Some(crate::msg!("hint-ls-remote")),
+                })
             })
         })?;
         let mut wanted = self.wanted(&cuda, profile);
@@ -268,31 +269,23 @@ impl Resolver<'_> {
         let mut serving = Serving {
             cuda: &cuda,
             profile,
-            nv_release: self
-                .manifests
-                .cuda_releases(self.platform)
-                .into_iter()
-                .find(|(v, _)| *v == cuda)
-                .map(|(_, r)| r),
-            runfile: self.legacy().find_cuda(&cuda).filter(|r| r.cuda == cuda),
             artifacts: Vec::new(),
-            legacy_names: Vec::new(),
+            claimed: BTreeMap::new(),
             missing: Vec::new(),
         };
         for name in &wanted {
             self.serve(&mut serving, name)?;
         }
         let Serving {
-            runfile,
             mut artifacts,
-            legacy_names,
+            claimed,
             missing,
             ..
         } = serving;
-        if let Some(r) = runfile
-            && !legacy_names.is_empty()
-        {
-            artifacts.push(self.runfile_artifact(&r, &cuda, profile, &legacy_names)?);
+        for (kind, names) in &claimed {
+            if let Some(s) = self.source(*kind) {
+                artifacts.extend(s.claimed_artifacts(&cuda, profile, names)?);
+            }
         }
         self.check_missing(&cuda, profile, with, &missing, artifacts.is_empty())?;
         let mut notes = Vec::new();
@@ -325,82 +318,25 @@ impl Resolver<'_> {
 
     /// Serves component `name` from the first source in its order that has
     /// it, or counts it missing.
-    fn serve(&self, s: &mut Serving<'_>, name: &String) -> Result<()> {
+    fn serve(&self, s: &mut Serving<'_>, name: &str) -> Result<()> {
         for kind in self.order.for_component(name, self.choice) {
-            if self.serve_from(s, kind, name)? {
-                return Ok(());
+            let Some(source) = self.source(kind) else {
+                continue;
+            };
+            match source.serve(s.cuda, name, s.profile)? {
+                Served::Artifacts(a) if !a.is_empty() => {
+                    s.artifacts.extend(a);
+                    return Ok(());
+                }
+                Served::Claimed => {
+                    s.claimed.entry(kind).or_default().push(name.to_string());
+                    return Ok(());
+                }
+                Served::Artifacts(_) | Served::No => {}
             }
         }
-        s.missing.push(name.clone());
+        s.missing.push(name.to_string());
         Ok(())
-    }
-
-    /// Whether `kind` serves component `name` (then its artifacts are in
-    /// `s`, or for the legacy source its name, for the one runfile).
-    fn serve_from(&self, s: &mut Serving<'_>, kind: SourceKind, name: &String) -> Result<bool> {
-        match kind {
-            SourceKind::Nvidia => {
-                if let Some(r) = s.nv_release {
-                    let mut a = self
-                        .nvidia()
-                        .cuda_artifacts(r, std::slice::from_ref(name))?;
-                    if let Some(a) = a.remove(name) {
-                        s.artifacts.push(a);
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            }
-            SourceKind::Legacy => {
-                if s.runfile.is_some()
-                    && LegacySource::members(s.cuda, Profile::Full)
-                        .2
-                        .contains(name)
-                {
-                    s.legacy_names.push(name.clone());
-                    return Ok(true);
-                }
-                Ok(false)
-            }
-            SourceKind::Pypi | SourceKind::Debian => {
-                let Some(o) = self.other(kind) else {
-                    return Ok(false);
-                };
-                let a = o.artifacts(s.cuda, name, s.profile)?;
-                let served = !a.is_empty();
-                s.artifacts.extend(a);
-                Ok(served)
-            }
-        }
-    }
-
-    /// The runfile's artifact, unpacking only the members that serve
-    /// `legacy_names`.
-    fn runfile_artifact(
-        &self,
-        r: &Runfile,
-        cuda: &Version,
-        profile: Profile,
-        legacy_names: &[String],
-    ) -> Result<Artifact> {
-        let mut a = self.legacy().cuda_artifact(r, profile)?;
-        let (_, _, all_names) = LegacySource::members(cuda, Profile::Full);
-        let keep: BTreeSet<String> = legacy_names.iter().filter_map(|n| legacy_dir(n)).collect();
-        match &mut a.layout {
-            // 10.x runfiles have one directory for everything: keep it whole.
-            Layout::Runfile { members, optional } if all_names != ["toolkit"] => {
-                members.retain(|m| keep.contains(m));
-                optional.retain(|m| keep.contains(m));
-            }
-            Layout::WindowsInstaller { members, optional } => {
-                let keep: BTreeSet<String> =
-                    keep.iter().map(|m| super::legacy::windows_dir(m)).collect();
-                members.retain(|m| keep.contains(m));
-                optional.retain(|m| keep.contains(m));
-            }
-            _ => {}
-        }
-        Ok(a)
     }
 
     /// Fails the plan for a component asked for by name (`with`) that no
@@ -425,7 +361,7 @@ impl Resolver<'_> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                source_name: Some(self.choice_name().into()),
+                source_name: Some(self.choice.title().into()),
                 hint: Some(crate::msg!("hint-ls-remote")),
             }));
         }
@@ -447,7 +383,7 @@ impl Resolver<'_> {
                     profile.name(),
                     names.join(", ")
                 ),
-                source_name: Some(self.choice_name().into()),
+                source_name: Some(self.choice.title().into()),
                 hint: Some(crate::msg!(
                     "hint-ls-remote-without",
                     components = names.join(",")
@@ -462,13 +398,9 @@ impl Resolver<'_> {
     fn cudnn_for(&self, want: &Version, cuda: &Version) -> Result<(Version, Artifact)> {
         let mut found = None;
         for kind in self.order.for_component("cudnn", self.choice) {
-            found = match kind {
-                SourceKind::Nvidia => self.nvidia().cudnn_artifact(want, cuda)?,
-                SourceKind::Legacy => self.legacy().cudnn_artifact(want, cuda)?,
-                SourceKind::Pypi | SourceKind::Debian => match self.other(kind) {
-                    Some(o) => o.cudnn(want, cuda)?,
-                    None => None,
-                },
+            found = match self.source(kind) {
+                Some(s) => s.cudnn(want, cuda)?,
+                None => None,
             };
             if found.is_some() {
                 break;
@@ -480,48 +412,166 @@ impl Resolver<'_> {
                     "cuDNN {want} for CUDA {cuda} on {}",
                     self.platform.manifest_key()
                 ),
-                source_name: Some(self.choice_name().into()),
+                source_name: Some(self.choice.title().into()),
                 hint: Some(crate::msg!("hint-ls-remote")),
             })
         })
     }
 
-    fn choice_name(&self) -> &'static str {
-        match self.choice {
-            SourceChoice::Auto => "any configured source",
-            SourceChoice::Pypi => "PyPI",
-            SourceChoice::Nvidia => "NVIDIA's redist manifests",
-            SourceChoice::Legacy => "the legacy source (runfiles, old cuDNN archives)",
-            SourceChoice::Debian => "the Debian archive",
+    /// The sources in `lib`'s order that carry it.
+    fn carriers(&self, lib: Library) -> Vec<SourceKind> {
+        self.order
+            .for_component(lib.component(), self.choice)
+            .into_iter()
+            .filter(|k| self.source(*k).is_some_and(|s| s.carries(lib)))
+            .collect()
+    }
+
+    /// The first half of the libraries' walk (NCCL, TensorRT, …): each
+    /// comes from the first source in its order that carries it, whatever
+    /// served the toolkit (their builds are per CUDA major). A library no
+    /// allowed source carries is refused before anything is looked up. A
+    /// walk that reaches a source whose answer is still to be asked
+    /// (`Source::awaits`) stops there; those are returned, for
+    /// `finish_libraries` once the source has answered.
+    pub fn start_libraries(
+        &self,
+        plan: &mut Plan,
+        wanted: &[(Library, Option<Version>)],
+    ) -> Result<Vec<Awaiting>> {
+        let refused: Vec<Library> = wanted
+            .iter()
+            .map(|(l, _)| *l)
+            .filter(|l| self.carriers(*l).is_empty())
+            .collect();
+        if !refused.is_empty() {
+            return Err(self.libraries_refused(&refused));
+        }
+        let mut awaiting = Vec::new();
+        for (lib, want) in wanted {
+            let walk = self.carriers(*lib);
+            let before = walk
+                .iter()
+                .take_while(|k| !self.source(**k).is_some_and(|s| s.awaits(*lib)))
+                .count();
+            if self.walk_library(plan, *lib, want.as_ref(), &walk[..before])? {
+                continue;
+            }
+            match walk.get(before) {
+                Some(_) => awaiting.push(Awaiting {
+                    lib: *lib,
+                    want: want.clone(),
+                    walk: walk[before..].to_vec(),
+                }),
+                None => return Err(self.lacks_library(*lib, want.as_ref(), &plan.cuda, &walk)),
+            }
+        }
+        Ok(awaiting)
+    }
+
+    /// The second half of the libraries' walk: each awaiting library from
+    /// the source it stopped at on.
+    pub fn finish_libraries(&self, plan: &mut Plan, awaiting: Vec<Awaiting>) -> Result<()> {
+        for a in awaiting {
+            if !self.walk_library(plan, a.lib, a.want.as_ref(), &a.walk)? {
+                return Err(self.lacks_library(a.lib, a.want.as_ref(), &plan.cuda, &a.walk));
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves `lib` from the first of `walk` that has it; whether one did.
+    /// A source's `NotAvailable` (it says what it has instead) lets the
+    /// walk go on, with a note where a later source serves the library,
+    /// and stands where none does. Other errors (an index unreachable) end
+    /// the plan: a network failure is not an absence.
+    fn walk_library(
+        &self,
+        plan: &mut Plan,
+        lib: Library,
+        want: Option<&Version>,
+        walk: &[SourceKind],
+    ) -> Result<bool> {
+        let mut lacking: Option<(SourceKind, Error)> = None;
+        for kind in walk {
+            let Some(s) = self.source(*kind) else {
+                continue;
+            };
+            match s.library(lib, want, &plan.cuda) {
+                Ok(Some((version, artifact))) => {
+                    if let Some((lk, e)) = lacking {
+                        plan.notes.push(format!(
+                            "{}: {e}; {} {version} comes from {}",
+                            lk.title(),
+                            lib.title(),
+                            kind.server()
+                        ));
+                    }
+                    plan.libs.insert(lib, version);
+                    plan.artifacts.push(artifact);
+                    return Ok(true);
+                }
+                Ok(None) => {}
+                Err(e @ Error::Install(InstallError::NotAvailable { .. })) => {
+                    lacking.get_or_insert((*kind, e));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        match lacking {
+            Some((_, e)) => Err(e),
+            None => Ok(false),
         }
     }
 
-    /// Every CUDA release and which built-in sources serve it, oldest first.
+    /// The error for a library that no source of its walk has a build of
+    /// for this CUDA major, named after the last it tried.
+    fn lacks_library(
+        &self,
+        lib: Library,
+        want: Option<&Version>,
+        cuda: &Version,
+        walk: &[SourceKind],
+    ) -> Error {
+        Error::Install(InstallError::NotAvailable {
+            what: format!(
+                "{}{} for CUDA {} on {}",
+                lib.title(),
+                want.map(|v| format!(" {v}")).unwrap_or_default(),
+                cuda.major(),
+                self.platform.manifest_key()
+            ),
+            source_name: walk.last().map(|k| k.title().into()),
+            hint: Some(crate::msg!("hint-ls-remote")),
+        })
+    }
+
+    /// The error for libraries none of the allowed sources carries.
+    fn libraries_refused(&self, refused: &[Library]) -> Error {
+        let names: Vec<&str> = refused.iter().map(|l| l.title()).collect();
+        // A library only one source carries (PyPI: NCCL, TensorRT) needs
+        // that one; the others need either.
+        let only_one = refused
+            .iter()
+            .any(|l| self.sources.iter().filter(|s| s.carries(*l)).count() == 1);
+        Error::Install(InstallError::NotAvailable {
+            what: names.join(", "),
+            source_name: Some(self.choice.restriction(only_one)),
+            hint: Some(if only_one {
+                crate::msg!("hint-libraries-need-pypi")
+            } else {
+                crate::msg!("hint-libraries-need-pypi-or-nvidia")
+            }),
+        })
+    }
+
+    /// Every CUDA release and which sources serve it, oldest first.
     pub fn remote_cuda(&self) -> Vec<(Version, Vec<SourceKind>)> {
         let mut map: BTreeMap<Version, Vec<SourceKind>> = BTreeMap::new();
         let allowed = self.order.all(self.choice);
-        if allowed.contains(&SourceKind::Nvidia) {
-            for (v, _) in self.manifests.cuda_releases(self.platform) {
-                map.entry(v).or_default().push(SourceKind::Nvidia);
-            }
-        }
-        if allowed.contains(&SourceKind::Legacy) {
-            for r in self.legacy.cuda_releases(self.platform) {
-                if r.cuda >= Version::from_parts(&[10]) {
-                    map.entry(r.cuda.clone())
-                        .or_default()
-                        .push(SourceKind::Legacy);
-                }
-            }
-        }
-        for kind in [SourceKind::Pypi, SourceKind::Debian] {
-            if let Some(o) = self.other(kind)
-                && allowed.contains(&kind)
-                && let Ok(vs) = o.cuda_releases()
-            {
-                for v in vs {
-                    map.entry(v).or_default().push(kind);
-                }
+        for s in self.sources.iter().filter(|s| allowed.contains(&s.kind())) {
+            for v in s.listed_releases() {
+                map.entry(v).or_default().push(s.kind());
             }
         }
         // Listed in the order `auto` would try them.
@@ -540,43 +590,23 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// Every cuDNN build in the built-in sources: version, source, CUDA majors.
+    /// Every cuDNN build the sources list without the network: version,
+    /// source, compatibility labels.
     pub fn remote_cudnn(&self) -> Vec<(Version, SourceKind, Vec<String>)> {
         let allowed = self.order.all(self.choice);
         let mut out: BTreeMap<(Version, &'static str), (SourceKind, BTreeSet<String>)> =
             BTreeMap::new();
-        if allowed.contains(&SourceKind::Nvidia) {
-            for major in 10..=13 {
-                for (v, _, _) in self.manifests.cudnn_builds(major, self.platform) {
-                    out.entry((v, "nvidia"))
-                        .or_insert((SourceKind::Nvidia, BTreeSet::new()))
-                        .1
-                        .insert(format!("cuda{major}"));
-                }
-            }
-        }
-        if allowed.contains(&SourceKind::Legacy) {
-            for a in self.legacy.cudnn_releases(self.platform) {
-                out.entry((a.version.clone(), "legacy"))
-                    .or_insert((SourceKind::Legacy, BTreeSet::new()))
+        for s in self.sources.iter().filter(|s| allowed.contains(&s.kind())) {
+            for (v, label) in s.cudnn_builds() {
+                out.entry((v, s.kind().name()))
+                    .or_insert((s.kind(), BTreeSet::new()))
                     .1
-                    .insert(legacy_range(&a.cuda_min, &a.cuda_max));
+                    .insert(label);
             }
         }
         out.into_iter()
             .map(|((v, _), (k, set))| (v, k, set.into_iter().collect()))
             .collect()
-    }
-}
-
-/// `cuda11.0-11.2`, `cuda10.2`, `cuda11.x` (a maximum minor of 99 means "any").
-fn legacy_range(min: &Version, max: &Version) -> String {
-    if min == max {
-        format!("cuda{min}")
-    } else if max.minor() == Some(99) && min.minor() == Some(0) && min.major() == max.major() {
-        format!("cuda{}.x", min.major())
-    } else {
-        format!("cuda{min}-{max}")
     }
 }
 
@@ -603,18 +633,12 @@ pub fn label_covers(label: &str, cuda: &Version) -> bool {
     }
 }
 
-fn legacy_dir(name: &str) -> Option<String> {
-    let (req, opt, names) = LegacySource::members(&Version::from_parts(&[11]), Profile::Full);
-    let dirs: Vec<String> = req.into_iter().chain(opt).collect();
-    names
-        .iter()
-        .position(|n| n == name)
-        .map(|i| dirs[i].clone())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::sources::Layout;
+    use crate::install::sources::legacy::{LegacyRegistry, LegacySource};
+    use crate::install::sources::nvidia::{self, Manifests, NvidiaSource};
     use crate::spec::Spec;
 
     fn stack(s: &str) -> StackSpec {
@@ -624,16 +648,34 @@ mod tests {
         }
     }
 
-    fn resolver(manifests: &Manifests, choice: SourceChoice) -> Resolver<'_> {
+    /// NVIDIA's and the legacy source, for one platform.
+    struct Sources<'m> {
+        nvidia: NvidiaSource<'m>,
+        legacy: LegacySource,
+    }
+
+    fn sources(manifests: &Manifests, platform: Platform) -> Sources<'_> {
+        Sources {
+            nvidia: NvidiaSource {
+                manifests,
+                base: "http://mirror".into(),
+                platform,
+            },
+            legacy: LegacySource {
+                registry: LegacyRegistry::default(),
+                base: "http://mirror".into(),
+                platform,
+                allow_unverified: false,
+            },
+        }
+    }
+
+    fn resolver<'a>(s: &'a Sources<'_>, choice: SourceChoice) -> Resolver<'a> {
         Resolver {
-            manifests,
-            legacy: LegacyRegistry::default(),
-            base: "http://mirror".into(),
-            platform: Platform::LinuxX86_64,
+            sources: vec![&s.nvidia, &s.legacy],
+            platform: s.nvidia.platform,
             order: SourceOrder::default(),
             choice,
-            allow_unverified: false,
-            others: vec![],
         }
     }
 
@@ -643,8 +685,8 @@ mod tests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let mut r = resolver(&manifests, SourceChoice::Auto);
-        r.platform = Platform::WindowsX86_64;
+        let s = sources(&manifests, Platform::WindowsX86_64);
+        let r = resolver(&s, SourceChoice::Auto);
         let without = ["cufft".to_string(), "curand".to_string()];
         let plan = r
             .plan_with(&stack("11.2+cudnn8.1"), Profile::Runtime, &[], &without)
@@ -683,7 +725,8 @@ mod tests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let plan = resolver(&manifests, SourceChoice::Auto)
+        let s = sources(&manifests, Platform::LinuxX86_64);
+        let plan = resolver(&s, SourceChoice::Auto)
             .plan(&stack("11.2+cudnn8.1"), Profile::Runtime)
             .unwrap();
         assert_eq!(plan.name.as_str(), "11.2.2+cudnn8.1.1.33");
@@ -705,7 +748,8 @@ mod tests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let plan = resolver(&manifests, SourceChoice::Auto)
+        let s = sources(&manifests, Platform::LinuxX86_64);
+        let plan = resolver(&s, SourceChoice::Auto)
             .plan(&stack("12.4.1+cudnn9.1"), Profile::Devel)
             .unwrap();
         assert_eq!(plan.name.as_str(), "12.4.1+cudnn9.1.1.17");
@@ -717,7 +761,7 @@ mod tests {
         assert!(plan.artifacts.iter().any(|a| a.component == "nvcc"));
         assert!(plan.artifacts.iter().any(|a| a.component == "cudnn"));
         // Forcing legacy for a redist-only release fails clearly.
-        let err = resolver(&manifests, SourceChoice::Legacy)
+        let err = resolver(&s, SourceChoice::Legacy)
             .plan(&stack("12.4"), Profile::Runtime)
             .unwrap_err();
         assert!(
@@ -726,12 +770,12 @@ mod tests {
         );
         // Forcing nvidia for 11.2 fails; the legacy source alone serves it.
         assert!(
-            resolver(&manifests, SourceChoice::Nvidia)
+            resolver(&s, SourceChoice::Nvidia)
                 .plan(&stack("11.2"), Profile::Runtime)
                 .is_err()
         );
         assert!(
-            resolver(&manifests, SourceChoice::Legacy)
+            resolver(&s, SourceChoice::Legacy)
                 .plan(&stack("11.2"), Profile::Runtime)
                 .is_ok()
         );
@@ -743,7 +787,8 @@ mod tests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let mut r = resolver(&manifests, SourceChoice::Auto);
+        let s = sources(&manifests, Platform::LinuxX86_64);
+        let mut r = resolver(&s, SourceChoice::Auto);
         // 11.4.1 is runfile-only; 11.4.2+ is in both, but cuDNN 8.2 only in legacy.
         r.order
             .per_component
@@ -773,7 +818,8 @@ mod tests {
             releases: nvidia::embedded().to_vec(),
             skipped: vec![],
         };
-        let r = resolver(&manifests, SourceChoice::Auto);
+        let s = sources(&manifests, Platform::LinuxX86_64);
+        let r = resolver(&s, SourceChoice::Auto);
         let list = r.remote_cuda();
         let find = |s: &str| {
             list.iter()

@@ -18,6 +18,7 @@
 
 use crate::error::{Error, InstallError, Result};
 pub use crate::spec::source::normalize;
+use std::cell::RefCell;
 use std::cmp::Ordering;
 
 mod index;
@@ -25,6 +26,7 @@ mod index;
 pub use index::{Index, IndexFile};
 
 use super::catalogue::Catalogue;
+use super::resolve::{Served, Source};
 use super::{ArchiveFormat, Artifact, Layout, Plan, Platform, Profile, SourceKind};
 use crate::registry::{self, Release};
 use crate::spec::{Library, StackSpec, Version, VersionName};
@@ -599,6 +601,108 @@ impl PypiSource {
         };
         let wheels = self.wheels(project).await?;
         Ok(release_versions(wheels))
+    }
+}
+
+/// PyPI as the resolver asks it. Its index is asynchronous, so what it has
+/// is read before resolution and handed in: its plan for the release being
+/// resolved, and its answers for the libraries whose walk reached it.
+pub struct PypiAnswer<'a> {
+    pub source: &'a PypiSource,
+    /// Every release it serves (no network needed to know them).
+    pub releases: Vec<Version>,
+    /// Its plan for the release being resolved, if it has one.
+    pub plan: Option<Plan>,
+    /// Its answer per library, once asked (`PypiSource::libraries`); each
+    /// is taken by the one walk that reaches it.
+    pub libraries: Option<RefCell<Vec<(Library, LibraryAnswer)>>>,
+}
+
+/// PyPI's answer for one library: its build, or why it has none.
+pub type LibraryAnswer = Result<(Version, Artifact)>;
+
+impl<'a> PypiAnswer<'a> {
+    /// Before anything was read from the index.
+    pub fn new(source: &'a PypiSource) -> PypiAnswer<'a> {
+        PypiAnswer {
+            source,
+            releases: source
+                .releases()
+                .into_iter()
+                .map(|(r, _)| r.version)
+                .collect(),
+            plan: None,
+            libraries: None,
+        }
+    }
+
+    fn plan_for(&self, release: &Version) -> Option<&Plan> {
+        self.plan.as_ref().filter(|p| p.cuda == *release)
+    }
+}
+
+impl Source for PypiAnswer<'_> {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Pypi
+    }
+
+    fn cuda_releases(&self) -> Result<Vec<Version>> {
+        Ok(self.releases.clone())
+    }
+
+    fn planned(&self, release: &Version) -> Option<Vec<String>> {
+        let p = self.plan_for(release)?;
+        Some(p.artifacts.iter().map(|a| a.component.clone()).collect())
+    }
+
+    fn serve(&self, release: &Version, name: &str, _: Profile) -> Result<Served> {
+        Ok(self
+            .plan_for(release)
+            .and_then(|p| p.artifacts.iter().find(|a| a.component == name))
+            .map_or(Served::No, |a| Served::Artifacts(vec![a.clone()])))
+    }
+
+    fn cudnn(&self, spec: &Version, cuda: &Version) -> Result<Option<(Version, Artifact)>> {
+        Ok(self.plan.as_ref().and_then(|p| {
+            let v = p
+                .cudnn
+                .as_ref()
+                .filter(|v| v.matches(spec) && p.cuda == *cuda)?;
+            let a = p.artifacts.iter().find(|a| a.component == "cudnn")?;
+            Some((v.clone(), a.clone()))
+        }))
+    }
+
+    /// All of them (TensorRT from NVIDIA's index).
+    fn carries(&self, _: Library) -> bool {
+        true
+    }
+
+    fn awaits(&self, _: Library) -> bool {
+        self.libraries.is_none()
+    }
+
+    fn library(
+        &self,
+        lib: Library,
+        _: Option<&Version>,
+        _: &Version,
+    ) -> Result<Option<(Version, Artifact)>> {
+        let Some(answers) = &self.libraries else {
+            return Ok(None);
+        };
+        let mut answers = answers.borrow_mut();
+        match answers.iter().position(|(l, _)| *l == lib) {
+            Some(i) => answers.remove(i).1.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The releases PyPI serves.
+    fn no_release(&self, spec: &Version) -> Option<Error> {
+        self.source
+            .release(&StackSpec::new(spec.clone(), None))
+            .err()
     }
 }
 
