@@ -88,7 +88,7 @@ fn version_line(out: &mut String, v: &Verification) {
 
 /// The driver, the runtime and each GPU.
 fn machine_lines(out: &mut String, p: &Probe) {
-    match (&p.driver.load_error, &p.driver.version) {
+    match (p.driver.unusable(), &p.driver.version) {
         (Some(_), _) => {
             let _ = writeln!(
                 out,
@@ -102,13 +102,12 @@ fn machine_lines(out: &mut String, p: &Probe) {
                 "driver    {}, supports CUDA {}{}",
                 version.as_deref().unwrap_or("version unknown"),
                 p.driver
-                    .cuda
-                    .as_ref()
-                    .map_or_else(|| "?".into(), |c| c.to_string()),
+                    .driver_api
+                    .map_or_else(|| "?".into(), |c| super::probe::api_version(c).to_string()),
                 p.driver
-                    .library
+                    .path
                     .as_ref()
-                    .map(|l| format!("  {}", l.display()))
+                    .map(|l| format!("  {l}"))
                     .unwrap_or_default()
             );
         }
@@ -119,7 +118,7 @@ fn machine_lines(out: &mut String, p: &Probe) {
         // No driver: the runtime's own complaint (cudaErrorInsufficientDriver,
         // "driver version is insufficient") would say it a second time, and
         // wrongly suggest a driver too old rather than none.
-        (Some(r), None, Some(_)) if p.driver.load_error.is_some() => format!("CUDA {r}"),
+        (Some(r), None, Some(_)) if p.driver.unusable().is_some() => format!("CUDA {r}"),
         (Some(r), None, Some(e)) => format!("CUDA {r}, {}", e),
         (Some(r), None, None) => format!("CUDA {r}"),
     };
@@ -294,13 +293,13 @@ mod tests {
             cudnn: Some(v("9.13.0")),
             size: 8192,
             probe: Probe {
-                driver: DriverFacts {
-                    library: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04".into()),
-                    load_error: None,
+                driver: driver::Probe {
+                    loaded: true,
+                    path: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04".into()),
+                    driver_api: Some(13000),
                     version: Some("580.159.04".into()),
-                    cuda: Some(v("13.0")),
-                    init_error: None,
                     gpus_present: Some(1),
+                    ..driver::Probe::default()
                 },
                 runtime: RuntimeFacts {
                     version: Some(v("13.0")),
