@@ -342,3 +342,57 @@ pub fn probe_in_child(ctx: &Context, exe: &Path) -> Probe {
         Err(e) => failed(false, format!("cannot start: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// doctor's JSON, which is also the probe child's answer: its fields in
+    /// its order, the failure by name, verify's additions left out; read
+    /// back, it says the same.
+    #[test]
+    fn doctor_writes_its_fields_only() {
+        let p = Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.580.159.04".into()),
+            driver_api: Some(13000),
+            init_error: Some(ApiError {
+                call: "cuInit".into(),
+                code: 100,
+                name: "CUDA_ERROR_NO_DEVICE".into(),
+                message: String::new(),
+            }),
+            version: Some("580.159.04".into()),
+            gpus_present: Some(2),
+            ..Probe::default()
+        };
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(
+            json,
+            r#"{"loaded":true,"path":"/usr/lib/libcuda.so.580.159.04","load_error":null,"driver_api":13000,"init_error":"CUDA_ERROR_NO_DEVICE","gpus":[]}"#
+        );
+        let back: Probe = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.init_failure().as_deref(), Some("CUDA_ERROR_NO_DEVICE"));
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    }
+
+    /// A library lacking a function: unusable, an initialisation error to
+    /// doctor, and read back whole.
+    #[test]
+    fn a_library_lacking_a_function_is_told_apart() {
+        let p = Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.1".into()),
+            incomplete: Some("undefined symbol: cuDeviceTotalMem_v2".into()),
+            ..Probe::default()
+        };
+        assert_eq!(p.unusable(), Some("undefined symbol: cuDeviceTotalMem_v2"));
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(
+            json["init_error"],
+            "libcuda lacks a driver API function: undefined symbol: cuDeviceTotalMem_v2"
+        );
+        assert_eq!(json["load_error"], serde_json::Value::Null);
+        assert_eq!(serde_json::from_value::<Probe>(json).unwrap(), p);
+    }
+}

@@ -650,6 +650,27 @@ mod tests {
         assert_eq!(d.problems.len(), 3, "{:?}", d.problems);
     }
 
+    /// A libcuda that loads but lacks a function is no usable driver (exit
+    /// 10), not a failed initialisation.
+    #[test]
+    fn a_libcuda_lacking_a_function_is_no_driver() {
+        let mut p = healthy();
+        p.driver = driver::Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.1".into()),
+            incomplete: Some("undefined symbol: cuDeviceTotalMem_v2".into()),
+            ..driver::Probe::default()
+        };
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::NoDriver, "{:?}", d.problems);
+        assert!(
+            d.problems[0]
+                .message
+                .to_string()
+                .contains("undefined symbol: cuDeviceTotalMem_v2")
+        );
+    }
+
     #[test]
     fn driver_too_old_names_both_versions_and_the_floor() {
         let mut p = healthy();

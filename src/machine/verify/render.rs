@@ -410,6 +410,28 @@ mod tests {
         insta::assert_snapshot!(json);
     }
 
+    /// A libcuda lacking a function is written as one that does not load
+    /// (its file kept), and reads back as the same probe.
+    #[test]
+    fn a_libcuda_lacking_a_function_is_written_as_a_load_error() {
+        let mut v = sample();
+        v.probe.driver = driver::Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.1".into()),
+            incomplete: Some("undefined symbol: cuDeviceTotalMem_v2".into()),
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["driver"]["library"], "/usr/lib/libcuda.so.1");
+        assert_eq!(
+            json["driver"]["load_error"],
+            "undefined symbol: cuDeviceTotalMem_v2"
+        );
+        let back: Probe = serde_json::from_value(json).unwrap();
+        assert_eq!(back, v.probe);
+        assert!(render(&v).contains("driver    not found"));
+    }
+
     #[test]
     fn renders_no_driver() {
         let mut v = sample();
