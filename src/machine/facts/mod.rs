@@ -3,8 +3,9 @@
 //! doctor (whose other facts — the active version, libraries on the
 //! loader's path, Python — are its own), the install guard, `compat`,
 //! `ls-remote`, `--for` and `explain` all read the machine here, once per
-//! command; verify's child asks the driver through the same `driver::ask`
-//! and child protocol. A machine without a driver is a normal case: the
+//! command; verify's child asks the driver through the same `driver::load`
+//! and `driver::ask`, records it in the same `driver::Probe`, and answers
+//! through the same child protocol. A machine without a driver is a normal case: the
 //! facts say so and gathering never fails.
 //!
 //! Where each fact comes from, in the order it is believed:

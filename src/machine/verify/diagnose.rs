@@ -57,7 +57,7 @@ fn rank(e: &MachineError) -> u8 {
 pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
     let mut d = Found::default();
     driver_problems(&mut d, probe);
-    if probe.driver.load_error.is_none() {
+    if probe.driver.unusable().is_none() {
         runtime_problems(&mut d, probe);
     }
     if let Some(k) = probe.missing_device {
@@ -85,7 +85,7 @@ pub fn diagnose(expected: &Expected, probe: &Probe) -> Diagnosis {
 /// No driver, or one that does not initialise.
 fn driver_problems(d: &mut Found, probe: &Probe) {
     let driver = &probe.driver;
-    if let Some(err) = &driver.load_error {
+    if let Some(err) = driver.unusable() {
         d.problems.push(MachineError::NoDriver {
             detail: format!(
                 "{} could not be loaded ({err})",
@@ -108,6 +108,7 @@ fn driver_problems(d: &mut Found, probe: &Probe) {
 /// that failed, no GPU visible.
 fn runtime_problems(d: &mut Found, probe: &Probe) {
     let driver = &probe.driver;
+    let driver_cuda = driver.driver_api.map(super::probe::api_version);
     let runtime = probe.runtime.version.as_ref();
     // The Linux column: WSL2 drivers report Windows numbering, which runs
     // ahead of the Linux floors, and the live checks below decide anyway.
@@ -115,7 +116,7 @@ fn runtime_problems(d: &mut Found, probe: &Probe) {
     let installed = driver.version.as_deref().and_then(DriverVersion::parse);
     let too_old_by_table = matches!((&installed, &floor), (Some(i), Some(f)) if i < f);
     let too_old_by_api =
-        matches!((&driver.cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
+        matches!((&driver_cuda, runtime), (Some(dc), Some(r)) if dc.major() < r.major());
     let insufficient = probe
         .runtime
         .error
@@ -126,8 +127,7 @@ fn runtime_problems(d: &mut Found, probe: &Probe) {
     {
         d.problems.push(MachineError::DriverTooOld {
             driver: driver.version.clone(),
-            driver_cuda: driver
-                .cuda
+            driver_cuda: driver_cuda
                 .as_ref()
                 .map_or_else(|| "an unknown version".into(), Version::to_string),
             runtime: r.to_string(),
@@ -135,7 +135,7 @@ fn runtime_problems(d: &mut Found, probe: &Probe) {
                 .as_ref()
                 .map_or_else(|| "a newer one".into(), DriverVersion::to_string),
         });
-    } else if let (Some(dc), Some(r)) = (&driver.cuda, runtime)
+    } else if let (Some(dc), Some(r)) = (&driver_cuda, runtime)
         && dc < &r.truncate(2)
     {
         d.warnings.push(format!(
@@ -497,9 +497,8 @@ fn describe_error(non_finite: bool, max: Option<f64>, checksum: Option<f64>, bou
 mod tests {
     use super::*;
     use crate::error::ExitCode;
-    use crate::machine::verify::{
-        DeviceFacts, DriverFacts, Dtype, GemmResult, LibraryFacts, RuntimeFacts,
-    };
+    use crate::machine::facts::driver;
+    use crate::machine::verify::{DeviceFacts, Dtype, GemmResult, LibraryFacts, RuntimeFacts};
 
     fn v(s: &str) -> Version {
         s.parse().unwrap()
@@ -553,13 +552,13 @@ mod tests {
 
     fn healthy() -> Probe {
         Probe {
-            driver: DriverFacts {
-                library: Some("/usr/lib/libcuda.so.580.159.04".into()),
-                load_error: None,
+            driver: driver::Probe {
+                loaded: true,
+                path: Some("/usr/lib/libcuda.so.580.159.04".into()),
+                driver_api: Some(13000),
                 version: Some("580.159.04".into()),
-                cuda: Some(v("13.0")),
-                init_error: None,
                 gpus_present: Some(1),
+                ..driver::Probe::default()
             },
             runtime: RuntimeFacts {
                 version: Some(v("13.0")),
@@ -651,11 +650,32 @@ mod tests {
         assert_eq!(d.problems.len(), 3, "{:?}", d.problems);
     }
 
+    /// A libcuda that loads but lacks a function is no usable driver (exit
+    /// 10), not a failed initialisation.
+    #[test]
+    fn a_libcuda_lacking_a_function_is_no_driver() {
+        let mut p = healthy();
+        p.driver = driver::Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.1".into()),
+            incomplete: Some("undefined symbol: cuDeviceTotalMem_v2".into()),
+            ..driver::Probe::default()
+        };
+        let d = diagnose(&expected(), &p);
+        assert_eq!(exit(&d), ExitCode::NoDriver, "{:?}", d.problems);
+        assert!(
+            d.problems[0]
+                .message
+                .to_string()
+                .contains("undefined symbol: cuDeviceTotalMem_v2")
+        );
+    }
+
     #[test]
     fn driver_too_old_names_both_versions_and_the_floor() {
         let mut p = healthy();
         p.driver.version = Some("470.82.01".into());
-        p.driver.cuda = Some(v("11.4"));
+        p.driver.driver_api = Some(11040);
         p.runtime.version = Some(v("12.4"));
         p.runtime.device_count = None;
         p.runtime.error = Some(ApiError {

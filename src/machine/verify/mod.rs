@@ -6,7 +6,9 @@
 //! environment with the version's activation applied. The child loads the
 //! libraries by soname, as frameworks do (`ffi`), so the dynamic loader makes
 //! the same choices it would make for PyTorch, and reports what it found and
-//! measured as JSON (`Probe`) on stdout. Doing this in a child has two more
+//! measured as JSON (`Probe`) on stdout; what it learned of the driver is
+//! the host gatherer's `machine::facts::driver::Probe`, which verify writes
+//! in its own shape (`DriverJson`). Doing this in a child has two more
 //! reasons: the parent's own environment cannot influence what gets loaded,
 //! and a library that crashes (it happens, with mismatched drivers) takes down
 //! only the child, which the parent then reports with the stage it died in.
@@ -44,6 +46,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Msg;
+use crate::machine::facts::driver;
 use crate::machine::finding::{Field, Finding, Layout, Level, Shape, Value};
 use crate::spec::Version;
 
@@ -184,42 +187,74 @@ pub const DEFAULT_SIZE: usize = 6144;
 pub const MIN_SIZE: usize = 64;
 pub const MAX_SIZE: usize = 32768;
 
-/// A failed call into a CUDA library, by its status code and name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApiError {
-    /// The function that failed.
-    pub call: String,
-    pub code: i32,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub message: String,
+pub use crate::machine::facts::driver::ApiError;
+
+/// The driver as verify's JSON writes it (`driver`): `library`,
+/// `load_error` (a library lacking a function of the table is one that
+/// cannot be used), `version`, `cuda`, `init_error` with its call and code,
+/// `gpus_present`. The GPUs are the report's `devices`, so the probe's own
+/// list stays empty in verify and is not written.
+#[derive(Serialize, Deserialize)]
+struct DriverJson {
+    /// The file `libcuda.so.1` resolved to.
+    library: Option<PathBuf>,
+    load_error: Option<String>,
+    version: Option<String>,
+    /// The newest CUDA this driver supports (`cuDriverGetVersion`).
+    cuda: Option<Version>,
+    init_error: Option<ApiError>,
+    gpus_present: Option<u32>,
 }
 
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} returned {} ({})", self.call, self.name, self.code)?;
-        if !self.message.is_empty() {
-            write!(f, ": {}", self.message)?;
+impl DriverJson {
+    fn of(p: &driver::Probe) -> DriverJson {
+        DriverJson {
+            library: p.path.as_ref().map(PathBuf::from),
+            load_error: p.unusable().map(str::to_string),
+            version: p.version.clone(),
+            cuda: p.driver_api.map(probe::api_version),
+            init_error: p.init_error.clone(),
+            gpus_present: p.gpus_present,
         }
-        Ok(())
+    }
+
+    /// The probe back, as `of` read it: a library that loaded and is still
+    /// unusable lacks a function.
+    fn probe(self) -> driver::Probe {
+        let loaded = self.library.is_some();
+        let (load_error, incomplete) = if loaded {
+            (None, self.load_error)
+        } else {
+            (self.load_error, None)
+        };
+        driver::Probe {
+            loaded,
+            path: self.library.map(|l| l.display().to_string()),
+            load_error,
+            incomplete,
+            driver_api: self
+                .cuda
+                .map(|c| (c.major() * 1000 + c.minor().unwrap_or(0) * 10) as i32),
+            init_error: self.init_error,
+            gpus: Vec::new(),
+            version: self.version,
+            gpus_present: self.gpus_present,
+        }
     }
 }
 
-/// The driver, as seen through `libcuda.so.1` (and NVML for its version).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DriverFacts {
-    /// The file `libcuda.so.1` resolved to.
-    pub library: Option<PathBuf>,
-    /// Why `libcuda.so.1` could not be loaded.
-    pub load_error: Option<String>,
-    /// The kernel driver's version, e.g. `580.159.04`.
-    pub version: Option<String>,
-    /// The newest CUDA this driver supports (`cuDriverGetVersion`).
-    pub cuda: Option<Version>,
-    /// `cuInit` failed.
-    pub init_error: Option<ApiError>,
-    /// GPUs the driver has, ignoring CUDA_VISIBLE_DEVICES (NVML or /proc).
-    pub gpus_present: Option<u32>,
+/// `Probe::driver` through `DriverJson`.
+mod driver_json {
+    use super::{DriverJson, driver};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &driver::Probe, s: S) -> Result<S::Ok, S::Error> {
+        DriverJson::of(p).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<driver::Probe, D::Error> {
+        DriverJson::deserialize(d).map(DriverJson::probe)
+    }
 }
 
 /// The CUDA runtime's view.
@@ -338,7 +373,10 @@ pub struct CpuGemm {
 /// Everything the child found and measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
-    pub driver: DriverFacts,
+    /// What libcuda said (with NVML's version and GPU count), as every
+    /// driver probe records it; written as `DriverJson`.
+    #[serde(with = "driver_json")]
+    pub driver: driver::Probe,
     pub runtime: RuntimeFacts,
     pub libraries: Vec<LibraryFacts>,
     pub devices: Vec<DeviceFacts>,

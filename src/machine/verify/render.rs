@@ -88,7 +88,7 @@ fn version_line(out: &mut String, v: &Verification) {
 
 /// The driver, the runtime and each GPU.
 fn machine_lines(out: &mut String, p: &Probe) {
-    match (&p.driver.load_error, &p.driver.version) {
+    match (p.driver.unusable(), &p.driver.version) {
         (Some(_), _) => {
             let _ = writeln!(
                 out,
@@ -102,13 +102,12 @@ fn machine_lines(out: &mut String, p: &Probe) {
                 "driver    {}, supports CUDA {}{}",
                 version.as_deref().unwrap_or("version unknown"),
                 p.driver
-                    .cuda
-                    .as_ref()
-                    .map_or_else(|| "?".into(), |c| c.to_string()),
+                    .driver_api
+                    .map_or_else(|| "?".into(), |c| super::probe::api_version(c).to_string()),
                 p.driver
-                    .library
+                    .path
                     .as_ref()
-                    .map(|l| format!("  {}", l.display()))
+                    .map(|l| format!("  {l}"))
                     .unwrap_or_default()
             );
         }
@@ -119,7 +118,7 @@ fn machine_lines(out: &mut String, p: &Probe) {
         // No driver: the runtime's own complaint (cudaErrorInsufficientDriver,
         // "driver version is insufficient") would say it a second time, and
         // wrongly suggest a driver too old rather than none.
-        (Some(r), None, Some(_)) if p.driver.load_error.is_some() => format!("CUDA {r}"),
+        (Some(r), None, Some(_)) if p.driver.unusable().is_some() => format!("CUDA {r}"),
         (Some(r), None, Some(e)) => format!("CUDA {r}, {}", e),
         (Some(r), None, None) => format!("CUDA {r}"),
     };
@@ -294,13 +293,13 @@ mod tests {
             cudnn: Some(v("9.13.0")),
             size: 8192,
             probe: Probe {
-                driver: DriverFacts {
-                    library: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04".into()),
-                    load_error: None,
+                driver: driver::Probe {
+                    loaded: true,
+                    path: Some("/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04".into()),
+                    driver_api: Some(13000),
                     version: Some("580.159.04".into()),
-                    cuda: Some(v("13.0")),
-                    init_error: None,
                     gpus_present: Some(1),
+                    ..driver::Probe::default()
                 },
                 runtime: RuntimeFacts {
                     version: Some(v("13.0")),
@@ -409,6 +408,28 @@ mod tests {
         let back: Probe = serde_json::from_str(&json).unwrap();
         assert_eq!(back, v.probe);
         insta::assert_snapshot!(json);
+    }
+
+    /// A libcuda lacking a function is written as one that does not load
+    /// (its file kept), and reads back as the same probe.
+    #[test]
+    fn a_libcuda_lacking_a_function_is_written_as_a_load_error() {
+        let mut v = sample();
+        v.probe.driver = driver::Probe {
+            loaded: true,
+            path: Some("/usr/lib/libcuda.so.1".into()),
+            incomplete: Some("undefined symbol: cuDeviceTotalMem_v2".into()),
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["driver"]["library"], "/usr/lib/libcuda.so.1");
+        assert_eq!(
+            json["driver"]["load_error"],
+            "undefined symbol: cuDeviceTotalMem_v2"
+        );
+        let back: Probe = serde_json::from_value(json).unwrap();
+        assert_eq!(back, v.probe);
+        assert!(render(&v).contains("driver    not found"));
     }
 
     #[test]

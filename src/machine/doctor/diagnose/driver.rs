@@ -149,7 +149,7 @@ fn libcuda_findings(f: &Facts, has_driver: bool, o: &mut Out) {
 
 /// `cuInit` failed: the fix depends on the error it returned.
 fn cuinit_findings(f: &Facts, o: &mut Out) {
-    if let Some(err) = &f.host.libcuda.init_error {
+    if let Some(err) = f.host.libcuda.init_failure() {
         let fix = match err.as_str() {
             "CUDA_ERROR_NO_DEVICE" => msg!("doctor-cuinit-no-device-fix"),
             "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" => msg!("doctor-cuinit-driver-mismatch-fix"),
@@ -168,7 +168,7 @@ fn cuinit_findings(f: &Facts, o: &mut Out) {
 /// although libcuda initialised is an error.
 fn gpu_findings(f: &Facts, o: &mut Out) {
     if f.host.gpus.is_empty() {
-        if f.host.libcuda.init_error.is_none() && f.host.libcuda.loaded {
+        if f.host.libcuda.init_failure().is_none() && f.host.libcuda.loaded {
             o.error("no-gpu", msg!("doctor-no-gpu"), msg!("doctor-no-gpu-fix"));
         }
         return;

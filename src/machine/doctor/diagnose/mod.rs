@@ -131,6 +131,7 @@ mod tests {
     use crate::machine::compat::Framework;
     use crate::machine::doctor::facts::{ActiveFacts, DeviceNode, EnvFacts, LibDir};
     use crate::machine::doctor::python::{InstalledFramework, Package, PythonEnv};
+    use crate::machine::facts::driver::ApiError;
     use crate::machine::facts::{Gpu, Host, HostFacts, NvidiaSmi, Probe, Sourced};
 
     const CUDA13: &str = "/usr/local/cuda-13.0/targets/x86_64-linux/lib";
@@ -554,7 +555,7 @@ mod tests {
         (
             "cuInit fails",
             |f| {
-                f.host.libcuda.init_error = Some("CUDA_ERROR_UNKNOWN".into());
+                f.host.libcuda.init_error = Some(ApiError::named("CUDA_ERROR_UNKNOWN"));
                 f.host.gpus.clear();
             },
             "cuinit-failed",
@@ -890,7 +891,7 @@ mod tests {
             |f| {
                 f.env.cuda_visible_devices = Some("-1".into());
                 f.host.gpus.clear();
-                f.host.libcuda.init_error = Some("CUDA_ERROR_NO_DEVICE".into());
+                f.host.libcuda.init_error = Some(ApiError::named("CUDA_ERROR_NO_DEVICE"));
             },
             "visible-devices",
             Level::Warning,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::stage;
 use crate::machine::facts::driver::{self as host_driver, Gpu};
 use crate::machine::verify::ffi::{self, Driver, Nvml, Runtime};
-use crate::machine::verify::{ApiError, DeviceFacts, DriverFacts, Expected, LibraryFacts, Origin};
+use crate::machine::verify::{DeviceFacts, Expected, LibraryFacts, Origin};
 use crate::spec::Version;
 
 /// `12040` → `12.4`, the encoding of every CUDA version query.
@@ -122,16 +122,17 @@ fn driver_version_string(nvml: Option<&Nvml>) -> Option<String> {
 }
 
 /// The driver's versions and GPUs, asked as every driver probe asks
-/// (`machine::facts::driver::ask`); NVML (else the kernel module) for the
-/// GPUs `CUDA_VISIBLE_DEVICES` hides.
+/// (`machine::facts::driver::ask`) and recorded in its `Probe`; NVML (else
+/// the kernel module) for the version and the GPUs `CUDA_VISIBLE_DEVICES`
+/// hides. The GPUs go to verify's `devices` only.
 pub(super) fn driver_facts(
     d: &Driver,
     nvml: Option<&Nvml>,
-    mut facts: DriverFacts,
+    driver: &mut host_driver::Probe,
     devices: &mut Vec<DeviceFacts>,
-) -> DriverFacts {
-    facts.version = driver_version_string(nvml);
-    facts.gpus_present = nvml
+) {
+    driver.version = driver_version_string(nvml);
+    driver.gpus_present = nvml
         .and_then(|n| {
             let mut c = 0;
             // SAFETY: NVML is initialised.
@@ -140,15 +141,9 @@ pub(super) fn driver_facts(
         .or_else(crate::machine::facts::gpus_present);
     stage("cuInit");
     let asked = host_driver::ask(d);
-    facts.cuda = asked.driver_api.map(api_version);
-    facts.init_error = asked.failed.map(|f| ApiError {
-        call: f.call.into(),
-        code: f.code,
-        name: f.name,
-        message: String::new(),
-    });
+    driver.driver_api = asked.driver_api;
+    driver.init_error = asked.failed;
     devices.extend(asked.gpus.iter().map(device_facts));
-    facts
 }
 
 /// A GPU the driver listed, as verify reports it.

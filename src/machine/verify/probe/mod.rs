@@ -20,7 +20,8 @@
 //! overwrites the result on the GPU before it is checked, to prove that a
 //! GEMM computing garbage fails.
 //!
-//! Modules: `facts` (versions, origins, the driver's GPUs), `cuda` (errors,
+//! Modules: `facts` (versions, origins, the driver's versions and GPUs,
+//! recorded in `machine::facts::driver::Probe`), `cuda` (errors,
 //! device memory and events), `blas` (the GEMMs); this one runs the steps in
 //! order (`Child`) and writes the markers and facts lines.
 
@@ -41,7 +42,6 @@ use super::libraries::{Nccl, Tensorrt};
 use super::{Devices, Dtype, Expected, LibraryFacts, Outcome, Probe, Request};
 use crate::context::Context;
 use crate::context::env_vars;
-use crate::machine::facts::driver::LoadError;
 use crate::spec::Library;
 
 pub const STAGE_PREFIX: &str = "cudaenv-verify-stage: ";
@@ -198,21 +198,7 @@ impl<'a> Child<'a> {
             "loading {}",
             crate::machine::libcuda::file_name()
         ));
-        let driver = match crate::machine::facts::driver::load() {
-            Ok(l) => {
-                probe.driver.library = l.file;
-                Some(l.driver)
-            }
-            Err(LoadError::NotLoaded(e)) => {
-                probe.driver.load_error = Some(e);
-                None
-            }
-            Err(LoadError::Incomplete { file, error }) => {
-                probe.driver.library = file;
-                probe.driver.load_error = Some(error);
-                None
-            }
-        };
+        let driver = crate::machine::facts::driver::load(&mut probe.driver);
         let nvml = driver.as_ref().and_then(|_| {
             stage("loading libnvidia-ml.so.1");
             let n = Nvml::bind(ffi::open_first(&sonames("nvidia-ml", &[]), "nvmlInit_v2").ok()?)
@@ -221,12 +207,7 @@ impl<'a> Child<'a> {
             (unsafe { (n.nvmlInit_v2)() } == 0).then_some(n)
         });
         if let Some(d) = &driver {
-            probe.driver = driver_facts(
-                d,
-                nvml.as_ref(),
-                std::mem::take(&mut probe.driver),
-                &mut probe.devices,
-            );
+            driver_facts(d, nvml.as_ref(), &mut probe.driver, &mut probe.devices);
         }
         if let Some(n) = &nvml {
             // SAFETY: balanced with the successful nvmlInit above.
