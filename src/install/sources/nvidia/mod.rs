@@ -35,6 +35,8 @@ use super::resolve::{Served, Source};
 use super::{ArchiveFormat, Artifact, Layout, Platform, Profile, SourceKind};
 use crate::spec::{Library, Version};
 
+pub(crate) mod update;
+
 /// NVIDIA's download host; a mirror replaces exactly this prefix.
 pub const DEFAULT_BASE: &str = "https://developer.download.nvidia.com";
 
