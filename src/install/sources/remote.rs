@@ -7,14 +7,14 @@
 //! Sources plug in per component: the resolver (`resolve`) walks the
 //! configured order for each component and takes the first source that has
 //! it, every source behind the one trait `resolve::Source`; `--source X` is
-//! only a restriction of that order. `Remote::resolve` builds NVIDIA's and
+//! only a restriction of that order. `Remote::with_resolver` builds NVIDIA's and
 //! the legacy source, Debian's where the platform has it, and PyPI's answer
 //! (`pypi::PypiAnswer`): PyPI's index is asynchronous, so its plan for the
 //! release is read first (strictly under `--source pypi`, where its error
 //! is the answer) and handed in, and so are its answers for the libraries
 //! whose walk reached it, between the two halves of the libraries' walk. A
 //! further source is one more `SourceKind`, one more `impl Source`, and one
-//! more entry in `Remote::resolve`.
+//! more entry in `Remote::with_resolver`.
 //!
 //! The live catalogue (`catalogue`) decides which CUDA releases PyPI has:
 //! a stored one younger than `catalogue-max-age` (a day) is used as is; an
@@ -189,9 +189,10 @@ impl Remote {
         self.pypi.set_platform(platform);
     }
 
-    /// Resolves with every source: NVIDIA's, the legacy one, PyPI's
-    /// answer as read so far, and Debian's where this platform has it.
-    fn resolve<T>(
+    /// Runs `f` over a resolver holding every source: NVIDIA's, the legacy
+    /// one, PyPI's answer as read so far, and Debian's where this platform
+    /// has it.
+    fn with_resolver<T>(
         &self,
         platform: Platform,
         pypi: &PypiAnswer<'_>,
@@ -247,7 +248,7 @@ impl Remote {
     /// The exact CUDA release a spec means (no network).
     pub fn release_for(&self, stack: &StackSpec) -> Result<Version> {
         let pypi = PypiAnswer::new(&self.pypi);
-        self.resolve(self.plan_platform()?, &pypi, |r| {
+        self.with_resolver(self.plan_platform()?, &pypi, |r| {
             r.find_cuda(&stack.cuda)?.ok_or_else(|| {
                 r.no_release(&stack.cuda).unwrap_or_else(|| {
                     Error::Install(InstallError::NotAvailable {
@@ -340,13 +341,13 @@ impl Remote {
         }
         let platform = self.plan_platform()?;
         let mut pypi = PypiAnswer::new(&self.pypi);
-        let awaiting = self.resolve(platform, &pypi, |r| r.start_libraries(plan, &wanted))?;
+        let awaiting = self.with_resolver(platform, &pypi, |r| r.start_libraries(plan, &wanted))?;
         if !awaiting.is_empty() {
             let asked: Vec<(Library, Option<Version>)> =
                 awaiting.iter().map(|a| (a.lib, a.want.clone())).collect();
             let answers = self.pypi.libraries(&plan.cuda, &asked).await;
             pypi.libraries = Some(RefCell::new(answers));
-            self.resolve(platform, &pypi, |r| r.finish_libraries(plan, awaiting))?;
+            self.with_resolver(platform, &pypi, |r| r.finish_libraries(plan, awaiting))?;
         }
         plan.name = VersionName::for_stack_with(&plan.cuda, plan.cudnn.as_ref(), &plan.libs);
         Ok(())
@@ -380,7 +381,7 @@ impl Remote {
                 }
             }
         }
-        let mut plan = self.resolve(platform, &offer, |r| {
+        let mut plan = self.with_resolver(platform, &offer, |r| {
             r.plan_with(&exact, req.profile, &req.with, &req.without)
         })?;
         // PyPI's notes matter only for what PyPI serves: its "no nvcc binary"
@@ -427,7 +428,7 @@ impl Remote {
             .collect();
         let cat = self.pypi.catalogue();
         Ok(self
-            .resolve(platform, &offer, |r| Ok(r.remote_cuda()))?
+            .with_resolver(platform, &offer, |r| Ok(r.remote_cuda()))?
             .into_iter()
             .map(|(version, sources)| {
                 let on_pypi = sources.contains(&SourceKind::Pypi);
@@ -452,7 +453,7 @@ impl Remote {
             return Vec::new();
         };
         let offer = PypiAnswer::new(&self.pypi);
-        self.resolve(platform, &offer, |r| Ok(r.remote_cudnn()))
+        self.with_resolver(platform, &offer, |r| Ok(r.remote_cudnn()))
             .unwrap_or_default()
     }
 
