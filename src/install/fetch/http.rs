@@ -43,10 +43,17 @@ use crate::spec::source::SourceKind;
 const ATTEMPTS: u32 = 4;
 const FIRST_BACKOFF: Duration = Duration::from_millis(300);
 
-/// How cudaenv talks to servers: one client (rustls, HTTP/2 when offered,
-/// proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY, each host
-/// looked up once: `dns`) and one command's `Timeouts`. Clones share both,
-/// so a stall seen by one reader stops every other of the command.
+/// How cudaenv talks to servers: one client (rustls, HTTP/1.1, proxies from
+/// HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY, each host looked up
+/// once: `dns`) and one command's `Timeouts`. Clones share both, so a stall
+/// seen by one reader stops every other of the command.
+///
+/// HTTP/1.1 only, on purpose: a ranged download's ranges then each have a
+/// connection of their own, where HTTP/2 multiplexed every range of a host
+/// over one connection and its flow-control window. Over HTTP/2 a cold
+/// install of a 1 GB stack from PyPI took 4.9–6.0 s and 7.6–7.8 s of CPU;
+/// over HTTP/1.1 3.8–4.2 s and 6.5–6.7 s (docs/PERFORMANCE.md). The small
+/// reads (index pages, metadata) cost the same either way.
 #[derive(Clone)]
 pub struct Http {
     client: reqwest::Client,
