@@ -51,7 +51,7 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(300);
 /// HTTP/1.1 only, on purpose: a ranged download's ranges then each have a
 /// connection of their own, where HTTP/2 multiplexed every range of a host
 /// over one connection and its flow-control window. Over HTTP/2 a cold
-/// install of a 1 GB stack from PyPI took 4.9–6.0 s and 7.6–7.8 s of CPU;
+/// install of a 1 GB stack from PyPI took 4.9–6.0 s and 7.8–9.8 s of CPU;
 /// over HTTP/1.1 3.8–4.2 s and 6.5–6.7 s (docs/PERFORMANCE.md). The small
 /// reads (index pages, metadata) cost the same either way.
 #[derive(Clone)]
