@@ -260,9 +260,10 @@ pub fn cache_hint(file: &File, start: u64, end: u64, drop: bool) {
 }
 
 pub fn advise_written_whole(map: &memmap2::MmapMut) {
-    let _ = map.advise(memmap2::Advice::Random);
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::PopulateWrite);
+    #[cfg(not(target_os = "linux"))]
+    let _ = map;
 }
 
 /// A running program's file can be removed on Unix like any other.

@@ -100,8 +100,9 @@ pub const PARALLEL_MIN: u64 = 48 << 20;
 /// Downloaded bytes are written in blocks of this size, not as the network
 /// hands them over: writes that start mid-page into a new part of the file
 /// make the kernel zero the rest of the page first, which cost ~0.2 s of CPU
-/// per GB (measured), and fewer, larger writes cost fewer system calls.
-const WRITE_BLOCK: usize = 1 << 20;
+/// per GB (measured). Blocks larger than the one every new file is written
+/// in cost more, not less (see `os::WRITE_BLOCK`).
+const WRITE_BLOCK: usize = crate::os::WRITE_BLOCK;
 
 /// How long work reports itself. The library only knows this trait; the
 /// terminal implementation lives in `ui`.
