@@ -27,9 +27,11 @@
 use crate::error::{Error, InstallError, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::context::failpoint::{self, Point};
 use crate::install::fetch::{self, Cache, Fetcher};
+use crate::install::slots::Slots;
 use crate::install::sources::{ArchiveFormat, Artifact, Plan};
 use crate::install::unpack::{self, Limits};
 use crate::os::lock::LockFile;
@@ -92,10 +94,13 @@ pub async fn install(
     } else {
         opts.threads
     };
+    // The cores every archive unpacking at the same time shares.
+    let cores = Slots::new(threads);
 
     // Fetch and unpack every artifact; each unpacks as soon as it arrives.
     let jobs = plan.artifacts.iter().map(|a| {
         let line = fetcher.progress().add(&label(a), a.size);
+        let cores = &cores;
         async move {
             // Unpacked already (an earlier install, or another version with
             // the same package): nothing to fetch, whether its archive is
@@ -114,7 +119,7 @@ pub async fn install(
             // before it is unpacked, and fetched anew if it changed.
             let was_cached = fetcher.cache().file_for(a).is_file();
             if !was_cached && matches!(a.format, ArchiveFormat::Wheel | ArchiveFormat::Zip) {
-                match fetch_and_unpack(fetcher, a, line, threads).await? {
+                match fetch_and_unpack(fetcher, a, line, cores).await? {
                     Some(pkg) => {
                         fetcher.progress().finish(line);
                         return Ok(pkg);
@@ -127,10 +132,10 @@ pub async fn install(
             let file = fetcher.fetch(a, line).await?;
             failpoint::hit(Point::AfterDownload);
             fetcher.progress().status(line, "unpacking");
-            let pkg = match ensure_unpacked(fetcher, a, &file, threads, was_cached).await {
+            let pkg = match ensure_unpacked(fetcher, a, &file, cores, was_cached).await {
                 Err(Error::Install(InstallError::HashMismatch { .. })) if was_cached => {
                     let file = fetcher.fetch(a, line).await?;
-                    ensure_unpacked(fetcher, a, &file, threads, false).await?
+                    ensure_unpacked(fetcher, a, &file, cores, false).await?
                 }
                 r => r?,
             };
@@ -237,7 +242,7 @@ async fn fetch_and_unpack(
     fetcher: &Fetcher,
     a: &Artifact,
     line: usize,
-    threads: usize,
+    cores: &Arc<Slots>,
 ) -> Result<Option<PathBuf>> {
     let cache = fetcher.cache();
     let pkgs = cache.pkgs();
@@ -262,7 +267,7 @@ async fn fetch_and_unpack(
         let _ = tx.send(arriving);
     });
     let unpacking = {
-        let (a, dir) = (a.clone(), tmp.path().to_path_buf());
+        let (a, dir, cores) = (a.clone(), tmp.path().to_path_buf(), cores.clone());
         async move {
             // No download from the first byte (resumed, or copied from a
             // mirror directory): nothing to unpack early.
@@ -276,7 +281,7 @@ async fn fetch_and_unpack(
                     a.layout.clone(),
                     &dir,
                     Limits::default(),
-                    threads,
+                    &cores,
                 )
                 .map(Some)
             })
@@ -297,8 +302,9 @@ async fn fetch_and_unpack(
             fetcher.progress().status(line, "unpacking");
             let tmp = package_tmp(&pkgs, &key)?;
             let (a, file, dir) = (a.clone(), file.clone(), tmp.path().to_path_buf());
+            let cores = cores.clone();
             let summary =
-                tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, threads))
+                tokio::task::spawn_blocking(move || unpack_artifact(&a, &file, &dir, &cores))
                     .await
                     .map_err(Error::task("unpacking"))??;
             (tmp, summary)
@@ -346,7 +352,7 @@ async fn ensure_unpacked(
     fetcher: &Fetcher,
     a: &Artifact,
     file: &Path,
-    threads: usize,
+    cores: &Arc<Slots>,
     verify: bool,
 ) -> Result<PathBuf> {
     let cache = fetcher.cache();
@@ -368,6 +374,7 @@ async fn ensure_unpacked(
     let file = file.to_path_buf();
     let dest2 = dest.clone();
     let key = key.clone();
+    let cores = cores.clone();
     tokio::task::spawn_blocking(move || -> Result<()> {
         // Unpack beside the final name, then rename: a half-unpacked package
         // is never mistaken for a whole one.
@@ -392,7 +399,7 @@ async fn ensure_unpacked(
             }
         }
         let tmp = package_tmp(dest2.parent().expect("pkgs dir"), &key)?;
-        let summary = unpack_artifact(&a, &file, tmp.path(), threads)?;
+        let summary = unpack_artifact(&a, &file, tmp.path(), &cores)?;
         store_package(tmp, &summary, &dest2)
     })
     .await
@@ -407,7 +414,7 @@ pub fn unpack_artifact(
     a: &Artifact,
     file: &Path,
     dest: &Path,
-    threads: usize,
+    cores: &Arc<Slots>,
 ) -> Result<unpack::Summary> {
     match a.format {
         ArchiveFormat::Wheel | ArchiveFormat::Zip => unpack::zip::unpack(
@@ -416,7 +423,7 @@ pub fn unpack_artifact(
             a.layout.clone(),
             dest,
             Limits::default(),
-            threads,
+            cores,
         ),
         ArchiveFormat::TarXz | ArchiveFormat::TarGz => unpack::tar::unpack_file(
             file,

@@ -13,6 +13,7 @@
 //! - `mirror`: the files a plan needs written into a directory for sites
 //!   without network;
 //! - `settings`: every setting an installing command uses, resolved once;
+//! - `slots`: connections and cores, granted to the most urgent work first;
 //! - `planner`: an install request (plain data, no command line in it) into
 //!   a plan: which stack, installed or grown, the lock followed, the sources
 //!   opened; `install`, `mirror` and `lock` all build their requests for it.
@@ -27,5 +28,6 @@ pub mod lockfile;
 pub(crate) mod mirror;
 pub(crate) mod planner;
 pub(crate) mod settings;
+pub mod slots;
 pub mod sources;
 pub mod unpack;

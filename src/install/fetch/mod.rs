@@ -15,7 +15,7 @@
 //! (a kill, or out of retries) goes on from those ranges next time. Small
 //! files, unknown sizes and servers that ignore ranges use one stream, hashed
 //! as it arrives. All downloads share the connections, which go to the most
-//! urgent bytes first (`slots`).
+//! urgent bytes first (`install::slots`).
 //!
 //! A caller can also *follow* a fresh download (`fetch_following`): an
 //! [`ArrivingFile`] handed to its own thread reads or maps the `.part` file
@@ -54,7 +54,7 @@
 //! needs), `stream` (one stream, or a `file://` copy), `ranges` (parallel
 //! ranges and the thread that hashes behind them), `retry` (the retry
 //! policy every request shares), `arrival` (what a follower sees of a
-//! download under way), `slots` (the shared connections), `timeouts`
+//! download under way), `timeouts`
 //! (stalls), `dns`, and `usage` (what the cache holds, and what may go).
 
 use crate::error::{Error, InstallError, Result};
@@ -70,7 +70,6 @@ mod http;
 mod part;
 mod ranges;
 mod retry;
-mod slots;
 mod stream;
 mod timeouts;
 pub(crate) mod usage;
@@ -82,12 +81,12 @@ pub(crate) use http::{Body, Get, Target, describe, local_path};
 pub use ranges::spans;
 use retry::Attempt;
 
+use crate::install::slots::Slots;
 use crate::install::sources::Artifact;
 use crate::os::hash;
 use arrival::{Arrival, ArrivalEnd, ArrivalGuard};
 use part::{finished_ranges, ranges_file, remove_part, room_for};
 use ranges::RangeFallback;
-use slots::Slots;
 use timeouts::Timeouts;
 
 /// The most bytes a download whose size nobody announced may have (the

@@ -6,7 +6,7 @@
 //! they complete (`hash_following`), so verifying costs no pass at the end.
 //! Each finished range is appended to the part's record (`part`), so that
 //! an interrupted download goes on from it. Which range goes next, and how
-//! urgent it is against every other download (`slots`), follows what the
+//! urgent it is against every other download (`install::slots`), follows what the
 //! follower wants first (`next_span`). A server that answers a range with
 //! the whole file (`RangeFallback::Ignored`) gets one stream instead.
 
@@ -18,9 +18,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use super::arrival::{Arrival, write_out};
 use super::part::{create_part, ranges_file};
 use super::retry::{ATTEMPTS, Tries};
-use super::slots::Urgency;
 use super::timeouts::{self, Paced};
 use super::{Fetcher, WRITE_BLOCK};
+use crate::install::slots::Urgency;
 use crate::install::sources::Artifact;
 use crate::os::hash::Hasher;
 
@@ -58,7 +58,7 @@ pub fn spans(size: u64) -> Vec<(u64, u64)> {
 /// Ranges of one file in flight at most.
 const RANGE_WORKERS: usize = 8;
 
-/// How urgent a file's tail range is (see `slots`): more than any other
+/// How urgent a file's tail range is (see `install::slots`): more than any other
 /// bytes, since nothing is unpacked before the central directory is read.
 const TAIL_URGENCY: u64 = u64::MAX;
 
@@ -144,17 +144,22 @@ impl Fetcher {
     }
 
     /// One connection of a ranged download: fetches the next range while
-    /// there is one, waiting each time for a slot at that range's urgency.
+    /// there is one, holding on to its slot from one range to the next
+    /// unless someone waits with more urgent bytes.
     async fn range_worker(
         &self,
         ranged: &Ranged<'_>,
         picker: &Picker,
     ) -> Result<(), RangeFallback> {
+        let mut held = None;
         loop {
             if picker.peek().is_none() {
                 return Ok(());
             }
-            let slot = self.slots.acquire(picker.urgency()).await;
+            let slot = match held.take() {
+                Some(slot) => self.slots.renew(slot, picker.urgency()).await,
+                None => self.slots.acquire(picker.urgency()).await,
+            };
             let Some((i, _)) = picker.take() else {
                 return Ok(());
             };
@@ -166,10 +171,9 @@ impl Fetcher {
                 end,
                 line: ranged.line,
             };
-            let r = self.range_with_retries(job).await;
-            drop(slot);
-            r?;
+            self.range_with_retries(job).await?;
             ranged.finished(i).map_err(RangeFallback::Error)?;
+            held = Some(slot);
         }
     }
 

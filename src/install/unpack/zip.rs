@@ -3,13 +3,21 @@
 //! The central directory is read once and every member is checked by the
 //! [`Extractor`] before anything is written (names, kinds, duplicates, the
 //! expansion bound from the declared sizes). Regular files are then
-//! decompressed by a few threads, each member in one call: its compressed
+//! decompressed by a thread per core, each member in one call: its compressed
 //! bytes are mapped from the archive, inflated (libdeflate) straight into the
 //! new file's mapped pages at the size the central directory declares, and
 //! its CRC-32 checked against the central directory's. A whole-buffer inflate
 //! was 1.15-1.8x as fast as a streaming one on CUDA's libraries, and writing
 //! through the mapping saves the copy through `write(2)`; a 1 GB wheel whose
 //! time is spent in two or three huge libraries keeps every core busy.
+//!
+//! The cores are shared by every archive unpacked at the same time (an
+//! install's wheels arrive together): each member of 1 MiB or more waits
+//! for one of the install's core slots (`install::slots`), and a free core
+//! goes to the largest member ready in any archive. Without that, two wheels
+//! each unpacking on every core shared them evenly, and cuDNN's 570 MB
+//! library, which bounds the install, took 2.6 s to inflate instead of 2.2 s
+//! (docs/PERFORMANCE.md).
 //!
 //! The archive can also be one that is still downloading
 //! ([`unpack_arriving`]): the ranged download fetches the central directory
@@ -31,6 +39,7 @@ use zip::ZipArchive;
 
 use super::{EntryKind, Extractor, Limits, Summary, Target};
 use crate::install::fetch::ArrivingFile;
+use crate::install::slots::Slots;
 use crate::install::sources::Layout;
 
 /// The file-type bits of a member's Unix mode (`st_mode`, in the zip's
@@ -102,14 +111,15 @@ impl Seek for SharedFile {
 
 /// Unpacks the zip (or wheel) at `archive` into the fresh directory `dest`.
 ///
-/// `name` identifies the archive in errors. `threads` bounds parallelism.
+/// `name` identifies the archive in errors. Its members are inflated on
+/// `cores`, shared with whatever else unpacks at the same time.
 pub fn unpack(
     archive: &Path,
     name: &str,
     layout: Layout,
     dest: &Path,
     limits: Limits,
-    threads: usize,
+    cores: &Arc<Slots>,
 ) -> Result<Summary> {
     let file = File::open(archive).map_err(Error::io("cannot open", archive))?;
     let len = file
@@ -121,7 +131,7 @@ pub fn unpack(
         pos: 0,
         len,
     };
-    unpack_from(reader, name, layout, dest, limits, threads)
+    unpack_from(reader, name, layout, dest, limits, cores)
 }
 
 /// `unpack` over a download in progress (see the module docs). Errors may
@@ -133,7 +143,7 @@ pub fn unpack_arriving(
     layout: Layout,
     dest: &Path,
     limits: Limits,
-    threads: usize,
+    cores: &Arc<Slots>,
 ) -> Result<Summary> {
     let len = archive.len();
     let reader = SharedFile {
@@ -141,7 +151,7 @@ pub fn unpack_arriving(
         pos: 0,
         len,
     };
-    unpack_from(reader, name, layout, dest, limits, threads)
+    unpack_from(reader, name, layout, dest, limits, cores)
 }
 
 fn unpack_from(
@@ -150,7 +160,7 @@ fn unpack_from(
     layout: Layout,
     dest: &Path,
     limits: Limits,
-    threads: usize,
+    cores: &Arc<Slots>,
 ) -> Result<Summary> {
     let mut ex = Extractor::new(name, dest, layout, limits);
     let raw_reader = reader.clone();
@@ -193,10 +203,11 @@ fn unpack_from(
         local: &local,
         checked: (0..zip.len()).map(|_| AtomicBool::new(false)).collect(),
         queue,
+        cores,
         failed: AtomicBool::new(false),
         crcs: Mutex::new(Vec::with_capacity(files.len())),
     };
-    unpacking.run(threads.clamp(1, files.len().max(1)))?;
+    unpacking.run(cores.count().clamp(1, files.len().max(1)))?;
     // The members no worker unpacked (directories, links, what the layout
     // skips) get the same check of their local headers.
     for (i, done) in unpacking.checked.iter().enumerate() {
@@ -482,6 +493,8 @@ struct Unpacking<'a> {
     /// Whose local header was checked, by central directory index.
     checked: Vec<AtomicBool>,
     queue: Queue<'a>,
+    /// The cores every archive unpacking now shares.
+    cores: &'a Arc<Slots>,
     /// Set by the first thread that fails: the others stop.
     failed: AtomicBool,
     /// The path, size and CRC-32 of each file written.
@@ -519,7 +532,15 @@ impl Unpacking<'_> {
             let Some(member) = self.queue.take().map(|k| &self.queue.files[k]) else {
                 return Ok(());
             };
-            match self.unpack(member, &mut inflater) {
+            // The largest member ready anywhere gets the next free core;
+            // small ones go by (they take less time than the wait).
+            let core = (member.size >= CORE_MIN).then(|| {
+                let size = member.size;
+                self.cores.acquire_blocking(Box::new(move || size))
+            });
+            let unpacked = self.unpack(member, &mut inflater);
+            drop(core);
+            match unpacked {
                 Ok((n, crc)) => {
                     self.crcs
                         .lock()
@@ -568,6 +589,9 @@ impl Unpacking<'_> {
         Ok((n, crc))
     }
 }
+
+/// Members at least this large wait for a core (see the module docs).
+const CORE_MIN: u64 = 1 << 20;
 
 /// One member's compressed bytes, mapped from the archive.
 struct Member {

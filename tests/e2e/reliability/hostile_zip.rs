@@ -10,6 +10,7 @@ use cudaenv::error::{Error, ExitCode, InstallError};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use cudaenv::install::slots::Slots;
 use cudaenv::install::sources::Layout;
 use cudaenv::install::unpack::{Limits, zip::unpack};
 
@@ -400,7 +401,8 @@ fn run(c: &Case) -> Result<bool, String> {
     let dest = sandbox.join("dest");
     std::fs::create_dir(&dest).unwrap();
     let mut before = snapshot(sandbox);
-    let result = unpack(&archive, "evil.whl", Layout::Wheel, &dest, c.limits, 2);
+    let cores = Slots::new(2);
+    let result = unpack(&archive, "evil.whl", Layout::Wheel, &dest, c.limits, &cores);
     let mut after = snapshot(sandbox);
     after.retain(|p, _| !p.starts_with("dest/"));
     before.retain(|p, _| !p.starts_with("dest/"));

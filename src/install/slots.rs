@@ -1,16 +1,20 @@
-//! Connection slots handed out by priority, not in arrival order.
+//! Slots handed out by priority, not in arrival order: an install's
+//! connections, and its cores.
 //!
-//! Every download of an install shares a fixed number of connections. When
-//! one frees up it goes to the waiter whose work matters most *now*: each
-//! waiter carries a function that says how urgent it is, asked at the moment
-//! a slot is free (a ranged download learns which bytes it wants most only
-//! after its first bytes arrived, and that changes as it goes). Equal
-//! urgency is served first come, first served.
+//! Every download of an install shares a fixed number of connections
+//! (`fetch`), and every archive being unpacked shares the machine's cores
+//! (`unpack::zip`). When a slot frees up it goes to the waiter whose work
+//! matters most *now*: each waiter carries a function that says how urgent
+//! it is, asked at the moment a slot is free (a ranged download learns which
+//! bytes it wants most only after its first bytes arrived, and that changes
+//! as it goes). Equal urgency is served first come, first served. Tasks wait
+//! with `acquire`, threads with `acquire_blocking`.
 //!
-//! Urgency is what shortens the whole install: the bytes of the largest
-//! member of any archive being unpacked come before everything else, because
-//! that member is inflated on one core from start to end and so bounds when
-//! the install can finish (docs/PERFORMANCE.md).
+//! Urgency is what shortens the whole install: the largest member of any
+//! archive is inflated on one core from start to end and so bounds when the
+//! install can finish (docs/PERFORMANCE.md). Its bytes come before every
+//! other download's, and once they are there it gets the next free core,
+//! ahead of the smaller members of every archive.
 
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +29,8 @@ pub struct Slots {
 }
 
 struct State {
+    /// How many slots there are in all.
+    count: usize,
     free: usize,
     next_seq: u64,
     waiting: Vec<Waiter>,
@@ -53,6 +59,7 @@ impl Slots {
     pub fn new(count: usize) -> Arc<Slots> {
         Arc::new(Slots {
             state: Mutex::new(State {
+                count: count.max(1),
                 free: count.max(1),
                 next_seq: 0,
                 waiting: Vec::new(),
@@ -60,16 +67,66 @@ impl Slots {
         })
     }
 
+    /// How many slots there are in all.
+    pub fn count(&self) -> usize {
+        self.state.lock().expect("poisoned").count
+    }
+
     /// Waits for a slot. Dropping the future gives up the place in line
     /// (and any slot already granted to it).
     pub async fn acquire(self: &Arc<Self>, urgency: Urgency) -> Slot {
+        match self.queue(urgency) {
+            Ok(slot) => slot,
+            // A waiter leaves the line only by being granted a slot or by
+            // giving up (then its receiver is gone), so the sender is never
+            // dropped unsent while the receiver waits.
+            Err(receiver) => receiver.await.expect("a waiter is always granted a slot"),
+        }
+    }
+
+    /// Keeps `slot` for more work at `urgency`, unless someone waits with
+    /// more urgent work: then the slot goes to them, and this waits in line
+    /// again. A holder that gave its slot back between two pieces of work
+    /// would lose it to whoever happened to wait, however much less urgent
+    /// (a ranged download's next range of the largest member, to another
+    /// file's bytes).
+    pub async fn renew(self: &Arc<Self>, slot: Slot, urgency: Urgency) -> Slot {
+        let mine = urgency();
+        let outranked = self
+            .state
+            .lock()
+            .expect("poisoned")
+            .waiting
+            .iter()
+            .any(|w| !w.grant.is_closed() && (w.urgency)() > mine);
+        if !outranked {
+            return slot;
+        }
+        drop(slot);
+        self.acquire(urgency).await
+    }
+
+    /// `acquire` for a thread outside the async runtime: blocks it until a
+    /// slot is granted.
+    pub fn acquire_blocking(self: &Arc<Self>, urgency: Urgency) -> Slot {
+        match self.queue(urgency) {
+            Ok(slot) => slot,
+            Err(receiver) => receiver
+                .blocking_recv()
+                .expect("a waiter is always granted a slot"),
+        }
+    }
+
+    /// A slot at once when one is free and no one waits; else a place in
+    /// line, whose receiver is granted the slot.
+    fn queue(self: &Arc<Self>, urgency: Urgency) -> Result<Slot, oneshot::Receiver<Slot>> {
         let receiver = {
             let mut s = self.state.lock().expect("poisoned");
             if s.free > 0 && s.waiting.is_empty() {
                 s.free -= 1;
-                return Slot {
+                return Ok(Slot {
                     slots: Some(self.clone()),
-                };
+                });
             }
             let (grant, receiver) = oneshot::channel();
             let seq = s.next_seq;
@@ -84,10 +141,7 @@ impl Slots {
         // A slot may be free while others wait (one given back as its
         // receiver gave up): hand it out now rather than at the next return.
         Self::hand_out(self);
-        // A waiter leaves the line only by being granted a slot or by giving
-        // up (then its receiver is gone), so the sender is never dropped
-        // unsent while the receiver waits.
-        receiver.await.expect("a waiter is always granted a slot")
+        Err(receiver)
     }
 
     /// Takes back a slot, then hands free slots to the most urgent waiters.
@@ -199,6 +253,70 @@ mod tests {
             t.await.unwrap();
         }
         assert_eq!(*order.lock().unwrap(), ["rising", "fixed"]);
+    }
+
+    /// A holder keeps its slot for work as urgent as any waiter's, and hands
+    /// it over to a more urgent waiter.
+    #[tokio::test]
+    async fn a_renewed_slot_stays_unless_someone_more_urgent_waits() {
+        let slots = Slots::new(1);
+        let held = slots.acquire(fixed(5)).await;
+        let low = {
+            let slots = slots.clone();
+            tokio::spawn(async move { slots.acquire(fixed(1)).await })
+        };
+        while slots.state.lock().unwrap().waiting.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        let held = slots.renew(held, fixed(5)).await;
+        assert_eq!(
+            slots.state.lock().unwrap().waiting.len(),
+            1,
+            "still waiting"
+        );
+        let high = {
+            let slots = slots.clone();
+            tokio::spawn(async move { slots.acquire(fixed(9)).await })
+        };
+        while slots.state.lock().unwrap().waiting.len() < 2 {
+            tokio::task::yield_now().await;
+        }
+        let renewing = {
+            let slots = slots.clone();
+            tokio::spawn(async move { slots.renew(held, fixed(5)).await })
+        };
+        // The slot went to the most urgent waiter; the renewer waits.
+        let high_slot = high.await.unwrap();
+        drop(high_slot);
+        let renewed = renewing.await.unwrap();
+        assert!(!low.is_finished(), "the least urgent is still last");
+        drop(renewed);
+        drop(low.await.unwrap());
+    }
+
+    /// Threads wait in the same line as tasks: the most urgent first.
+    #[test]
+    fn threads_are_granted_slots_by_urgency_too() {
+        let slots = Slots::new(1);
+        assert_eq!(slots.count(), 1);
+        let held = slots.acquire_blocking(fixed(0));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        std::thread::scope(|s| {
+            for (queued, (name, urgency)) in [("small", 10), ("large", 500)].into_iter().enumerate()
+            {
+                let (mine, order) = (slots.clone(), order.clone());
+                s.spawn(move || {
+                    let _slot = mine.acquire_blocking(fixed(urgency));
+                    order.lock().unwrap().push(name);
+                });
+                // Queued in this order.
+                while slots.state.lock().unwrap().waiting.len() <= queued {
+                    std::thread::yield_now();
+                }
+            }
+            drop(held);
+        });
+        assert_eq!(*order.lock().unwrap(), ["large", "small"]);
     }
 
     #[tokio::test]
