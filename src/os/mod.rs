@@ -200,13 +200,14 @@ pub fn create_new_nofollow(path: &Path, mode: u32, readable: bool) -> std::io::R
 }
 
 /// The size of the writes that fill new files (downloads, and the pages of
-/// files unpacked through a mapping): the page cache takes 64 KiB writes
-/// into a new file much faster than larger ones, which make the kernel
-/// allocate large folios from memory it has to fault in afresh (measured on
-/// Linux 6.18: writing 1 GB took 0.17 s in 64 KiB writes, 0.36-0.95 s in
-/// 1 MiB writes and 1.2-1.4 s in 4 MiB writes; docs/PERFORMANCE.md). A
-/// multiple of every page size in use, so that writes which start on a
-/// block start on a page.
+/// files unpacked through a mapping). On memory not touched recently, the
+/// page cache takes 64 KiB writes into a new file much faster than larger
+/// ones, which make the kernel allocate large folios from memory it has to
+/// fault in afresh (Linux 6.18 in a virtual machine: writing 1 GB took
+/// 0.17-0.21 s in 64 KiB writes, 0.36-0.95 s in 1 MiB writes and 1.2-1.4 s
+/// in 4 MiB writes); on warm memory 1 MiB writes save ~0.1 s per GB at most
+/// (docs/PERFORMANCE.md, the page-cache benchmark). A multiple of every page
+/// size in use, so that writes which start on a block start on a page.
 pub const WRITE_BLOCK: usize = 64 << 10;
 
 /// Positioned I/O on a file shared between threads: no call depends on

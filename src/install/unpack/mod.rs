@@ -454,9 +454,9 @@ fn reserve(f: &std::fs::File, size: u64) -> std::io::Result<bool> {
 /// `os::WRITE_BLOCK`s, so that its pages are in the page cache before it is
 /// mapped. Faulting the pages of a reserved file in through the mapping
 /// instead reads each one as a hole and zeroes it page by page, which cost
-/// two to four times the CPU of these writes (1.0-1.4 s against 0.3-0.8 s
-/// for 1 GB, docs/PERFORMANCE.md): most of the kernel's share of unpacking
-/// cuDNN.
+/// up to three times the CPU of these writes (for 1 GB, 1.0-1.4 s against
+/// 0.3-0.8 s on a fresh machine, 0.4-1.0 s against 0.3-0.4 s later;
+/// docs/PERFORMANCE.md): most of the kernel's share of unpacking cuDNN.
 fn page_in(mut f: &std::fs::File, size: u64) -> std::io::Result<()> {
     static ZEROS: [u8; crate::os::WRITE_BLOCK] = [0; crate::os::WRITE_BLOCK];
     let mut left = size;
