@@ -255,39 +255,41 @@ mod tests {
         assert_eq!(*order.lock().unwrap(), ["rising", "fixed"]);
     }
 
+    /// Spawns a task that waits for a slot at `urgency`; returns once it is
+    /// in line.
+    async fn waiter(slots: &Arc<Slots>, urgency: u64) -> tokio::task::JoinHandle<Slot> {
+        let before = slots.state.lock().unwrap().waiting.len();
+        let mine = slots.clone();
+        let task = tokio::spawn(async move { mine.acquire(fixed(urgency)).await });
+        while slots.state.lock().unwrap().waiting.len() <= before {
+            tokio::task::yield_now().await;
+        }
+        task
+    }
+
     /// A holder keeps its slot for work as urgent as any waiter's, and hands
     /// it over to a more urgent waiter.
     #[tokio::test]
     async fn a_renewed_slot_stays_unless_someone_more_urgent_waits() {
         let slots = Slots::new(1);
         let held = slots.acquire(fixed(5)).await;
-        let low = {
-            let slots = slots.clone();
-            tokio::spawn(async move { slots.acquire(fixed(1)).await })
-        };
-        while slots.state.lock().unwrap().waiting.is_empty() {
-            tokio::task::yield_now().await;
-        }
-        let held = slots.renew(held, fixed(5)).await;
-        assert_eq!(
-            slots.state.lock().unwrap().waiting.len(),
-            1,
-            "still waiting"
-        );
-        let high = {
-            let slots = slots.clone();
-            tokio::spawn(async move { slots.acquire(fixed(9)).await })
-        };
-        while slots.state.lock().unwrap().waiting.len() < 2 {
-            tokio::task::yield_now().await;
-        }
+        let low = waiter(&slots, 1).await;
+        // Kept at once (a slot handed to the waiter would leave this waiting).
+        let held = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            slots.renew(held, fixed(5)),
+        )
+        .await
+        .expect("renewed without waiting");
+        let in_line = slots.state.lock().unwrap().waiting.len();
+        assert_eq!(in_line, 1, "a less urgent waiter still waits");
+        let high = waiter(&slots, 9).await;
         let renewing = {
             let slots = slots.clone();
             tokio::spawn(async move { slots.renew(held, fixed(5)).await })
         };
         // The slot went to the most urgent waiter; the renewer waits.
-        let high_slot = high.await.unwrap();
-        drop(high_slot);
+        drop(high.await.unwrap());
         let renewed = renewing.await.unwrap();
         assert!(!low.is_finished(), "the least urgent is still last");
         drop(renewed);
