@@ -291,7 +291,8 @@ mod tests {
         // The slot went to the most urgent waiter; the renewer waits.
         drop(high.await.unwrap());
         let renewed = renewing.await.unwrap();
-        assert!(!low.is_finished(), "the least urgent is still last");
+        let in_line = slots.state.lock().unwrap().waiting.len();
+        assert_eq!(in_line, 1, "the least urgent is still last");
         drop(renewed);
         drop(low.await.unwrap());
     }

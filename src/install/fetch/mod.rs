@@ -83,7 +83,7 @@ use retry::Attempt;
 
 use crate::install::slots::Slots;
 use crate::install::sources::Artifact;
-use crate::os::hash;
+use crate::os::{WRITE_BLOCK, hash};
 use arrival::{Arrival, ArrivalEnd, ArrivalGuard};
 use part::{finished_ranges, ranges_file, remove_part, room_for};
 use ranges::RangeFallback;
@@ -95,13 +95,6 @@ pub const MAX_DOWNLOAD: u64 = 16 << 30;
 
 /// Files at least this large are fetched as parallel ranges (default).
 pub const PARALLEL_MIN: u64 = 48 << 20;
-
-/// Downloaded bytes are written in blocks of this size, not as the network
-/// hands them over: writes that start mid-page into a new part of the file
-/// make the kernel zero the rest of the page first, which cost ~0.2 s of CPU
-/// per GB (measured). Blocks larger than the one every new file is written
-/// in cost more, not less (see `os::WRITE_BLOCK`).
-const WRITE_BLOCK: usize = crate::os::WRITE_BLOCK;
 
 /// How long work reports itself. The library only knows this trait; the
 /// terminal implementation lives in `ui`.

@@ -15,13 +15,14 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::Fetcher;
 use super::arrival::{Arrival, write_out};
 use super::part::{create_part, ranges_file};
 use super::retry::{ATTEMPTS, Tries};
 use super::timeouts::{self, Paced};
-use super::{Fetcher, WRITE_BLOCK};
 use crate::install::slots::Urgency;
 use crate::install::sources::Artifact;
+use crate::os::WRITE_BLOCK;
 use crate::os::hash::Hasher;
 
 /// The largest range.
@@ -255,7 +256,7 @@ impl Fetcher {
         let mut pos = start;
         let mut stream = Paced::new(resp.bytes_stream(), &self.timeouts, started);
         let mut broken = false;
-        // Written in blocks (see WRITE_BLOCK); a broken range starts over,
+        // Written in blocks (see os::WRITE_BLOCK); a broken range starts over,
         // so what is held then is simply dropped.
         let mut block = Vec::with_capacity(WRITE_BLOCK);
         let write = |block: &mut Vec<u8>, at: u64| {
@@ -534,7 +535,7 @@ mod tests {
                 s.last().unwrap().1 - s.last().unwrap().0 < TAIL + 4096,
                 "{size}"
             );
-            // Every range starts on a page boundary (see WRITE_BLOCK).
+            // Every range starts on a page boundary (see os::WRITE_BLOCK).
             assert!(s.iter().all(|(a, _)| a % 4096 == 0), "{size}: {s:?}");
             assert!(s.iter().all(|(a, b)| b - a <= CHUNK_MAX), "{size}");
         }

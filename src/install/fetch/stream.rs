@@ -1,6 +1,6 @@
 //! One stream per download: for small files, files of unknown size and
 //! servers that ignore ranges. The bytes are hashed as they arrive and
-//! appended to the `.part` file in blocks (`WRITE_BLOCK`); a part that has
+//! appended to the `.part` file in blocks (`os::WRITE_BLOCK`); a part that has
 //! bytes already is resumed with a `Range` request, and a server that
 //! answers with the whole file gets a fresh part. A `file://` artifact is
 //! copied the same way, with the same hashing and bounds.
@@ -11,12 +11,13 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::Fetcher;
 use super::arrival::{Arrival, ArrivalEnd};
 use super::part::{no_room, remove_part, room_for, write_failed};
 use super::retry::{ATTEMPTS, Attempt, retrying};
 use super::timeouts::{self, Paced};
-use super::{Fetcher, WRITE_BLOCK};
 use crate::install::sources::Artifact;
+use crate::os::WRITE_BLOCK;
 use crate::os::hash::Hasher;
 
 /// How urgent a one-stream download is: such files are small (under
@@ -305,7 +306,7 @@ enum StreamStart {
 }
 
 /// A stream's bytes on their way into the part: hashed as they arrive,
-/// written in blocks (see `WRITE_BLOCK`), shown to a follower once written.
+/// written in blocks (see `os::WRITE_BLOCK`), shown to a follower once written.
 struct StreamInto<'s> {
     a: &'s Artifact,
     part: &'s Path,
