@@ -62,7 +62,8 @@ pub struct Leftover {
     /// The unpacked packages the version was built from: its own files
     /// (hard links), so they cost no disk of their own.
     pub packages: u64,
-    /// Downloaded archives deleted after the commit.
+    /// Downloaded archives deleted: after the commit, or as they were
+    /// unpacked (a ranged download that was not kept lets go of its bytes).
     pub downloads_deleted: u64,
     /// Downloaded archives kept (`keep-downloads`).
     pub downloads_kept: u64,
@@ -109,7 +110,7 @@ pub async fn install(
             let from_store = || {
                 fetcher.progress().status(line, "cached");
                 fetcher.progress().finish(line);
-                Ok::<PathBuf, Error>(unpacked.clone())
+                Ok::<(PathBuf, u64), Error>((unpacked.clone(), 0))
             };
             if unpacked.is_dir() {
                 return from_store();
@@ -119,10 +120,10 @@ pub async fn install(
             // before it is unpacked, and fetched anew if it changed.
             let was_cached = fetcher.cache().file_for(a).is_file();
             if !was_cached && matches!(a.format, ArchiveFormat::Wheel | ArchiveFormat::Zip) {
-                match fetch_and_unpack(fetcher, a, line, cores).await? {
-                    Some(pkg) => {
+                match fetch_and_unpack(fetcher, a, line, cores, opts.keep_downloads).await? {
+                    Some(done) => {
                         fetcher.progress().finish(line);
-                        return Ok(pkg);
+                        return Ok(done);
                     }
                     // Another install unpacked it meanwhile.
                     None if unpacked.is_dir() => return from_store(),
@@ -140,10 +141,13 @@ pub async fn install(
                 r => r?,
             };
             fetcher.progress().finish(line);
-            Ok::<PathBuf, Error>(pkg)
+            Ok::<(PathBuf, u64), Error>((pkg, 0))
         }
     });
-    let pkgs = futures_util::future::try_join_all(jobs).await?;
+    let (pkgs, let_go): (Vec<PathBuf>, Vec<u64>) = futures_util::future::try_join_all(jobs)
+        .await?
+        .into_iter()
+        .unzip();
 
     // Assemble the tree from the packages.
     let root = staging.path().to_path_buf();
@@ -167,7 +171,8 @@ pub async fn install(
     let installed = staging.commit_with(&meta, &known)?;
     failpoint::hit(Point::AfterCommit);
     drop(lock);
-    let left = leave_cache(fetcher.cache(), plan, &pkgs, opts.keep_downloads);
+    let mut left = leave_cache(fetcher.cache(), plan, &pkgs, opts.keep_downloads);
+    left.downloads_deleted += let_go.iter().sum::<u64>();
     Ok(Outcome::Installed(installed, left))
 }
 
@@ -236,14 +241,17 @@ fn package_key(a: &Artifact) -> String {
 }
 
 /// Downloads a zip or wheel and unpacks it into the package store at the
-/// same time. `None` when the package turns out to be there already; the
-/// caller then takes the ordinary path (which finds it).
+/// same time; returns the package and the bytes of its download that were
+/// let go of meanwhile (unless `keep`: see `Fetcher::fetch_following`).
+/// `None` when the package turns out to be there already; the caller then
+/// takes the ordinary path (which finds it).
 async fn fetch_and_unpack(
     fetcher: &Fetcher,
     a: &Artifact,
     line: usize,
     cores: &Arc<Slots>,
-) -> Result<Option<PathBuf>> {
+    keep: bool,
+) -> Result<Option<(PathBuf, u64)>> {
     let cache = fetcher.cache();
     let pkgs = cache.pkgs();
     let key = package_key(a);
@@ -289,12 +297,16 @@ async fn fetch_and_unpack(
             .map_err(Error::task("unpacking"))?
         }
     };
-    let (file, early) = tokio::join!(fetcher.fetch_following(a, line, Some(follower)), unpacking);
+    let fetching = fetcher.fetch_following(a, line, Some(follower), keep);
+    let (file, early) = tokio::join!(fetching, unpacking);
     // A failed download is the error, whatever the unpack saw meanwhile.
     let file = file?;
     failpoint::hit(Point::AfterDownload);
     let (tmp, summary) = match early {
         Ok(Some(summary)) => (tmp, summary),
+        // The download let go of the bytes the unpack had used (it is not
+        // kept), and it was verified: what the unpack found is the answer.
+        Err(e) if !file.exists() => return Err(e),
         // The unpack could not run or failed: do it again from the verified
         // file, so that a real problem of the archive is reported as such.
         _ => {
@@ -312,7 +324,13 @@ async fn fetch_and_unpack(
     };
     store_package(tmp, &summary, &dest)?;
     drop(lock);
-    Ok(Some(dest))
+    // A download that let go of its bytes is gone already.
+    let let_go = if file.exists() {
+        0
+    } else {
+        a.size.unwrap_or(0)
+    };
+    Ok(Some((dest, let_go)))
 }
 
 /// Records a freshly unpacked package's file list, then moves it to its

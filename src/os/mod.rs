@@ -56,11 +56,13 @@ pub use imp::DLLS_ON_PATH;
 pub use imp::ITANIUM_CXX_ABI;
 /// Whether the dynamic loader can log what it loads (`trace`).
 pub use imp::LOADER_LOGS;
+/// Whether `punch_hole` can free bytes in place (Linux).
+pub use imp::PUNCHES_HOLES;
 /// Whether activation sets `CUDA_PATH_V<major>_<minor>` (Windows).
 pub use imp::VERSIONED_CUDA_PATH;
 pub use imp::{
     access_readable, access_writable, cache_hint, command_name, exec_command, exec_with_env,
-    exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs, os_string_from_bytes,
+    exit_signal, ignore_sigpipe, kill_self, nvidia_smi_dirs, os_string_from_bytes, punch_hole,
     rename_noreplace, reserve, self_exe_id, set_arg0, shim_file_name, signal_name, system_dll_dir,
 };
 /// What the `shim-probe` build's stage exec hands on.

@@ -26,6 +26,9 @@ pub const DLLS_ON_PATH: bool = false;
 /// glibc's loader writes what it loads where LD_DEBUG asks (`trace` reads it).
 pub const LOADER_LOGS: bool = true;
 
+/// Linux frees a file's bytes in place (`punch_hole`).
+pub const PUNCHES_HOLES: bool = cfg!(target_os = "linux");
+
 /// C++ libraries here (NVIDIA's, built with GCC) follow the Itanium C++ ABI:
 /// a virtual destructor takes two vtable entries, overloads keep their
 /// declaration order, `this` is the first argument.
@@ -256,6 +259,29 @@ pub fn cache_hint(file: &File, start: u64, end: u64, drop: bool) {
         if drop {
             libc::posix_fadvise(fd, at, len, libc::POSIX_FADV_DONTNEED);
         }
+    }
+}
+
+/// Frees bytes `start..end` of `file` (they read as zeros after), with
+/// their page-cache pages and disk blocks, without writing them anywhere;
+/// false where the file system or the kernel cannot (nothing changed then).
+pub fn punch_hole(file: &File, start: u64, end: u64) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let (Ok(at), Ok(len)) = (
+            libc::off64_t::try_from(start),
+            libc::off64_t::try_from(end.saturating_sub(start)),
+        ) else {
+            return false;
+        };
+        let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+        // SAFETY: a valid descriptor; no memory is passed.
+        unsafe { libc::fallocate64(file.as_raw_fd(), mode, at, len) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, start, end);
+        false
     }
 }
 

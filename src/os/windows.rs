@@ -78,6 +78,9 @@ pub const DLLS_ON_PATH: bool = true;
 /// "loader snaps"), so `trace` has nothing to read.
 pub const LOADER_LOGS: bool = false;
 
+/// See `punch_hole`.
+pub const PUNCHES_HOLES: bool = false;
+
 /// C++ DLLs here (NVIDIA's, built with MSVC) follow MSVC's ABI, not the
 /// Itanium one: one vtable entry per virtual destructor, overloads grouped,
 /// class values returned through a hidden pointer.
@@ -343,6 +346,11 @@ pub fn write_all_at(f: &File, mut buf: &[u8], mut at: u64) -> io::Result<()> {
 
 /// Page-cache hints are Linux's; Windows' cache manager decides alone.
 pub fn cache_hint(_file: &File, _start: u64, _end: u64, _drop: bool) {}
+
+/// Holes are Linux's here: on Windows the bytes stay until the file goes.
+pub fn punch_hole(_file: &File, _start: u64, _end: u64) -> bool {
+    false
+}
 
 pub fn advise_written_whole(_map: &memmap2::MmapMut) {}
 

@@ -934,6 +934,165 @@ fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
     );
 }
 
+/// What a ranged download's record says is there, range by range: the
+/// last line about a range wins (`gone a b` after `a b`: its bytes were let
+/// go of).
+fn recorded_ranges(record: &str) -> std::collections::BTreeMap<String, bool> {
+    let mut there = std::collections::BTreeMap::new();
+    for line in record.lines().skip(1) {
+        match line.strip_prefix("gone ") {
+            Some(range) => there.insert(range.to_string(), false),
+            None => there.insert(line.to_string(), true),
+        };
+    }
+    there
+}
+
+/// A download that is not kept lets go of what the unpack is done with:
+/// killed with one range held back, its record says which ranges are gone,
+/// and the next install asks for exactly those and the held one, and
+/// installs the same bytes. Nothing of it is left in the cache after.
+#[test]
+fn a_killed_install_fetches_again_what_it_had_let_go_of_and_what_it_lacked() {
+    let first: Vec<u8> = (0..5_500_000u32).map(|i| (i * 31 % 253) as u8).collect();
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let last: Vec<u8> = (0..6_000_000u32).map(|i| (i * 17 % 239) as u8).collect();
+    let w = zip(&[
+        file("nvidia/cuda_runtime/include/first.h", &first),
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+        file("nvidia/cuda_runtime/include/last.h", &last),
+        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
+    ]);
+    let spans = cudaenv::install::fetch::spans(w.len() as u64);
+    // The last range before the tail: inside last.h, which then waits, while
+    // first.h is unpacked and its bytes let go of.
+    let held = spans[spans.len() - 2];
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));
+    let env = TestEnv::new();
+    let mut child = ranged_install(&env, &srv)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let record = || {
+        let mut all = Vec::new();
+        walk(&env.root.join("cache/downloads"), &mut all);
+        all.iter()
+            .find(|p| p.ends_with(".part.ranges"))
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let there = recorded_ranges(&record());
+        if there.len() == spans.len() - 1 && there.values().any(|t| !t) {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "install ended early");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no range was let go of: {}",
+            record()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    let there = recorded_ranges(&record());
+    let mut lacking: Vec<String> = spans
+        .iter()
+        .map(|(a, b)| format!("{a} {b}"))
+        .filter(|r| there.get(r) != Some(&true))
+        .map(|r| {
+            let (a, b) = r.split_once(' ').unwrap();
+            format!("bytes={a}-{}", b.parse::<u64>().unwrap() - 1)
+        })
+        .collect();
+    assert!(
+        lacking.len() >= 2 && lacking.len() < spans.len() - 1,
+        "some ranges gone, some kept: {lacking:?}"
+    );
+
+    srv.ranges.lock().unwrap().clear();
+    *srv.mode.lock().unwrap() = Mode::Normal;
+    let out = ranged_install(&env, &srv).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let mut asked = srv.ranges.lock().unwrap().clone();
+    asked.sort();
+    lacking.sort();
+    assert_eq!(
+        asked, lacking,
+        "asked for what was gone or missing, nothing else"
+    );
+    let tree = env.root.join("versions/12.4.1");
+    assert_eq!(
+        std::fs::read(tree.join("lib64/libcudart.so.12")).unwrap(),
+        lib
+    );
+    assert_eq!(std::fs::read(tree.join("include/first.h")).unwrap(), first);
+    assert_eq!(std::fs::read(tree.join("include/last.h")).unwrap(), last);
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    assert!(all.iter().all(|p| !p.ends_with(".whl")), "{all:?}");
+}
+
+/// Bytes are let go of only once nothing will read them: the local header of
+/// a member the layout skips (checked at the end) keeps its bytes, even when
+/// the member around it was unpacked long before.
+#[test]
+fn letting_go_keeps_the_local_headers_still_to_be_checked() {
+    let first: Vec<u8> = (0..9_000_000u32).map(|i| (i * 31 % 253) as u8).collect();
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let w = zip(&[
+        file("nvidia_cuda_runtime_cu12-12.4.127.dist-info/RECORD", b""),
+        file("nvidia/cuda_runtime/include/first.h", &first),
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+    ]);
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let out = ranged_install(&env, &srv).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let tree = env.root.join("versions/12.4.1");
+    assert_eq!(std::fs::read(tree.join("include/first.h")).unwrap(), first);
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    assert!(
+        all.iter()
+            .all(|p| !p.ends_with(".whl") && !p.ends_with(".part")),
+        "{all:?}"
+    );
+}
+
+/// The same ranged download with `keep-downloads`: nothing is let go of,
+/// and the cache keeps the whole wheel, verified.
+#[test]
+fn a_kept_ranged_download_is_cached_whole() {
+    let big: Vec<u8> = (0..9_000_000u32).map(|i| (i * 31 % 253) as u8).collect();
+    let lib: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let w = zip(&[
+        file("nvidia/cuda_runtime/include/big.h", &big),
+        file("nvidia/cuda_runtime/lib/libcudart.so.12", &lib),
+    ]);
+    let srv = Server::start(w.clone(), sha256(&w), Mode::Normal);
+    let env = TestEnv::new();
+    let out = ranged_install(&env, &srv)
+        .env("CUDAENV_KEEP_DOWNLOADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    let kept: Vec<_> = all.iter().filter(|p| p.ends_with(".whl")).collect();
+    assert_eq!(kept.len(), 1, "{all:?}");
+    assert_eq!(
+        std::fs::read(kept[0]).unwrap(),
+        w,
+        "the cached wheel is whole"
+    );
+}
+
 /// A reinstall takes its file list's CRC-32s from the package store's list
 /// instead of reading the files again: damage done to a stored package after
 /// it was unpacked then shows in `versions --check` (had the files been read,

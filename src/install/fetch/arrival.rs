@@ -4,6 +4,14 @@
 //! abandoned. The downloading side updates an [`Arrival`]; the follower
 //! reads through an [`ArrivingFile`], whose reads wait for the bytes and
 //! fail once the download is abandoned (it restarted from zero, or failed).
+//!
+//! A download that is not kept (`keep-downloads` off) *lets go* of what its
+//! follower no longer needs: those bytes are punched out of the `.part`
+//! (`os::punch_hole`), so they are never written to disk and their memory
+//! serves what comes next, and the file is removed when it completes instead
+//! of being moved into the cache (it is no longer whole). Before bytes go, the
+//! ranges they belong to are recorded as gone (`part::GONE`), so that a
+//! download killed meanwhile fetches them again when it resumes.
 
 use std::fs::File;
 use std::sync::{Arc, Condvar, Mutex};
@@ -32,6 +40,8 @@ pub(super) struct Arrived {
     released: Vec<bool>,
     /// Counts changes (see `ArrivingFile::generation`).
     generation: u64,
+    /// For a download that lets go of used bytes (see the module docs).
+    let_go: Option<LetGo>,
     /// Byte ranges the follower wants first, most wanted first, each with
     /// its weight (see `ArrivingFile::prefer`).
     pub(super) preferred: Vec<(u64, u64, u64)>,
@@ -39,6 +49,15 @@ pub(super) struct Arrived {
     /// is complete.
     pub(super) ranges: Vec<(u64, u64, bool)>,
     end: ArrivalEnd,
+}
+
+/// How a ranged download that is not kept lets go of bytes: its ranges
+/// (`spans`), which of them are gone, and the record of finished ranges,
+/// where a range is marked gone before its bytes go.
+pub(super) struct LetGo {
+    pub(super) record: Arc<Mutex<File>>,
+    pub(super) spans: Arc<[(u64, u64)]>,
+    pub(super) gone: Vec<bool>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +108,20 @@ impl Arrival {
 
     pub(super) fn finish(&self, end: ArrivalEnd) {
         self.update(|a| a.end = end);
+    }
+
+    /// From now on, bytes the follower no longer needs are punched out of
+    /// the file (see the module docs); set before the first range starts.
+    pub(super) fn let_go(&self, let_go: LetGo) {
+        self.update(|a| a.let_go = Some(let_go));
+    }
+
+    /// Whether this download lets go of used bytes: then its file is never
+    /// whole once complete, and never goes into the cache. A download that
+    /// started over (from zero, in a new file) lets go of nothing.
+    pub(super) fn letting_go(&self) -> bool {
+        let a = self.state.lock().expect("poisoned");
+        a.let_go.is_some() && a.end != ArrivalEnd::Abandoned
     }
 }
 
@@ -203,15 +236,17 @@ impl ArrivingFile {
     }
 
     /// Says that of the bytes read so far only `needed` (sorted by start)
-    /// will be read again. The others, once hashed too, are written out and
-    /// dropped from the page cache, so that the memory they held serves what
-    /// comes next: a gigabyte wheel then does not also hold a gigabyte of
-    /// memory while its members are being unpacked, and memory used again is
-    /// cheaper than memory touched for the first time (much cheaper in
-    /// virtual machines, see docs/PERFORMANCE.md). Only a hint: dropped
-    /// bytes read again come from the disk.
+    /// will be read again. The others, once hashed too, leave the page
+    /// cache, so that the memory they held serves what comes next: a
+    /// gigabyte wheel then does not also hold a gigabyte of memory while its
+    /// members are being unpacked, and memory used again is cheaper than
+    /// memory touched for the first time (much cheaper in virtual machines,
+    /// see docs/PERFORMANCE.md). A download that lets go of used bytes
+    /// punches them out: they are gone, so `needed` must name every byte
+    /// still to be read. Any other is written out and dropped, and bytes read
+    /// again come from the disk.
     pub fn release_except(&self, needed: &[(u64, u64)]) {
-        let (file, blocks) = {
+        let (file, blocks, gone) = {
             let mut a = self.arrival.state.lock().expect("poisoned");
             let Some(file) = a.file.clone() else {
                 return;
@@ -241,10 +276,23 @@ impl ArrivingFile {
                     blocks.push((lo, hi));
                 }
             }
-            (file, blocks)
+            let gone = a.let_go.as_mut().map(|l| l.mark_gone(&blocks));
+            (file, blocks, gone)
         };
+        // The ranges are recorded as gone before their bytes go; a record
+        // that cannot be written keeps the bytes.
+        let punch = gone.is_some_and(|(record, lines)| {
+            lines.is_empty()
+                || std::io::Write::write_all(
+                    &mut *record.lock().expect("poisoned"),
+                    lines.as_bytes(),
+                )
+                .is_ok()
+        });
         for (lo, hi) in blocks {
-            drop_cached(&file, lo, hi);
+            if !(punch && crate::os::punch_hole(&file, lo, hi)) {
+                drop_cached(&file, lo, hi);
+            }
         }
     }
 
@@ -263,7 +311,26 @@ impl ArrivingFile {
     }
 }
 
-/// Downloads are dropped from the page cache in blocks of this size.
+impl LetGo {
+    /// Marks the ranges that `blocks` overlap as gone, and returns the
+    /// record with the lines that say so (empty when they were already).
+    fn mark_gone(&mut self, blocks: &[(u64, u64)]) -> (Arc<Mutex<File>>, String) {
+        let mut lines = String::new();
+        for &(lo, hi) in blocks {
+            let first = self.spans.partition_point(|s| s.1 <= lo);
+            for i in (first..self.spans.len()).take_while(|&i| self.spans[i].0 < hi) {
+                if !self.gone[i] {
+                    self.gone[i] = true;
+                    let (a, b) = self.spans[i];
+                    lines.push_str(&format!("{} {a} {b}\n", super::part::GONE));
+                }
+            }
+        }
+        (self.record.clone(), lines)
+    }
+}
+
+/// Downloads leave the page cache in blocks of this size.
 const RELEASE_BLOCK: u64 = 4 << 20;
 
 /// Starts writing bytes `start..end` of `file` to disk, without waiting:
@@ -383,5 +450,64 @@ mod tests {
         assert_eq!(released, [true, true, true], "never past the hashed bytes");
         arrival.finish(ArrivalEnd::Abandoned);
         assert!(file.wait_for(0, 1).is_err());
+    }
+
+    /// A download that lets go of used bytes records their ranges as gone,
+    /// then punches them out; what is still needed stays.
+    #[test]
+    fn letting_go_records_the_ranges_gone_then_frees_their_bytes() {
+        use crate::install::fetch::part::{finished_ranges, ranges_file};
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("x.part");
+        let len = 3 * RELEASE_BLOCK;
+        let f = create_part(&part, len).unwrap();
+        crate::os::write_all_at(&f, &vec![7u8; len as usize], 0).unwrap();
+        let spans: Arc<[(u64, u64)]> = crate::install::fetch::spans(len).into();
+        let mut record = File::options()
+            .append(true)
+            .open(ranges_file(&part))
+            .unwrap();
+        for (a, b) in spans.iter() {
+            std::io::Write::write_all(&mut record, format!("{a} {b}\n").as_bytes()).unwrap();
+        }
+        let arrival = Arc::new(Arrival::default());
+        arrival.attach(&f);
+        assert!(!arrival.letting_go());
+        arrival.let_go(LetGo {
+            record: Arc::new(Mutex::new(record)),
+            spans: spans.clone(),
+            gone: vec![false; spans.len()],
+        });
+        assert!(arrival.letting_go());
+        arrival.update(|m| {
+            m.ranges = spans.iter().map(|&(a, b)| (a, b, true)).collect();
+            m.hashed = len;
+        });
+        let file = ArrivingFile {
+            arrival: arrival.clone(),
+            len,
+        };
+        let byte = |at: u64| {
+            let mut b = [0u8; 1];
+            crate::os::read_exact_at(&f, &mut b, at).unwrap();
+            b[0]
+        };
+        let freed = if crate::os::PUNCHES_HOLES { 0 } else { 7 };
+
+        // The second block is still needed: only the ranges wholly inside
+        // it are still there.
+        file.release_except(&[(RELEASE_BLOCK + 10, RELEASE_BLOCK + 20)]);
+        let inside = |&(a, b): &(u64, u64)| a >= RELEASE_BLOCK && b <= 2 * RELEASE_BLOCK;
+        let expected: Vec<bool> = spans.iter().map(inside).collect();
+        assert!(expected.contains(&true) && expected.contains(&false));
+        assert_eq!(finished_ranges(&part, len), Some(expected));
+        assert_eq!((byte(5), byte(RELEASE_BLOCK + 5)), (freed, 7));
+
+        file.release_except(&[]);
+        assert_eq!(finished_ranges(&part, len), Some(vec![false; spans.len()]));
+        assert_eq!(byte(RELEASE_BLOCK + 5), freed, "freed where the system can");
+        let record = std::fs::read_to_string(ranges_file(&part)).unwrap();
+        let gone = record.lines().filter(|l| l.starts_with("gone ")).count();
+        assert_eq!(gone, spans.len(), "each range is recorded gone once");
     }
 }

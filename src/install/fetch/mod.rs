@@ -22,9 +22,11 @@
 //! where the bytes have arrived, waiting for more, so that work on the bytes
 //! (unpacking a wheel) overlaps the transfer. The follower can say which bytes
 //! it wants first (the next ranges start there) and which it no longer needs
-//! (once hashed, they are written out and dropped from the page cache). It
-//! learns nothing is final: the hash is only known at the end, and a download
-//! that restarts from zero or fails makes its reads fail.
+//! (once hashed, they are written out and dropped from the page cache; a
+//! ranged download that is not kept punches them out instead, and is removed
+//! rather than cached once verified: see `arrival`). It learns nothing is
+//! final: the hash is only known at the end, and a download that restarts
+//! from zero or fails makes its reads fail.
 //!
 //! Every download has an upper bound: the size its index or manifest
 //! announces (a `cudaenv mirror` read through `file://` announces its
@@ -225,17 +227,22 @@ impl Fetcher {
     /// Returns the verified file for `a`, downloading it unless cached.
     /// `line` is the artifact's progress line.
     pub async fn fetch(&self, a: &Artifact, line: usize) -> Result<PathBuf> {
-        self.fetch_following(a, line, None).await
+        self.fetch_following(a, line, None, true).await
     }
 
     /// `fetch`, with `follower` run on its own thread over the bytes as they
     /// arrive when the file is downloaded from its first byte (not when it is
     /// cached, copied from a `file://` mirror or resumed: then it never runs).
+    /// Unless `keep`, a ranged download that the follower follows lets go of
+    /// the bytes it is done with (see `arrival`): then, once verified, it is
+    /// removed instead of moved into the cache, and the path returned does
+    /// not exist (the follower has all it needed).
     pub async fn fetch_following(
         &self,
         a: &Artifact,
         line: usize,
         follower: Option<Follower>,
+        keep: bool,
     ) -> Result<PathBuf> {
         let dest = self.cache.file_for(a);
         if dest.is_file() {
@@ -274,14 +281,24 @@ impl Fetcher {
         let mark = Arc::new(Arrival::default());
         let guard = ArrivalGuard(mark.clone());
         let fresh = local_path(a.url.expose()).is_none() && std::fs::metadata(&part).is_err();
-        match (follower, a.size) {
-            (Some(follow), Some(len)) if fresh => follow(ArrivingFile {
-                arrival: mark.clone(),
-                len,
-            }),
-            _ => mark.finish(ArrivalEnd::Abandoned),
-        }
-        let actual = self.download(a, &part, line, &mark).await?;
+        let followed = match (follower, a.size) {
+            (Some(follow), Some(len)) if fresh => {
+                follow(ArrivingFile {
+                    arrival: mark.clone(),
+                    len,
+                });
+                true
+            }
+            _ => {
+                mark.finish(ArrivalEnd::Abandoned);
+                false
+            }
+        };
+        // Only a sha256 is checked as the bytes arrive: an md5 takes a pass
+        // over the whole file at the end. Where bytes cannot be freed in
+        // place, they are written out and dropped as for a kept download.
+        let let_go = followed && !keep && a.sha256.is_some() && crate::os::PUNCHES_HOLES;
+        let actual = self.download(a, &part, line, &mark, let_go).await?;
         if let Some(expected) = &a.sha256
             && !actual.eq_ignore_ascii_case(expected)
         {
@@ -313,10 +330,17 @@ impl Fetcher {
                 }));
             }
         }
+        let whole = !mark.letting_go();
         mark.finish(ArrivalEnd::Complete);
         drop(guard);
-        std::fs::rename(&part, &dest).map_err(Error::io("cannot move into the cache", &dest))?;
-        let _ = std::fs::remove_file(ranges_file(&part));
+        if whole {
+            std::fs::rename(&part, &dest)
+                .map_err(Error::io("cannot move into the cache", &dest))?;
+            let _ = std::fs::remove_file(ranges_file(&part));
+        } else {
+            // Its follower holds it open; no one else may take it as whole.
+            remove_part(&part);
+        }
         drop(lock);
         Ok(dest)
     }
@@ -328,6 +352,7 @@ impl Fetcher {
         part: &Path,
         line: usize,
         mark: &Arc<Arrival>,
+        let_go: bool,
     ) -> Result<String> {
         // A mirror can be a local directory (`file:///srv/nvidia`), e.g. on an
         // air-gapped cluster: copied with the same hashing and size checks.
@@ -351,7 +376,8 @@ impl Fetcher {
             && s >= self.parallel_min
             && (have == 0 || finished.is_some())
         {
-            match self.download_ranges(a, part, s, line, mark, finished).await {
+            let ranged = self.download_ranges(a, part, s, line, mark, finished, let_go);
+            match ranged.await {
                 Ok(h) => return Ok(h),
                 Err(RangeFallback::Ignored) => {
                     // Starts over as one stream: a follower cannot go on.

@@ -35,8 +35,13 @@ pub(super) fn create_part(part: &Path, size: u64) -> std::io::Result<File> {
 }
 
 /// The first line of a ranged download's record, followed by the file size;
-/// then one `start end` line per finished range.
+/// then one `start end` line per finished range, and `gone start end` for a
+/// finished range whose bytes were let go since (see `arrival`): the last
+/// line about a range says what it is.
 const RECORD_HEADER: &str = "cudaenv-ranges-1";
+
+/// The word that starts the line of a range whose bytes were let go.
+pub(super) const GONE: &str = "gone";
 
 /// Where a ranged download records the ranges it finished.
 pub(super) fn ranges_file(part: &Path) -> PathBuf {
@@ -60,13 +65,17 @@ pub(super) fn finished_ranges(part: &Path, size: u64) -> Option<Vec<bool>> {
     for line in lines {
         // A line cut short by a crash, or not one of this file's ranges,
         // is ignored: that range is fetched again.
-        let Some((a, b)) = line.split_once(' ') else {
+        let (there, range) = match line.strip_prefix(GONE).and_then(|l| l.strip_prefix(' ')) {
+            Some(range) => (false, range),
+            None => (true, line),
+        };
+        let Some((a, b)) = range.split_once(' ') else {
             continue;
         };
         if let (Ok(a), Ok(b)) = (a.parse::<u64>(), b.parse::<u64>())
             && let Ok(i) = spans.binary_search(&(a, b))
         {
-            done[i] = true;
+            done[i] = there;
         }
     }
     Some(done)
@@ -156,6 +165,18 @@ mod tests {
         let done = finished_ranges(&part, size).unwrap();
         assert_eq!(done.iter().filter(|d| **d).count(), 1);
         assert!(done[1]);
+        // A range let go of is no longer there, unless fetched again after.
+        let (c, d) = spans[3];
+        let with = |extra: &str| {
+            std::fs::write(&record, format!("{header}{a} {b}\n{c} {d}\n{extra}")).unwrap();
+            finished_ranges(&part, size).unwrap()
+        };
+        let gone = with(&format!("{GONE} {a} {b}\n"));
+        assert!(!gone[1] && gone[3], "{gone:?}");
+        let again = with(&format!("{GONE} {a} {b}\n{a} {b}\n"));
+        assert!(again[1] && again[3], "{again:?}");
+        let garbled = with(&format!("{GONE}{a} {b}\n"));
+        assert!(garbled[1] && garbled[3], "{garbled:?}");
         // A record for another size, or a part of another size, is no record.
         assert_eq!(finished_ranges(&part, size + 1), None);
         std::fs::write(&record, format!("{RECORD_HEADER} {}\n{a} {b}\n", size + 1)).unwrap();

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::Fetcher;
-use super::arrival::{Arrival, write_out};
+use super::arrival::{Arrival, LetGo, write_out};
 use super::part::{create_part, ranges_file};
 use super::retry::{ATTEMPTS, Tries};
 use super::timeouts::{self, Paced};
@@ -65,7 +65,9 @@ const TAIL_URGENCY: u64 = u64::MAX;
 
 impl Fetcher {
     /// Several ranges at once into a preallocated `part`; a thread hashes the
-    /// contiguous prefix as chunks complete.
+    /// contiguous prefix as chunks complete. With `let_go`, bytes its
+    /// follower is done with are punched out (see `arrival`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn download_ranges(
         &self,
         a: &Artifact,
@@ -74,12 +76,22 @@ impl Fetcher {
         line: usize,
         mark: &Arc<Arrival>,
         finished: Option<Vec<bool>>,
+        let_go: bool,
     ) -> Result<String, RangeFallback> {
         let spans: Arc<[(u64, u64)]> = spans(size).into();
         let (file, finished, record) =
             open_ranged_part(part, size, spans.len(), finished).map_err(RangeFallback::Error)?;
         let file = Arc::new(file);
+        let record = Arc::new(Mutex::new(record));
         mark.attach(&file);
+        if let_go {
+            mark.let_go(LetGo {
+                record: record.clone(),
+                spans: spans.clone(),
+                gone: vec![false; spans.len()],
+            });
+        }
+        let to_disk = !mark.letting_go();
         mark.update(|m| {
             m.ranges = spans
                 .iter()
@@ -119,8 +131,9 @@ impl Fetcher {
             spans,
             file,
             chunks,
-            record: Mutex::new(record),
+            record,
             mark,
+            to_disk,
         };
         let workers = (0..RANGE_WORKERS).map(|_| self.range_worker(&ranged, &picker));
         // The first failure ends the download (the other ranges are dropped).
@@ -348,13 +361,18 @@ struct Ranged<'r> {
     /// The finished ranges, for the thread that hashes them.
     chunks: Arc<Chunks>,
     /// The record of finished ranges (see `part::finished_ranges`).
-    record: Mutex<File>,
+    record: Arc<Mutex<File>>,
     mark: &'r Arc<Arrival>,
+    /// Whether finished ranges start on their way to the disk: not when
+    /// the download lets go of used bytes (they would be written only to
+    /// be freed).
+    to_disk: bool,
 }
 
 impl Ranged<'_> {
-    /// Range `i` is written: recorded, started on its way to the disk, and
-    /// told to the hashing thread and the follower.
+    /// Range `i` is written: recorded, started on its way to the disk
+    /// (unless let go of later), and told to the hashing thread and the
+    /// follower.
     fn finished(&self, i: usize) -> Result<()> {
         let (start, end) = self.spans[i];
         // Recorded once its bytes are written, for a later
@@ -364,7 +382,9 @@ impl Ranged<'_> {
             format!("{start} {end}\n").as_bytes(),
         )
         .map_err(Error::io("cannot write", self.part))?;
-        write_out(&self.file, start, end);
+        if self.to_disk {
+            write_out(&self.file, start, end);
+        }
         let mut g = self.chunks.done.lock().expect("poisoned");
         g.0[i] = true;
         self.chunks.cv.notify_all();

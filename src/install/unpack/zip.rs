@@ -404,8 +404,10 @@ struct Queue<'a> {
     files: &'a [FileMember],
     /// What is left to unpack (indices into `files`), largest first.
     left: Mutex<Vec<usize>>,
-    /// The bytes of the members not yet unpacked: the others are not needed
-    /// again (see `ArrivingFile::release_except`).
+    /// The bytes still to be read, by member index: those of the members
+    /// not yet unpacked, and the local headers of the members no worker
+    /// unpacks (checked at the end). No other byte is needed again (see
+    /// `ArrivingFile::release_except`).
     pending: Mutex<std::collections::BTreeSet<(u64, u64, usize)>>,
 }
 
@@ -415,10 +417,18 @@ impl<'a> Queue<'a> {
         zip: &'a ZipArchive<SharedFile>,
         files: &'a [FileMember],
     ) -> Queue<'a> {
-        let pending = files
+        let mut pending: std::collections::BTreeSet<_> = files
             .iter()
             .filter_map(|f| span_of(zip, f.index).map(|(lo, hi)| (lo, hi, f.index)))
             .collect();
+        let unpacked: std::collections::HashSet<usize> = files.iter().map(|f| f.index).collect();
+        for i in (0..zip.len()).filter(|i| !unpacked.contains(i)) {
+            // What `LocalCheck::check` reads of a header that matches.
+            if let Ok(e) = zip.by_index_data(i) {
+                let lo = e.header_start();
+                pending.insert((lo, lo.saturating_add(30 + e.name_raw().len() as u64), i));
+            }
+        }
         Queue {
             source,
             zip,
