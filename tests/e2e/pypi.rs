@@ -796,6 +796,26 @@ fn ranged_install(env: &TestEnv, srv: &Server) -> std::process::Command {
     c
 }
 
+/// `ranged_install` in the background, its output dropped.
+fn ranged_install_in_background(env: &TestEnv, srv: &Server) -> std::process::Child {
+    ranged_install(env, srv)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The record of finished ranges beside a ranged download's part file
+/// (empty while there is none).
+fn part_record(env: &TestEnv) -> String {
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    all.iter()
+        .find(|p| p.ends_with(".part.ranges"))
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default()
+}
+
 /// A wheel large enough to be fetched as several ranges (with
 /// `CUDAENV_PARALLEL_DOWNLOAD_MIN=1`): the runtime library (300 kB) and a
 /// header (400 kB), stored. Returns the wheel, the library and the header.
@@ -882,20 +902,9 @@ fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
     let held = spans[spans.len() / 2];
     let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));
     let env = TestEnv::new();
-    let mut child = ranged_install(&env, &srv)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = ranged_install_in_background(&env, &srv);
     // The download's record of finished ranges: every range but the held one.
-    let finished = || {
-        let mut all = Vec::new();
-        walk(&env.root.join("cache/downloads"), &mut all);
-        all.iter()
-            .find(|p| p.ends_with(".part.ranges"))
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .map_or(0, |t| t.lines().count().saturating_sub(1))
-    };
+    let finished = || part_record(&env).lines().count().saturating_sub(1);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while finished() < spans.len() - 1 {
         assert!(child.try_wait().unwrap().is_none(), "install ended early");
@@ -969,19 +978,8 @@ fn a_killed_install_fetches_again_what_it_had_let_go_of_and_what_it_lacked() {
     let held = spans[spans.len() - 2];
     let srv = Server::start(w.clone(), sha256(&w), Mode::Hold(held.0 as usize));
     let env = TestEnv::new();
-    let mut child = ranged_install(&env, &srv)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let record = || {
-        let mut all = Vec::new();
-        walk(&env.root.join("cache/downloads"), &mut all);
-        all.iter()
-            .find(|p| p.ends_with(".part.ranges"))
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .unwrap_or_default()
-    };
+    let mut child = ranged_install_in_background(&env, &srv);
+    let record = || part_record(&env);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let there = recorded_ranges(&record());
