@@ -302,11 +302,14 @@ async fn fetch_and_unpack(
     // A failed download is the error, whatever the unpack saw meanwhile.
     let file = file?;
     failpoint::hit(Point::AfterDownload);
+    // The download let go of the bytes the unpack had used (it is not kept):
+    // it was verified, and is gone already.
+    let let_go = !file.exists();
     let (tmp, summary) = match early {
         Ok(Some(summary)) => (tmp, summary),
-        // The download let go of the bytes the unpack had used (it is not
-        // kept), and it was verified: what the unpack found is the answer.
-        Err(e) if !file.exists() => return Err(e),
+        // The bytes the unpack read were the verified ones: what it found
+        // is the answer.
+        Err(e) if let_go => return Err(e),
         // The unpack could not run or failed: do it again from the verified
         // file, so that a real problem of the archive is reported as such.
         _ => {
@@ -324,12 +327,7 @@ async fn fetch_and_unpack(
     };
     store_package(tmp, &summary, &dest)?;
     drop(lock);
-    // A download that let go of its bytes is gone already.
-    let let_go = if file.exists() {
-        0
-    } else {
-        a.size.unwrap_or(0)
-    };
+    let let_go = if let_go { a.size.unwrap_or(0) } else { 0 };
     Ok(Some((dest, let_go)))
 }
 

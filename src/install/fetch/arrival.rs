@@ -51,12 +51,11 @@ pub(super) struct Arrived {
     end: ArrivalEnd,
 }
 
-/// How a ranged download that is not kept lets go of bytes: its ranges
-/// (`spans`), which of them are gone, and the record of finished ranges,
-/// where a range is marked gone before its bytes go.
+/// How a ranged download that is not kept lets go of bytes: the record of
+/// finished ranges, where a range is marked gone before its bytes go, and
+/// which of its ranges (`Arrived::ranges`, in the same order) are.
 pub(super) struct LetGo {
     pub(super) record: Arc<Mutex<File>>,
-    pub(super) spans: Arc<[(u64, u64)]>,
     pub(super) gone: Vec<bool>,
 }
 
@@ -276,7 +275,8 @@ impl ArrivingFile {
                     blocks.push((lo, hi));
                 }
             }
-            let gone = a.let_go.as_mut().map(|l| l.mark_gone(&blocks));
+            let a = &mut *a;
+            let gone = a.let_go.as_mut().map(|l| l.mark_gone(&a.ranges, &blocks));
             (file, blocks, gone)
         };
         // The ranges are recorded as gone before their bytes go; a record
@@ -312,16 +312,21 @@ impl ArrivingFile {
 }
 
 impl LetGo {
-    /// Marks the ranges that `blocks` overlap as gone, and returns the
-    /// record with the lines that say so (empty when they were already).
-    fn mark_gone(&mut self, blocks: &[(u64, u64)]) -> (Arc<Mutex<File>>, String) {
+    /// Marks the ranges (of `ranges`, sorted) that `blocks` overlap as
+    /// gone, and returns the record with the lines that say so (empty when
+    /// they were already).
+    fn mark_gone(
+        &mut self,
+        ranges: &[(u64, u64, bool)],
+        blocks: &[(u64, u64)],
+    ) -> (Arc<Mutex<File>>, String) {
         let mut lines = String::new();
         for &(lo, hi) in blocks {
-            let first = self.spans.partition_point(|s| s.1 <= lo);
-            for i in (first..self.spans.len()).take_while(|&i| self.spans[i].0 < hi) {
+            let first = ranges.partition_point(|r| r.1 <= lo);
+            for i in (first..ranges.len()).take_while(|&i| ranges[i].0 < hi) {
                 if !self.gone[i] {
                     self.gone[i] = true;
-                    let (a, b) = self.spans[i];
+                    let (a, b, _) = ranges[i];
                     lines.push_str(&format!("{} {a} {b}\n", super::part::GONE));
                 }
             }
@@ -475,7 +480,6 @@ mod tests {
         assert!(!arrival.letting_go());
         arrival.let_go(LetGo {
             record: Arc::new(Mutex::new(record)),
-            spans: spans.clone(),
             gone: vec![false; spans.len()],
         });
         assert!(arrival.letting_go());

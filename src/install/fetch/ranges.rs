@@ -87,7 +87,6 @@ impl Fetcher {
         if let_go {
             mark.let_go(LetGo {
                 record: record.clone(),
-                spans: spans.clone(),
                 gone: vec![false; spans.len()],
             });
         }

@@ -421,8 +421,8 @@ impl<'a> Queue<'a> {
             .iter()
             .filter_map(|f| span_of(zip, f.index).map(|(lo, hi)| (lo, hi, f.index)))
             .collect();
-        let unpacked: std::collections::HashSet<usize> = files.iter().map(|f| f.index).collect();
-        for i in (0..zip.len()).filter(|i| !unpacked.contains(i)) {
+        let by_workers: std::collections::HashSet<usize> = files.iter().map(|f| f.index).collect();
+        for i in (0..zip.len()).filter(|i| !by_workers.contains(i)) {
             // What `LocalCheck::check` reads of a header that matches.
             if let Ok(e) = zip.by_index_data(i) {
                 let lo = e.header_start();
