@@ -15,7 +15,9 @@
 # (its version is printed with the results).
 # With /usr/bin/time present, the CPU time (user + system) of each cold install is reported,
 # and, from /proc/stat, the CPU the whole machine was busy meanwhile (the kernel's
-# writeback threads included).
+# writeback threads included) and the CPU the hypervisor took from it (steal: on a
+# virtual machine, the host's own work on the guest's cores, its network device's
+# among it), also while the network floor runs.
 # Also reported, from the same run, the two floors a cold install works between: the
 # network (the same files by parallel curl to /dev/null) and inflating the same wheels'
 # members with libdeflate on every core (examples/inflate_floor.rs, the inflater cudaenv
@@ -57,6 +59,8 @@ timed() {
 cpu() { [ -s "$1" ] && tail -1 "$1" | awk -F+ '{ printf "%.1f s (%.1f user + %.1f system)", $1 + $2, $1, $2 }' || echo n/a; }
 # CPU seconds the whole machine has been busy (all but idle and iowait).
 busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / hz; exit }' /proc/stat; }
+# CPU seconds the hypervisor has taken from the machine (steal; 0 on bare metal).
+stolen() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print $9 / hz; exit }' /proc/stat; }
 
 spec=12.4.1+cudnn9.1.0.70
 only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
@@ -64,24 +68,28 @@ only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
 run_uv() {
   export UV_CACHE_DIR="$work/uv-cache"
   "$UV" venv -q "$work/venv"
-  local t0 t1 b0
+  local t0 t1 b0 s0
   b0=$(busy)
+  s0=$(stolen)
   t0=$(now)
   timed "$work/uv.cpu" "$UV" pip install -q --python "$work/venv/bin/python" --no-deps \
     nvidia-cuda-runtime-cu12==12.4.127 nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70
   t1=$(now)
   uv_busy=$(secs "$b0" "$(busy)")
+  uv_steal=$(secs "$s0" "$(stolen)")
   uv_cold=$(secs "$t0" "$t1")
 }
 
 run_cudaenv() {
   export CUDAENV_ROOT="$work/root"
-  local t0 t1 b0
+  local t0 t1 b0 s0
   b0=$(busy)
+  s0=$(stolen)
   t0=$(now)
   timed "$work/ce.cpu" "$bin" -q install "$spec" "${only[@]}"
   t1=$(now)
   ce_busy=$(secs "$b0" "$(busy)")
+  ce_steal=$(secs "$s0" "$(stolen)")
   ce_cold=$(secs "$t0" "$t1")
 }
 
@@ -107,11 +115,13 @@ export CUDAENV_ROOT="$work/root"
 mapfile -t urls < <("$bin" -q install "$spec" "${only[@]}" --dry-run --json --force |
   python3 -c 'import json,sys; [print(a["url"]) for a in json.load(sys.stdin)["artifacts"]]')
 settle
+s0=$(stolen)
 t0=$(now)
 for u in "${urls[@]}"; do curl -sf -o /dev/null "$u" & done
 wait
 t1=$(now)
 floor_net=$(secs "$t0" "$t1")
+net_steal=$(secs "$s0" "$(stolen)")
 mkdir -p "$work/wheels"
 for u in "${urls[@]}"; do curl -sf -o "$work/wheels/${u##*/}" "$u" & done
 wait
@@ -142,4 +152,5 @@ echo "floors   network (${#urls[@]} files by parallel curl): ${floor_net}s   inf
 echo "cold install / larger floor   uv: $(awk -v a="$uv_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')   cudaenv: $(awk -v a="$ce_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')"
 echo "cold install CPU time   uv: $(cpu "$work/uv.cpu")   cudaenv: $(cpu "$work/ce.cpu")"
 echo "machine busy during each cold install (all processes, kernel threads included)   uv: ${uv_busy} s   cudaenv: ${ce_busy} s"
+echo "taken by the hypervisor (steal)   uv: ${uv_steal} s   cudaenv: ${ce_steal} s   network floor: ${net_steal} s"
 echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"
