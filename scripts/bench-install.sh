@@ -17,7 +17,8 @@
 # and, from /proc/stat, the CPU the whole machine was busy meanwhile (the kernel's
 # writeback threads included) and the CPU the hypervisor took from it (steal: on a
 # virtual machine, the host's own work on the guest's cores, its network device's
-# among it), also while the network floor runs.
+# among it), also while the network floor runs; and the most memory the machine took
+# during each cold install (the fall of MemFree, page cache included).
 # Also reported, from the same run, the two floors a cold install works between: the
 # network (the same files by parallel curl to /dev/null) and inflating the same wheels'
 # members with libdeflate on every core (examples/inflate_floor.rs, the inflater cudaenv
@@ -62,6 +63,33 @@ busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8
 # CPU seconds the hypervisor has taken from the machine (steal; 0 on bare metal).
 stolen() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print $9 / hz; exit }' /proc/stat; }
 
+# The most memory the machine takes while a command runs: the largest fall of MemFree
+# below its value at the start (the whole machine's, page cache included), in MiB, written
+# to the file $1; sampled every 20 ms by shell builtins alone, so that sampling costs no
+# process per sample. Stopped by peak_stop.
+peak_start() {
+  local out=$1
+  echo 0 >"$out"
+  (
+    exec {tick}<> <(:)
+    { read -r _; read -r _ start _; } </proc/meminfo
+    low=$start
+    while :; do
+      { read -r _; read -r _ free _; } </proc/meminfo
+      if [ "$free" -lt "$low" ]; then
+        low=$free
+        echo $(((start - low) / 1024)) >"$out"
+      fi
+      read -r -t 0.02 -u "$tick" _ || :
+    done
+  ) &
+  peak_pid=$!
+}
+peak_stop() {
+  kill "$peak_pid" 2>/dev/null || :
+  wait "$peak_pid" 2>/dev/null || :
+}
+
 spec=12.4.1+cudnn9.1.0.70
 only=(--without cufft,curand,cusolver,cusparse,nvrtc,nvjitlink,cupti)
 
@@ -71,10 +99,12 @@ run_uv() {
   local t0 t1 b0 s0
   b0=$(busy)
   s0=$(stolen)
+  peak_start "$work/uv.peak"
   t0=$(now)
   timed "$work/uv.cpu" "$UV" pip install -q --python "$work/venv/bin/python" --no-deps \
     nvidia-cuda-runtime-cu12==12.4.127 nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70
   t1=$(now)
+  peak_stop
   uv_busy=$(secs "$b0" "$(busy)")
   uv_steal=$(secs "$s0" "$(stolen)")
   uv_cold=$(secs "$t0" "$t1")
@@ -85,9 +115,11 @@ run_cudaenv() {
   local t0 t1 b0 s0
   b0=$(busy)
   s0=$(stolen)
+  peak_start "$work/ce.peak"
   t0=$(now)
   timed "$work/ce.cpu" "$bin" -q install "$spec" "${only[@]}"
   t1=$(now)
+  peak_stop
   ce_busy=$(secs "$b0" "$(busy)")
   ce_steal=$(secs "$s0" "$(stolen)")
   ce_cold=$(secs "$t0" "$t1")
@@ -152,5 +184,6 @@ echo "floors   network (${#urls[@]} files by parallel curl): ${floor_net}s   inf
 echo "cold install / larger floor   uv: $(awk -v a="$uv_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')   cudaenv: $(awk -v a="$ce_cold" -v f="$floor" 'BEGIN { printf "%.2f", a / f }')"
 echo "cold install CPU time   uv: $(cpu "$work/uv.cpu")   cudaenv: $(cpu "$work/ce.cpu")"
 echo "machine busy during each cold install (all processes, kernel threads included)   uv: ${uv_busy} s   cudaenv: ${ce_busy} s"
+echo "memory taken at the peak of each cold install (fall of MemFree, page cache included)   uv: $(cat "$work/uv.peak") MiB   cudaenv: $(cat "$work/ce.peak") MiB"
 echo "taken by the hypervisor (steal)   uv: ${uv_steal} s   cudaenv: ${ce_steal} s   network floor: ${net_steal} s"
 echo "reinstall from cudaenv's cache: ${ce_re}s (index online), ${ce_off}s (--offline)"
