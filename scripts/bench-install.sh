@@ -58,10 +58,13 @@ timed() {
   if [ -x /usr/bin/time ]; then /usr/bin/time -f %U+%S -o "$out" "$@"; else "$@"; fi
 }
 cpu() { [ -s "$1" ] && tail -1 "$1" | awk -F+ '{ printf "%.1f s (%.1f user + %.1f system)", $1 + $2, $1, $2 }' || echo n/a; }
+# CPU seconds of the whole machine so far, from the fields of /proc/stat's first line
+# that the awk expression $1 adds up.
+stat_secs() { awk -v hz="$(getconf CLK_TCK)" "/^cpu / { print ($1) / hz; exit }" /proc/stat; }
 # CPU seconds the whole machine has been busy (all but idle and iowait).
-busy() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / hz; exit }' /proc/stat; }
+busy() { stat_secs '$2 + $3 + $4 + $7 + $8'; }
 # CPU seconds the hypervisor has taken from the machine (steal; 0 on bare metal).
-stolen() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print $9 / hz; exit }' /proc/stat; }
+stolen() { stat_secs '$9'; }
 
 # The most memory the machine takes while a command runs: the largest fall of MemFree
 # below its value at the start (the whole machine's, page cache included), in MiB, written
