@@ -479,6 +479,13 @@ pub(crate) fn install_from(env: &TestEnv, server: &Server, extra: &[&str]) -> st
 }
 
 /// Everything under `dir` (files and links), relative.
+/// Every path under the download cache.
+fn downloads(env: &TestEnv) -> Vec<String> {
+    let mut all = Vec::new();
+    walk(&env.root.join("cache/downloads"), &mut all);
+    all
+}
+
 fn walk(dir: &Path, out: &mut Vec<String>) {
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
@@ -652,8 +659,7 @@ fn hash_mismatch_installs_nothing_and_is_not_retried() {
     );
     assert_nothing_installed(&env);
     // And the bad bytes are not kept in the cache.
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(&env);
     assert!(all.iter().all(|p| !p.ends_with(".whl")), "{all:?}");
 }
 
@@ -808,8 +814,7 @@ fn ranged_install_in_background(env: &TestEnv, srv: &Server) -> std::process::Ch
 /// The record of finished ranges beside a ranged download's part file
 /// (empty while there is none).
 fn part_record(env: &TestEnv) -> String {
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(env);
     all.iter()
         .find(|p| p.ends_with(".part.ranges"))
         .and_then(|p| std::fs::read_to_string(p).ok())
@@ -934,8 +939,7 @@ fn an_interrupted_ranged_download_resumes_from_its_finished_ranges() {
         lib
     );
     // Nothing of the interrupted download is left behind.
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(&env);
     assert!(
         all.iter()
             .all(|p| !p.ends_with(".part") && !p.ends_with(".ranges")),
@@ -1031,8 +1035,7 @@ fn a_killed_install_fetches_again_what_it_had_let_go_of_and_what_it_lacked() {
     );
     assert_eq!(std::fs::read(tree.join("include/first.h")).unwrap(), first);
     assert_eq!(std::fs::read(tree.join("include/last.h")).unwrap(), last);
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(&env);
     assert!(all.iter().all(|p| !p.ends_with(".whl")), "{all:?}");
 }
 
@@ -1054,8 +1057,7 @@ fn letting_go_keeps_the_local_headers_still_to_be_checked() {
     assert_eq!(code(&out), 0, "{}", text(&out));
     let tree = env.root.join("versions/12.4.1");
     assert_eq!(std::fs::read(tree.join("include/first.h")).unwrap(), first);
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(&env);
     assert!(
         all.iter()
             .all(|p| !p.ends_with(".whl") && !p.ends_with(".part")),
@@ -1080,8 +1082,7 @@ fn a_kept_ranged_download_is_cached_whole() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", text(&out));
-    let mut all = Vec::new();
-    walk(&env.root.join("cache/downloads"), &mut all);
+    let all = downloads(&env);
     let kept: Vec<_> = all.iter().filter(|p| p.ends_with(".whl")).collect();
     assert_eq!(kept.len(), 1, "{all:?}");
     assert_eq!(
@@ -1135,8 +1136,7 @@ fn start_stalled_install(env: &TestEnv, srv: &Server) -> std::process::Child {
         .stderr(std::process::Stdio::null());
     let mut child = c.spawn().unwrap();
     let part_exists = || {
-        let mut all = Vec::new();
-        walk(&env.root.join("cache/downloads"), &mut all);
+        let all = downloads(env);
         all.iter().any(|p| p.ends_with(".part"))
     };
     while srv.downloads.load(Ordering::SeqCst) == 0 || !part_exists() {
